@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT
+# slablab: build the kernel and its ISO, boot it in QEMU, run the tests.
+#
+#   make            build build/slablab.elf and the BIOS+UEFI ISO build/slablab.iso
+#   make run        boot in QEMU, serial console on stdout; exit 0 iff the kernel reports success
+#   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
+#   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
+#   make deps       install the Debian packages the above need (as root), or print the apt line
+#
+# Knobs (make run / make debug; make test picks its own matrix):
+#   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
+#   MEM=256M        guest memory (128M .. 16G)
+#   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
+#   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
+#   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
+#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md)
+#   TIMEOUT=120     seconds before a hung kernel is killed and reported as a failure
+
+SMP ?= 4
+MEM ?= 256M
+ACCEL ?= auto
+ICOUNT ?= 0
+FIRMWARE ?= bios
+CMDLINE ?=
+TIMEOUT ?= 120
+export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
+
+B := build
+CC := gcc
+LD := ld
+NASM := nasm
+HOSTCC := gcc
+
+KERNEL_DIRS := arch kernel mm
+CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
+	-mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-fno-common -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Werror --param=min-pagesize=0 \
+	-MMD -MP $(addprefix -I,$(KERNEL_DIRS)) -I$(B)/gen
+NASMFLAGS := -f elf64 -g -I$(B)/gen -Iboot
+LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
+
+CSRCS := $(wildcard arch/*.c kernel/*.c mm/*.c tests/kernel/*.c)
+ASRCS := $(wildcard boot/*.asm arch/*.asm)
+OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
+
+.PHONY: all run test debug deps clean iso-cmdline host-tests
+all: $(B)/slablab.elf $(B)/slablab.iso
+
+$(B)/gen/trampoline.inc: arch/trampoline.h
+	@mkdir -p $(@D)
+	sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# string.c must not be turned back into calls to memset/memcpy by the optimiser.
+$(B)/kernel/string.o: CFLAGS += -fno-builtin -fno-tree-loop-distribute-patterns
+
+$(B)/%.asm.o: %.asm $(B)/gen/trampoline.inc
+	@mkdir -p $(@D)
+	$(NASM) $(NASMFLAGS) -MD $(B)/$*.asm.d -MP $< -o $@
+
+# Two links: the first without symbols, then tools/kallsyms.sh turns its text symbols into
+# a table that the second link places after everything it describes, so no address moves.
+$(B)/slablab.elf: $(OBJS) linker.ld tools/kallsyms.sh
+	tools/kallsyms.sh /dev/null > $(B)/kallsyms0.c
+	$(CC) $(CFLAGS) -c $(B)/kallsyms0.c -o $(B)/kallsyms0.o
+	$(LD) $(LDFLAGS) -o $(B)/slablab.pass1.elf $(OBJS) $(B)/kallsyms0.o
+	tools/kallsyms.sh $(B)/slablab.pass1.elf > $(B)/kallsyms.c
+	$(CC) $(CFLAGS) -c $(B)/kallsyms.c -o $(B)/kallsyms.o
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
+	@nm $(B)/slablab.pass1.elf | grep -i ' t ' > $(B)/syms1.txt; nm $@ | grep -i ' t ' > $(B)/syms2.txt; \
+	  cmp -s $(B)/syms1.txt $(B)/syms2.txt || { echo "kallsyms: text moved between links"; exit 1; }
+	@if command -v grub-file >/dev/null; then grub-file --is-x86-multiboot2 $@ || \
+	  { echo "$@ is not a multiboot2 kernel"; exit 1; }; fi
+
+$(B)/slablab.iso: $(B)/slablab.elf iso/boot/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $@ $(B)/slablab.elf iso/boot/grub/grub.cfg
+
+# An ISO whose only entry boots with CMDLINE and no menu delay (make run, tools/test.sh).
+OUT ?= $(B)/run.iso
+iso-cmdline: $(B)/slablab.elf tools/mkiso.sh
+	tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline "$(CMDLINE)"
+
+$(B)/test.iso: $(B)/slablab.elf tools/mkiso.sh
+	tools/mkiso.sh $@ $(B)/slablab.elf --cmdline "test=all"
+
+deps:
+	@tools/deps.sh test
+
+run:
+	@tools/deps.sh run
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE="$(CMDLINE)" >/dev/null
+	@ISO=$(B)/run.iso tools/qemu-run.sh
+
+debug:
+	@tools/deps.sh run
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE="$(CMDLINE)" >/dev/null
+	@ISO=$(B)/run.iso tools/qemu-run.sh --debug
+
+# ---- host tests: arch-neutral kernel code built for Linux user space, with sanitizers ----
+HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -Itests/host/shim $(addprefix -I,$(KERNEL_DIRS))
+HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*.c))
+-include tests/host/host.mk
+
+host-tests: $(HOST_TESTS)
+
+test:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@tools/test.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(OBJS:.o=.d) $(patsubst %.asm,$(B)/%.asm.d,$(ASRCS))

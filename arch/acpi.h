@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* What slablab takes from ACPI: the CPUs in the MADT and the HPET's address. */
+#ifndef SLABLAB_ACPI_H
+#define SLABLAB_ACPI_H
+
+#include "types.h"
+
+struct acpi_cpu {
+	u32 apic_id;   /* xAPIC id (type 0) or x2APIC id (type 9) */
+	u32 uid;       /* ACPI processor id / uid */
+	bool x2apic;   /* listed by an x2APIC entry (type 9) */
+};
+
+struct acpi_info {
+	bool have_madt;
+	u64 lapic_addr;     /* MADT local APIC address, after any type-5 override */
+	bool pcat_compat;   /* MADT flag: a legacy 8259 pair is present */
+	int nr_cpus;        /* enabled CPUs found, at most NR_CPUS */
+	int nr_ignored;     /* enabled CPUs past NR_CPUS */
+	int nr_disabled;    /* entries neither enabled nor online-capable */
+	struct acpi_cpu cpus[NR_CPUS];
+	u64 hpet_addr;      /* 0: no HPET table */
+	char oem[7];
+};
+
+extern struct acpi_info acpi;
+
+int acpi_init(u64 rsdp_addr);
+int acpi_parse_madt(const void *madt, struct acpi_info *out);
+bool acpi_checksum_ok(const void *p, size_t len);
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the boot loader told us, copied out of the multiboot2 information (arch/multiboot.c)
+ * into kernel memory before anything can overwrite it.
+ */
+#ifndef SLABLAB_BOOTINFO_H
+#define SLABLAB_BOOTINFO_H
+
+#include "types.h"
+
+enum mem_type {
+	MEM_USABLE = 1,
+	MEM_RESERVED = 2,
+	MEM_ACPI_RECLAIM = 3,
+	MEM_ACPI_NVS = 4,
+	MEM_BAD = 5,
+};
+
+struct mem_region {
+	u64 base;
+	u64 len;
+	u32 type; /* enum mem_type (multiboot2 numbering) */
+};
+
+#define BOOT_MAX_REGIONS 128
+#define BOOT_CMDLINE_MAX 1024
+
+struct boot_info {
+	char cmdline[BOOT_CMDLINE_MAX];
+	bool cmdline_truncated;
+	struct mem_region regions[BOOT_MAX_REGIONS];
+	int nr_regions;
+	u64 rsdp;           /* physical address of our copy of the RSDP, 0 if none */
+	int rsdp_revision;  /* 0: ACPI 1.0 (RSDT), 2+: XSDT available */
+	u64 mbi_start, mbi_end; /* the multiboot2 information itself */
+	bool efi;           /* booted through UEFI (an EFI system table tag was present) */
+	char loader[64];
+};
+
+extern struct boot_info boot_info;
+
+#endif

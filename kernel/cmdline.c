@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The boot command line: space-separated name=value options. An unknown option or a bad
+ * value is an error that names what is valid; nothing is silently ignored. Pure code, also
+ * built on the host (tests/host/test_cmdline.c).
+ */
+#include "cmdline.h"
+#include "printk.h"
+#include "string.h"
+
+struct boot_options boot_opts;
+
+static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
+					   "panic", NULL };
+
+enum opt_kind { OPT_STR, OPT_UINT, OPT_ENUM };
+
+struct option {
+	const char *name;
+	enum opt_kind kind;
+	size_t off;    /* offset of the field in struct boot_options */
+	size_t size;   /* OPT_STR, OPT_ENUM: buffer size; OPT_UINT: field size (4 or 8) */
+	u64 min, max;  /* OPT_UINT */
+	const char *const *choices; /* OPT_ENUM */
+	const char *help;
+};
+
+#define FIELD(f) .off = offsetof(struct boot_options, f), .size = sizeof(((struct boot_options *)0)->f)
+
+static const struct option options[] = {
+	{ .name = "test", .kind = OPT_STR, FIELD(test),
+	  .help = "in-kernel test suites: all, none, or a comma list of suite or suite.case names" },
+	{ .name = "bench", .kind = OPT_STR, FIELD(bench),
+	  .help = "benchmarks: none (the benchmark suite adds more)" },
+	{ .name = "cpus", .kind = OPT_UINT, FIELD(cpus), .min = 1, .max = NR_CPUS,
+	  .help = "use at most N CPUs" },
+	{ .name = "seed", .kind = OPT_UINT, FIELD(seed), .min = 0, .max = ~0ULL,
+	  .help = "seed for randomised tests and workloads" },
+	{ .name = "crash", .kind = OPT_ENUM, FIELD(crash), .choices = crash_kinds,
+	  .help = "trigger a fault on purpose to show the trap path: pf gp ud de df pf-ap lockrec panic" },
+	{ .name = "ap_timeout_ms", .kind = OPT_UINT, FIELD(ap_timeout_ms), .min = 1, .max = 60000,
+	  .help = "how long to wait for the other CPUs to start, in ms" },
+	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,
+	  .help = "do not start the CPU with this APIC id (tests the missing-CPU path)" },
+};
+
+void cmdline_defaults(struct boot_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	strlcpy(o->test, "all", sizeof(o->test));
+	strlcpy(o->bench, "none", sizeof(o->bench));
+	o->ap_timeout_ms = 2000;
+	o->ap_skip = -1;
+}
+
+const char *cmdline_help(void)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(options) && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=", i ? " " : "", options[i].name);
+	return buf;
+}
+
+static int parse_uint(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0;
+	unsigned base = 10;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		len -= 2;
+	}
+	if (!len)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d;
+		char c = s[i];
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+		if (v > (~0ULL - d) / base)
+			return -1; /* overflow */
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int set_option(const struct option *opt, const char *val, size_t len,
+		      struct boot_options *o, char *err, size_t errlen)
+{
+	char *field = (char *)o + opt->off;
+
+	switch (opt->kind) {
+	case OPT_STR:
+		if (len + 1 > opt->size) {
+			snprintf(err, errlen, "value of %s= is longer than %zu characters", opt->name,
+				 opt->size - 1);
+			return -1;
+		}
+		if (!len) {
+			snprintf(err, errlen, "%s= needs a value (%s)", opt->name, opt->help);
+			return -1;
+		}
+		memcpy(field, val, len);
+		field[len] = '\0';
+		return 0;
+	case OPT_ENUM:
+		for (const char *const *c = opt->choices; *c; c++) {
+			if (strlen(*c) == len && !strncmp(*c, val, len)) {
+				strlcpy(field, *c, opt->size);
+				return 0;
+			}
+		}
+		snprintf(err, errlen, "bad value '%.*s' for %s= (%s)", (int)len, val, opt->name,
+			 opt->help);
+		return -1;
+	case OPT_UINT: {
+		u64 v;
+
+		if (parse_uint(val, len, &v) || v < opt->min || v > opt->max) {
+			snprintf(err, errlen,
+				 "bad value '%.*s' for %s= (expected a number %llu..%llu: %s)",
+				 (int)len, val, opt->name, (unsigned long long)opt->min,
+				 (unsigned long long)opt->max, opt->help);
+			return -1;
+		}
+		if (opt->size == 8)
+			memcpy(field, &v, 8);
+		else {
+			u32 v32 = (u32)v;
+
+			memcpy(field, &v32, 4);
+		}
+		return 0;
+	}
+	}
+	return -1;
+}
+
+int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errlen)
+{
+	bool first = true;
+
+	cmdline_defaults(o);
+	while (*s) {
+		const char *tok, *eq;
+		size_t len, nlen;
+		const struct option *opt = NULL;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		tok = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		len = (size_t)(s - tok);
+		/* Some loaders pass the kernel's own path first. */
+		if (first && tok[0] == '/') {
+			first = false;
+			continue;
+		}
+		first = false;
+		eq = memchr(tok, '=', len);
+		nlen = eq ? (size_t)(eq - tok) : len;
+		for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+			if (strlen(options[i].name) == nlen && !strncmp(options[i].name, tok, nlen))
+				opt = &options[i];
+		if (!opt) {
+			snprintf(err, errlen, "unknown option '%.*s'; valid options: %s", (int)nlen, tok,
+				 cmdline_help());
+			return -1;
+		}
+		if (!eq) {
+			snprintf(err, errlen, "option %s needs a value: %s=... (%s)", opt->name,
+				 opt->name, opt->help);
+			return -1;
+		}
+		if (set_option(opt, eq + 1, len - nlen - 1, o, err, errlen))
+			return -1;
+		if (opt->off == offsetof(struct boot_options, test))
+			o->test_given = true;
+		if (opt->off == offsetof(struct boot_options, bench))
+			o->bench_given = true;
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Boot options from the multiboot2 command line (documented in README.md). */
+#ifndef SLABLAB_CMDLINE_H
+#define SLABLAB_CMDLINE_H
+
+#include "types.h"
+
+#define OPT_STR_MAX 256
+
+struct boot_options {
+	char test[OPT_STR_MAX];  /* in-kernel suites: "all", "none" or names (suite or suite.case) */
+	bool test_given;
+	char bench[OPT_STR_MAX]; /* benchmarks: "none" (more with the benchmark suite) */
+	bool bench_given;
+	unsigned int cpus;       /* use at most this many CPUs; 0: all */
+	u64 seed;                /* seed for randomised tests and workloads */
+	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
+	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
+	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
+};
+
+extern struct boot_options boot_opts;
+
+/* 0 on success; otherwise -1 with a message for the user in err. */
+int cmdline_parse(const char *cmdline, struct boot_options *o, char *err, size_t errlen);
+void cmdline_defaults(struct boot_options *o);
+const char *cmdline_help(void);
+
+#endif

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* The console printk writes to: the 16550 UART on COM1 (arch/uart.c). */
+#ifndef SLABLAB_CONSOLE_H
+#define SLABLAB_CONSOLE_H
+
+#include "types.h"
+
+void console_init(void);
+void console_write(const char *s, size_t n);
+
+#endif

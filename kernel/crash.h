@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+/* crash=KIND: fault on purpose, to show (and test) the trap and panic paths (arch/crash.c). */
+#ifndef SLABLAB_CRASH_H
+#define SLABLAB_CRASH_H
+
+void crash(const char *kind);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* Symbol names for addresses in the kernel's text (tables made by tools/kallsyms.sh). */
+#ifndef SLABLAB_KALLSYMS_H
+#define SLABLAB_KALLSYMS_H
+
+#include "types.h"
+
+const char *kallsyms_lookup(u64 addr, u64 *offset);
+void kallsyms_print_symbol(u64 addr);   /* "name+0xoff", no newline */
+void kallsyms_print_addr(u64 addr);     /* "  [<addr>] name+0xoff\n" */
+
+#endif

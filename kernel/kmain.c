@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the kernel does once every CPU is up: the crash= demonstration if asked, the
+ * in-kernel test suites test= selects (all of them by default, until the benchmark suite
+ * exists), then exit with KEXIT_PASS or KEXIT_FAIL.
+ */
+#include "cmdline.h"
+#include "crash.h"
+#include "kmain.h"
+#include "kunit.h"
+#include "printk.h"
+#include "string.h"
+
+void kmain(void)
+{
+	int failed;
+
+	if (boot_opts.crash[0]) {
+		crash(boot_opts.crash);
+		printk("crash=%s did not crash\n", boot_opts.crash);
+		kernel_exit(KEXIT_FAIL);
+	}
+	if (boot_opts.bench_given && strcmp(boot_opts.bench, "none")) {
+		printk("bench: no benchmark named '%s' in this kernel; valid: none\n",
+		       boot_opts.bench);
+		kernel_exit(KEXIT_FAIL);
+	}
+	failed = kunit_run_selected(boot_opts.test);
+	if (failed < 0)
+		kernel_exit(KEXIT_FAIL);
+	kernel_exit(failed ? KEXIT_FAIL : KEXIT_PASS);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-cpu variables, Linux style. DEFINE_PER_CPU puts a variable in the .data.percpu
+ * section; at boot every CPU gets its own copy of that section (kernel/percpu.c) and its GS
+ * base points at it. this_cpu_ptr(&v) is &v plus this CPU's offset.
+ */
+#ifndef SLABLAB_PERCPU_H
+#define SLABLAB_PERCPU_H
+
+#include "types.h"
+#include "cpu.h"
+
+#define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
+#define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \
+	__section(".data.percpu") __cacheline_aligned __typeof__(type) name
+#define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
+
+extern unsigned long __per_cpu_offset[NR_CPUS];
+
+#define per_cpu_ptr(ptr, cpu) ((__typeof__(ptr))((char *)(ptr) + __per_cpu_offset[cpu]))
+#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
+#define this_cpu_ptr(ptr) ((__typeof__(ptr))((char *)(ptr) + arch_percpu_offset()))
+#define this_cpu(var) (*this_cpu_ptr(&(var)))
+
+static inline int smp_processor_id(void)
+{
+	return arch_cpu_id();
+}
+
+DECLARE_PER_CPU(struct percpu_hdr, percpu_hdr);
+
+/* percpu.c */
+void percpu_early(void);
+void percpu_setup(unsigned int nslots, void *(*alloc)(size_t size, size_t align));
+void percpu_enter(int slot);
+void percpu_assign(int slot, int cpu, u32 apic_id);
+unsigned long percpu_size(void);
+
+#endif

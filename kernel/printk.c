@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vsnprintf and printk. printk appends to this CPU's line buffer and writes each finished
+ * line to the console under console_lock with interrupts off, so a line is never split by
+ * another CPU's output. After a panic has stopped the other CPUs the lock is bypassed.
+ */
+#include "printk.h"
+#include "console.h"
+#include "percpu.h"
+#include "spinlock.h"
+#include "string.h"
+
+/* ---- formatting (also built on the host: tests/host/test_printk.c) ---- */
+
+struct outbuf {
+	char *buf;
+	size_t size;
+	size_t len; /* characters produced, even those that did not fit */
+};
+
+static void put(struct outbuf *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_padding(struct outbuf *o, int n, char c)
+{
+	while (n-- > 0)
+		put(o, c);
+}
+
+/* Emit one number: digits of v in base, with sign, width and flags applied. */
+static void put_number(struct outbuf *o, unsigned long long v, bool negative, unsigned base,
+		       bool upper, int width, bool zero, bool left, const char *prefix)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24];
+	int n = 0, len, plen = prefix ? (int)strlen(prefix) : 0;
+
+	do {
+		tmp[n++] = digits[v % base];
+		v /= base;
+	} while (v);
+	len = n + (negative ? 1 : 0) + plen;
+	if (!left && !zero)
+		put_padding(o, width - len, ' ');
+	if (negative)
+		put(o, '-');
+	while (plen && *prefix)
+		put(o, *prefix++);
+	if (!left && zero)
+		put_padding(o, width - len, '0');
+	while (n)
+		put(o, tmp[--n]);
+	if (left)
+		put_padding(o, width - len, ' ');
+}
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct outbuf o = { .buf = buf, .size = size, .len = 0 };
+
+	for (; *fmt; fmt++) {
+		bool left = false, zero = false, alt = false;
+		int width = 0, prec = -1, lng = 0;
+		char c;
+
+		if (*fmt != '%') {
+			put(&o, *fmt);
+			continue;
+		}
+		fmt++;
+		for (;; fmt++) { /* flags */
+			if (*fmt == '-')
+				left = true;
+			else if (*fmt == '0')
+				zero = true;
+			else if (*fmt == '#')
+				alt = true;
+			else
+				break;
+		}
+		if (*fmt == '*') {
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = true;
+				width = -width;
+			}
+			fmt++;
+		}
+		while (*fmt >= '0' && *fmt <= '9')
+			width = width * 10 + (*fmt++ - '0');
+		if (*fmt == '.') {
+			fmt++;
+			prec = 0;
+			if (*fmt == '*') {
+				prec = va_arg(ap, int);
+				fmt++;
+			}
+			while (*fmt >= '0' && *fmt <= '9')
+				prec = prec * 10 + (*fmt++ - '0');
+		}
+		while (*fmt == 'l' || *fmt == 'z' || *fmt == 'h') {
+			if (*fmt == 'l' || *fmt == 'z')
+				lng++;
+			fmt++;
+		}
+		c = *fmt;
+		if (!c)
+			break;
+		switch (c) {
+		case 'd':
+		case 'i': {
+			long long v = lng >= 2 ? va_arg(ap, long long)
+				    : lng == 1 ? va_arg(ap, long)
+					       : va_arg(ap, int);
+			unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v
+						     : (unsigned long long)v;
+
+			put_number(&o, m, v < 0, 10, false, width, zero, left, NULL);
+			break;
+		}
+		case 'u':
+		case 'x':
+		case 'X':
+		case 'o': {
+			unsigned long long v = lng >= 2 ? va_arg(ap, unsigned long long)
+					     : lng == 1 ? va_arg(ap, unsigned long)
+							: va_arg(ap, unsigned int);
+			unsigned base = c == 'u' ? 10 : c == 'o' ? 8 : 16;
+			const char *pfx = NULL;
+
+			if (alt && base == 16 && v)
+				pfx = c == 'X' ? "0X" : "0x";
+			put_number(&o, v, false, base, c == 'X', width, zero, left, pfx);
+			break;
+		}
+		case 'p': {
+			void *p = va_arg(ap, void *);
+
+			if (!p) {
+				const char *s = "(null)";
+
+				put_padding(&o, left ? 0 : width - 6, ' ');
+				while (*s)
+					put(&o, *s++);
+				put_padding(&o, left ? width - 6 : 0, ' ');
+			} else {
+				put_number(&o, (uptr)p, false, 16, false, width, zero, left, "0x");
+			}
+			break;
+		}
+		case 'c':
+			if (!left)
+				put_padding(&o, width - 1, ' ');
+			put(&o, (char)va_arg(ap, int));
+			if (left)
+				put_padding(&o, width - 1, ' ');
+			break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			int n;
+
+			if (!s)
+				s = "(null)";
+			n = (int)(prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s));
+			if (!left)
+				put_padding(&o, width - n, ' ');
+			for (int i = 0; i < n; i++)
+				put(&o, s[i]);
+			if (left)
+				put_padding(&o, width - n, ' ');
+			break;
+		}
+		case '%':
+			put(&o, '%');
+			break;
+		default: /* unknown conversion: print it as it stands */
+			put(&o, '%');
+			put(&o, c);
+			break;
+		}
+	}
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return (int)o.len;
+}
+
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* ---- the console side ---- */
+
+#define LINE_MAX 512
+
+struct printk_line {
+	int len;
+	char buf[LINE_MAX];
+};
+
+static DEFINE_PER_CPU(struct printk_line, printk_line);
+static DEFINE_SPINLOCK(console_lock);
+static bool panic_mode; /* set once the other CPUs are stopped: no more locking */
+
+void printk_panic_mode(void)
+{
+	WRITE_ONCE(panic_mode, true);
+}
+
+static void emit(const char *s, int n)
+{
+	unsigned long flags;
+
+	if (READ_ONCE(panic_mode)) {
+		console_write(s, (size_t)n);
+		return;
+	}
+	spin_lock_irqsave(&console_lock, flags);
+	console_write(s, (size_t)n);
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
+static void line_flush(struct printk_line *l)
+{
+	if (l->len) {
+		emit(l->buf, l->len);
+		l->len = 0;
+	}
+}
+
+void printk_flush(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	line_flush(this_cpu_ptr(&printk_line));
+	local_irq_restore(flags);
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	char tmp[LINE_MAX];
+	struct printk_line *l;
+	unsigned long flags;
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int len = n < (int)sizeof(tmp) ? n : (int)sizeof(tmp) - 1;
+
+	/* Interrupts off: an interrupt handler's printk must not land mid-line in our buffer. */
+	local_irq_save(flags);
+	l = this_cpu_ptr(&printk_line);
+	for (int i = 0; i < len; i++) {
+		if (l->len == LINE_MAX - 1)
+			line_flush(l); /* an over-long line goes out in pieces */
+		l->buf[l->len++] = tmp[i];
+		if (tmp[i] == '\n')
+			line_flush(l);
+	}
+	local_irq_restore(flags);
+	return n;
+}
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintk(fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Cross-calls and per-cpu work (see smp.h for the interface).
+ *
+ * Cross-call protocol. Each CPU owns one call_single_data (csd) per possible target. To
+ * call cpu T, the caller waits until its csd for T is unlocked (the previous call to T has
+ * finished), fills in fn/info, sets CSD_LOCKED and pushes the csd onto T's lock-free queue
+ * (a LIFO linked through csd->next, updated with compare-and-swap). Only the push that finds
+ * the queue empty sends the IPI: whoever made it non-empty already sent one that T has not
+ * yet served. T's handler takes the whole queue with one exchange, runs the calls oldest
+ * first and unlocks each csd with a release store after reading everything it needs from it;
+ * the caller's acquire load of the flag pairs with that store, so the caller sees every
+ * effect of fn once it sees the csd unlocked. A waiting caller serves its own queue while it
+ * spins: if T is waiting on us at the same time, each serves the other and both finish.
+ */
+#include "arch.h"
+#include "irqflags.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "printk.h"
+#include "smp.h"
+#include "string.h"
+
+int nr_cpu_ids = 1;
+int nr_cpus_found = 1;
+
+#define CSD_LOCKED 1u
+
+struct call_single_data {
+	struct call_single_data *next;
+	smp_call_func_t fn;
+	void *info;
+	u32 flags;
+};
+
+struct cpu_calls {
+	struct call_single_data *queue;  /* incoming calls, pushed by other CPUs */
+	struct call_single_data *csd;    /* outgoing: csd[target], nr_cpu_ids of them */
+};
+
+struct work_group {
+	int remaining;
+};
+
+struct cpu_work {
+	void (*fn)(void *arg); /* non-NULL: work waiting for this CPU's idle loop */
+	void *arg;
+	struct work_group *group;
+};
+
+static DEFINE_PER_CPU(struct cpu_calls, cpu_calls);
+static DEFINE_PER_CPU(struct cpu_work, cpu_work);
+static DEFINE_PER_CPU(struct ipi_stats, ipi_stats);
+static DEFINE_PER_CPU(int, irq_depth);
+
+void irq_enter(void)
+{
+	this_cpu(irq_depth)++;
+}
+
+void irq_exit(void)
+{
+	this_cpu(irq_depth)--;
+}
+
+bool in_irq_context(void)
+{
+	return this_cpu(irq_depth) > 0;
+}
+
+void cpumask_setall(struct cpumask *m)
+{
+	cpumask_clear(m);
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		cpumask_set_cpu(cpu, m);
+}
+
+int cpumask_weight(const struct cpumask *m)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < NR_CPUS / 64; i++)
+		for (u64 b = m->bits[i]; b; b &= b - 1) /* no libgcc: count bits by hand */
+			n++;
+	return n;
+}
+
+void smp_init(void)
+{
+	size_t bytes = sizeof(struct call_single_data) * (size_t)nr_cpu_ids;
+	unsigned order = 0;
+
+	while ((PAGE_SIZE << order) < bytes)
+		order++;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+
+		if (!p)
+			panic("smp: no memory for the cross-call data of cpu %d", cpu);
+		per_cpu(cpu_calls, cpu).csd = page_address(p);
+		per_cpu(cpu_calls, cpu).queue = NULL;
+	}
+}
+
+/* Run every call queued for this CPU. Interrupts must be off. */
+static void flush_call_queue(void)
+{
+	struct cpu_calls *me = this_cpu_ptr(&cpu_calls);
+	struct call_single_data *list, *prev = NULL;
+
+	irq_enter();
+	list = __atomic_exchange_n(&me->queue, NULL, __ATOMIC_ACQUIRE);
+	while (list) { /* reverse: run the oldest first */
+		struct call_single_data *next = list->next;
+
+		list->next = prev;
+		prev = list;
+		list = next;
+	}
+	while (prev) {
+		struct call_single_data *csd = prev;
+		smp_call_func_t fn = csd->fn;
+		void *info = csd->info;
+
+		prev = csd->next; /* read before unlocking: the owner may reuse csd at once */
+		fn(info);
+		this_cpu(ipi_stats).calls_run++;
+		__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
+	}
+	irq_exit();
+}
+
+void smp_call_function_interrupt(void)
+{
+	this_cpu(ipi_stats).call_received++;
+	flush_call_queue();
+}
+
+static void csd_wait(struct call_single_data *csd)
+{
+	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_LOCKED) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		flush_call_queue(); /* serve whoever may be waiting on us */
+		local_irq_restore(flags);
+		cpu_relax();
+	}
+}
+
+static void csd_send(int cpu, smp_call_func_t fn, void *info)
+{
+	struct call_single_data *csd = &this_cpu(cpu_calls).csd[cpu];
+	struct call_single_data **q = &per_cpu(cpu_calls, cpu).queue;
+	struct call_single_data *old;
+
+	csd_wait(csd);
+	csd->fn = fn;
+	csd->info = info;
+	csd->flags = CSD_LOCKED;
+	old = __atomic_load_n(q, __ATOMIC_RELAXED);
+	do {
+		csd->next = old;
+		/* Release: fn/info/flags are visible before the csd is reachable from the queue. */
+	} while (!__atomic_compare_exchange_n(q, &old, csd, true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	if (!old) {
+		this_cpu(ipi_stats).call_sent++;
+		arch_send_call_ipi(cpu);
+	}
+}
+
+static bool bad_cpu(int cpu, const char *who)
+{
+	if (cpu >= 0 && cpu < nr_cpu_ids)
+		return false;
+	printk("%s: cpu %d is not online (0..%d)\n", who, cpu, nr_cpu_ids - 1);
+	return true;
+}
+
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
+{
+	if (bad_cpu(cpu, "smp_call_function_single"))
+		return -1;
+	if (cpu == smp_processor_id()) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		fn(info);
+		local_irq_restore(flags);
+		return 0;
+	}
+	csd_send(cpu, fn, info);
+	if (wait)
+		csd_wait(&this_cpu(cpu_calls).csd[cpu]);
+	return 0;
+}
+
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void *info, int wait)
+{
+	int me = smp_processor_id(), cpu;
+
+	for_each_cpu(cpu, mask)
+		if (cpu != me)
+			csd_send(cpu, fn, info);
+	if (!wait)
+		return;
+	for_each_cpu(cpu, mask)
+		if (cpu != me)
+			csd_wait(&this_cpu(cpu_calls).csd[cpu]);
+}
+
+void smp_call_function(smp_call_func_t fn, void *info, int wait)
+{
+	struct cpumask all;
+
+	cpumask_setall(&all);
+	smp_call_function_many(&all, fn, info, wait);
+}
+
+void on_each_cpu(smp_call_func_t fn, void *info, int wait)
+{
+	unsigned long flags;
+
+	smp_call_function(fn, info, false);
+	local_irq_save(flags);
+	fn(info);
+	local_irq_restore(flags);
+	if (wait) {
+		struct cpumask all;
+		int cpu, me = smp_processor_id();
+
+		cpumask_setall(&all);
+		for_each_cpu(cpu, &all)
+			if (cpu != me)
+				csd_wait(&this_cpu(cpu_calls).csd[cpu]);
+	}
+}
+
+/* ---- per-cpu work, run from the idle loop ---- */
+
+void smp_wakeup_interrupt(void)
+{
+	this_cpu(ipi_stats).wakeup_received++;
+}
+
+void smp_send_reschedule(int cpu)
+{
+	this_cpu(ipi_stats).wakeup_sent++;
+	arch_send_wakeup_ipi(cpu);
+}
+
+static void run_work(struct cpu_work *w)
+{
+	void (*fn)(void *) = w->fn;
+	void *arg = w->arg;
+	struct work_group *g = w->group;
+
+	fn(arg);
+	/* Free the slot before reporting done: the caller may post new work right after. */
+	__atomic_store_n(&w->fn, NULL, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&g->remaining, 1, __ATOMIC_RELEASE);
+}
+
+void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *arg)
+{
+	struct work_group group = { .remaining = 0 };
+	int me = smp_processor_id(), cpu;
+
+	for_each_cpu(cpu, mask)
+		if (cpu != me)
+			group.remaining++;
+	for_each_cpu(cpu, mask) {
+		struct cpu_work *w = per_cpu_ptr(&cpu_work, cpu);
+
+		if (cpu == me)
+			continue;
+		while (__atomic_load_n(&w->fn, __ATOMIC_ACQUIRE))
+			cpu_relax(); /* still busy with earlier work */
+		w->arg = arg;
+		w->group = &group;
+		__atomic_store_n(&w->fn, fn, __ATOMIC_RELEASE);
+		smp_send_reschedule(cpu);
+	}
+	if (cpumask_test_cpu(me, mask))
+		fn(arg);
+	while (__atomic_load_n(&group.remaining, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+void smp_run_on_all_cpus(void (*fn)(void *arg), void *arg)
+{
+	struct cpumask all;
+
+	cpumask_setall(&all);
+	smp_run_on_cpus(&all, fn, arg);
+}
+
+void cpu_idle_loop(void)
+{
+	struct cpu_work *w = this_cpu_ptr(&cpu_work);
+
+	for (;;) {
+		local_irq_disable();
+		if (__atomic_load_n(&w->fn, __ATOMIC_ACQUIRE)) {
+			local_irq_enable();
+			run_work(w);
+			continue;
+		}
+		arch_idle(); /* sti; hlt: a wake-up IPI cannot slip in between */
+	}
+}
+
+void ipi_stats_get(int cpu, struct ipi_stats *out)
+{
+	*out = per_cpu(ipi_stats, cpu);
+}

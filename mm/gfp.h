@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation flags, with Linux's names. slablab never sleeps, so KERNEL and ATOMIC behave alike. */
+#ifndef SLABLAB_GFP_H
+#define SLABLAB_GFP_H
+
+typedef unsigned int gfp_t;
+
+#define __GFP_ZERO 0x1u   /* return zeroed memory */
+#define __GFP_NOWARN 0x2u /* no message when the allocation fails */
+#define GFP_KERNEL 0x10u
+#define GFP_ATOMIC 0x20u
+#define GFP_NOWAIT GFP_ATOMIC
+
+#endif

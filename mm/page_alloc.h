@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The physical page allocator: a binary buddy allocator, orders 0..MAX_ORDER (4 KiB .. 4 MiB),
+ * over the RAM the multiboot2 memory map calls usable, minus everything reserved at boot
+ * (below 1 MiB, the kernel image, the multiboot information, ACPI tables, the AP trampoline,
+ * the page array itself and the early allocations). One zone, one lock.
+ *
+ * RAM is direct-mapped at virtual == physical, so page_address() is the physical address.
+ * Every 4 KiB frame has a 64-byte struct page in mem_map[], found in O(1) from any address
+ * (virt_to_page); the slab allocator keeps its per-slab metadata there.
+ */
+#ifndef SLABLAB_PAGE_ALLOC_H
+#define SLABLAB_PAGE_ALLOC_H
+
+#include "types.h"
+#include "list.h"
+#include "gfp.h"
+
+#define MAX_ORDER 10
+#define NR_ORDERS (MAX_ORDER + 1)
+
+enum page_flags {
+	PG_reserved = 1u << 0, /* never managed by the buddy allocator */
+	PG_buddy = 1u << 1,    /* head of a free block of 2^order pages, on a free list */
+	PG_head = 1u << 2,     /* head of an allocated block of 2^order pages */
+	PG_slab = 1u << 3,     /* owned by the slab allocator */
+};
+
+struct page {
+	struct list_head lru; /* buddy: free list link. Owner of the page: its own lists */
+	u32 flags;            /* enum page_flags */
+	u8 order;             /* order of the block this page heads (PG_buddy or PG_head) */
+	u8 _pad[3];
+	u64 private_[5];      /* for the page's owner (the slab allocator's struct slab) */
+};
+_Static_assert(sizeof(struct page) == 64, "struct page is one cache line");
+
+extern struct page *mem_map;
+extern unsigned long max_pfn;
+
+static inline unsigned long page_to_pfn(const struct page *p)
+{
+	return (unsigned long)(p - mem_map);
+}
+
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	return &mem_map[pfn];
+}
+
+static inline void *page_address(const struct page *p)
+{
+	return (void *)(page_to_pfn(p) << PAGE_SHIFT);
+}
+
+static inline bool virt_addr_valid(const void *addr)
+{
+	return (uptr)addr >> PAGE_SHIFT < max_pfn;
+}
+
+static inline struct page *virt_to_page(const void *addr)
+{
+	return pfn_to_page((uptr)addr >> PAGE_SHIFT);
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+void __free_pages(struct page *page, unsigned int order);
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+void free_pages(unsigned long addr, unsigned int order);
+
+struct page_alloc_stats {
+	unsigned long managed;              /* pages the allocator owns */
+	unsigned long free;                 /* of which free now */
+	unsigned long nr_free[NR_ORDERS];   /* free blocks per order */
+	unsigned long allocs, frees, failed, bad_frees;
+};
+
+void page_alloc_get_stats(struct page_alloc_stats *st);
+unsigned long nr_free_pages(void);
+unsigned long nr_used_pages(void);
+
+/* Boot: reserve, then hand the rest to the buddy allocator (mm/memblock.c). */
+void memblock_reserve(u64 base, u64 len, const char *what);
+void *early_alloc(size_t size, size_t align);
+u64 early_alloc_low_page(void);
+void page_alloc_init(void);
+
+/* The buddy core's own set-up (memblock.c and the host test call these). */
+void page_alloc_setup(struct page *map, unsigned long npfn);
+void page_alloc_add_range(unsigned long start_pfn, unsigned long end_pfn);
+u64 mem_total_usable(void);
+
+#endif

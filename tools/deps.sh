@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Checks that the host tools slablab needs are present and installs missing Debian 12
+# packages (as root). Usage: tools/deps.sh [build] [run] [test]; no group means "build".
+#
+# Exit: 0 all present (prints nothing), 1 missing and could not install, 2 bad usage.
+# DEPS_NO_INSTALL=1 only checks and prints the apt-get line.
+set -euo pipefail
+
+# Each check is "kind:what:package". kind is cmd (on PATH), dir, file, or py (python3).
+# To add a group, add a case below and list its checks.
+checks_build=(
+    cmd:make:make
+    cmd:gcc:gcc
+    cmd:ld:binutils
+    cmd:objcopy:binutils
+    cmd:nm:binutils
+    cmd:nasm:nasm
+    cmd:grub-mkrescue:grub-common
+    cmd:grub-file:grub-common
+    dir:/usr/lib/grub/i386-pc:grub-pc-bin
+    dir:/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin
+    cmd:xorriso:xorriso
+    cmd:mformat:mtools
+)
+checks_run=(
+    cmd:qemu-system-x86_64:qemu-system-x86
+    file:/usr/share/ovmf/OVMF.fd:ovmf
+    cmd:timeout:coreutils
+)
+checks_test=(
+    py:python3:python3
+)
+
+usage() {
+    echo "usage: tools/deps.sh [build|run|test]..." >&2
+    exit 2
+}
+
+want=()
+[ $# -eq 0 ] && set -- build
+for group in "$@"; do
+    case "$group" in
+    build) want+=("${checks_build[@]}") ;;
+    run) want+=("${checks_build[@]}" "${checks_run[@]}") ;;
+    test) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}") ;;
+    -h | --help) usage ;;
+    *)
+        echo "deps.sh: unknown group '$group' (known: build run test)" >&2
+        exit 2
+        ;;
+    esac
+done
+
+# Prints the packages whose checks fail, space separated, without duplicates.
+# Uses only shell builtins so the common all-present case costs no process.
+missing_packages() {
+    local c kind what pkg out=" "
+    for c in "${want[@]}"; do
+        kind=${c%%:*}
+        what=${c#*:}
+        pkg=${what##*:}
+        what=${what%:*}
+        case "$kind" in
+        cmd) command -v "$what" >/dev/null 2>&1 && continue ;;
+        dir) [ -d "$what" ] && continue ;;
+        file) [ -f "$what" ] && continue ;;
+        py) { [ -x /usr/bin/python3 ] || command -v python3 >/dev/null 2>&1; } && continue ;;
+        esac
+        case "$out" in *" $pkg "*) ;; *) out+="$pkg " ;; esac
+    done
+    out=${out# }
+    printf '%s' "${out% }"
+}
+
+missing=$(missing_packages)
+[ -z "$missing" ] && exit 0
+
+read -ra pkgs <<<"$missing"
+install_line="apt-get install -y --no-install-recommends ${pkgs[*]}"
+
+if [ "${EUID:-$(id -u)}" -ne 0 ] || [ "${DEPS_NO_INSTALL:-0}" = 1 ]; then
+    echo "deps.sh: missing packages: ${pkgs[*]}" >&2
+    echo "deps.sh: install them as root with:" >&2
+    echo "$install_line" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing ${pkgs[*]}" >&2
+if ! apt-get update -qq >&2; then
+    echo "deps.sh: apt-get update failed" >&2
+fi
+if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; then
+    echo "deps.sh: apt-get install failed; run: $install_line" >&2
+    exit 1
+fi
+hash -r
+missing=$(missing_packages)
+if [ -n "$missing" ]; then
+    echo "deps.sh: still missing after install: $missing" >&2
+    exit 1
+fi
+exit 0

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boots a slablab ISO in QEMU with the serial port on stdout and turns the code the kernel
+# writes to isa-debug-exit (port 0xf4) into this script's exit code.
+#
+# Environment (all optional):
+#   ISO=build/slablab.iso  SMP=4  MEM=256M (QEMU syntax: 128M, 4G, ...)
+#   ACCEL=auto|tcg|kvm     auto = kvm only with a usable /dev/kvm and vmx/svm in /proc/cpuinfo
+#   ICOUNT=1               deterministic TCG: -accel tcg,thread=single -icount shift=0
+#   FIRMWARE=bios|uefi     uefi boots through /usr/share/ovmf/OVMF.fd
+#   TIMEOUT=120            seconds before QEMU is killed (0 = none)
+#   LOG=file               also copy the serial output to this file
+#   QEMU_EXTRA="..."       extra QEMU arguments (split on spaces)
+#   MACHINE=pc             QEMU machine type (q35 is picked for KVM with SMP > 255)
+#   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
+#   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
+# Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
+#   what ACCEL=auto would choose), --dry-run (print the QEMU command), -h.
+# Exit: 0 kernel reported success (0x10), 1 test failure (0x11), 3 panic (0x12),
+#   4 no result (QEMU error, reset, triple fault), 124 timeout, 2 bad configuration.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ovmf=/usr/share/ovmf/OVMF.fd
+
+die() {
+    echo "qemu-run: $*" >&2
+    exit 2
+}
+
+usage() {
+    sed -n '3,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    exit "${1:-2}"
+}
+
+# Succeeds when KVM is real hardware virtualization we can open; otherwise sets kvm_why.
+# Under an emulated /dev/kvm (no vmx/svm flag) a guest runs about 1000x slower than TCG.
+kvm_why=
+kvm_device_ok() {
+    if [ ! -e /dev/kvm ]; then
+        kvm_why="/dev/kvm does not exist"
+        return 1
+    fi
+    if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+        kvm_why="/dev/kvm is not readable and writable for $(id -un)"
+        return 1
+    fi
+}
+kvm_hw_ok() {
+    if ! grep -qE '^flags[[:space:]]*:.*[[:space:]](vmx|svm)([[:space:]]|$)' /proc/cpuinfo; then
+        kvm_why="the CPU flags in /proc/cpuinfo have no vmx or svm, so /dev/kvm is emulated"
+        kvm_why+=" (about 1000x slower than TCG; OVMF cannot boot)"
+        return 1
+    fi
+}
+kvm_usable() {
+    kvm_device_ok && kvm_hw_ok
+}
+
+debug=0
+dry=0
+for arg in "$@"; do
+    case "$arg" in
+    --debug) debug=1 ;;
+    --dry-run) dry=1 ;;
+    --accel-probe)
+        if kvm_usable; then echo kvm; else echo tcg; fi
+        exit 0
+        ;;
+    -h | --help) usage 0 ;;
+    *)
+        echo "qemu-run: unknown argument '$arg'" >&2
+        usage 2
+        ;;
+    esac
+done
+
+ISO=${ISO:-build/slablab.iso}
+SMP=${SMP:-4}
+MEM=${MEM:-256M}
+ACCEL=${ACCEL:-auto}
+ICOUNT=${ICOUNT:-0}
+FIRMWARE=${FIRMWARE:-bios}
+TIMEOUT=${TIMEOUT:-120}
+LOG=${LOG:-}
+QEMU=${QEMU:-qemu-system-x86_64}
+ELF=${ELF:-build/slablab.elf}
+
+# A relative ISO that is not under the current directory is looked up from the repo root.
+if [ ! -e "$ISO" ] && [ "${ISO#/}" = "$ISO" ] && [ -e "$root/$ISO" ]; then
+    ISO=$root/$ISO
+fi
+[ -f "$ISO" ] || die "ISO '$ISO' not found (build it first, e.g. make iso)"
+
+if ! [[ $SMP =~ ^[0-9]+$ ]] || [ "$SMP" -lt 1 ]; then die "SMP='$SMP' is not a CPU count"; fi
+[[ $MEM =~ ^[0-9]+[KMGTkmgt]?$ ]] || die "MEM='$MEM' is not a size like 256M or 4G"
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "TIMEOUT='$TIMEOUT' is not a number of seconds"
+case "$ICOUNT" in 0 | "") ICOUNT=0 ;; 1) ;; *) die "ICOUNT='$ICOUNT' must be 0 or 1" ;; esac
+case "$FIRMWARE" in
+bios) fw_args=() ;;
+uefi)
+    [ -f "$ovmf" ] || die "FIRMWARE=uefi needs $ovmf (apt-get install ovmf)"
+    fw_args=(-bios "$ovmf")
+    ;;
+*) die "FIRMWARE='$FIRMWARE' must be bios or uefi" ;;
+esac
+
+case "$ACCEL" in
+auto)
+    if [ "$ICOUNT" = 1 ] || ! kvm_usable; then accel=tcg; else accel=kvm; fi
+    ;;
+tcg) accel=tcg ;;
+kvm)
+    [ "$ICOUNT" = 1 ] && die "ICOUNT=1 needs TCG; it cannot be combined with ACCEL=kvm"
+    kvm_device_ok || die "ACCEL=kvm but KVM is not usable: $kvm_why"
+    if ! kvm_hw_ok; then
+        [ "$FIRMWARE" = uefi ] && die "ACCEL=kvm FIRMWARE=uefi cannot work: $kvm_why"
+        [ "${ALLOW_SLOW_KVM:-0}" = 1 ] ||
+            die "ACCEL=kvm but KVM is not usable: $kvm_why; set ALLOW_SLOW_KVM=1 to use it anyway"
+        echo "qemu-run: warning: $kvm_why" >&2
+    fi
+    accel=kvm
+    ;;
+*) die "ACCEL='$ACCEL' must be auto, tcg or kvm" ;;
+esac
+
+machine=${MACHINE:-pc}
+if [ "$SMP" -gt 255 ]; then
+    [ "$accel" = tcg ] && die "SMP=$SMP: TCG in QEMU 7.2 supports at most 255 CPUs (no x2APIC)"
+    [ "$SMP" -gt 288 ] && die "SMP=$SMP: QEMU 7.2 with KVM supports at most 288 CPUs (q35)"
+    [ -z "${MACHINE:-}" ] && machine=q35
+    [ "$machine" = q35 ] || die "SMP=$SMP needs MACHINE=q35 (pc stops at 255)"
+fi
+
+if [ "$accel" = kvm ]; then
+    accel_args=(-accel kvm -cpu "host,-arch-capabilities,+invtsc")
+    accel_name=kvm
+elif [ "$ICOUNT" = 1 ]; then
+    accel_args=(-accel "tcg,thread=single" -icount shift=0 -cpu max)
+    accel_name=tcg-icount
+else
+    accel_args=(-accel "tcg,thread=multi" -cpu max)
+    accel_name=tcg
+fi
+
+read -ra extra_args <<<"${QEMU_EXTRA:-}"
+qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -m "$MEM" -smp "$SMP"
+    "${fw_args[@]}" -display none -monitor none -no-reboot -boot d -cdrom "$ISO"
+    -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio "${extra_args[@]}")
+
+if [ "$debug" = 1 ]; then
+    qemu_cmd+=(-s -S)
+    run_cmd=("${qemu_cmd[@]}")
+    timeout_desc=none
+else
+    if [ "$TIMEOUT" -gt 0 ]; then
+        run_cmd=(timeout --foreground -k 5 "$TIMEOUT" "${qemu_cmd[@]}")
+        timeout_desc=${TIMEOUT}s
+    else
+        run_cmd=("${qemu_cmd[@]}")
+        timeout_desc=none
+    fi
+fi
+
+echo "qemu-run: $accel_name smp=$SMP mem=$MEM firmware=$FIRMWARE machine=$machine" \
+    "timeout=$timeout_desc iso=$ISO" >&2
+
+if [ "$dry" = 1 ]; then
+    for a in "${run_cmd[@]}"; do
+        if [[ $a =~ ^[A-Za-z0-9_./,=:+@%-]+$ ]]; then printf '%s ' "$a"; else printf '%q ' "$a"; fi
+    done
+    echo
+    exit 0
+fi
+
+if [ "$debug" = 1 ]; then
+    mkdir -p "$root/build"
+    printf '%s\n' "file $ELF" "set architecture i386:x86-64" "target remote localhost:1234" \
+        >"$root/build/gdbinit"
+    echo "qemu-run: waiting for gdb on localhost:1234; attach from $root with:" >&2
+    echo "qemu-run:     gdb -x build/gdbinit" >&2
+fi
+
+# Reports a result line on stderr and, when LOG is set, at the end of the log too.
+note() {
+    echo "qemu-run: $*" >&2
+    if [ -n "$LOG" ]; then echo "qemu-run: $*" >>"$LOG"; fi
+}
+
+# QEMU puts a terminal on stdin into raw mode; a killed QEMU cannot restore it.
+tty_state=
+if [ -t 0 ]; then tty_state=$(stty -g 2>/dev/null || true); fi
+
+set +e
+if [ -n "$LOG" ]; then
+    mkdir -p "$(dirname "$LOG")"
+    "${run_cmd[@]}" | tee "$LOG"
+    rc=${PIPESTATUS[0]}
+else
+    "${run_cmd[@]}"
+    rc=$?
+fi
+set -e
+
+if [ -n "$tty_state" ]; then stty "$tty_state" 2>/dev/null || true; fi
+
+case "$rc" in
+33) exit 0 ;;
+35) exit 1 ;;
+37) exit 3 ;;
+esac
+if [ "$timeout_desc" != none ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
+    note "TIMEOUT after $TIMEOUT s (kernel hung?)"
+    exit 124
+fi
+note "kernel did not report a result (qemu rc $rc)"
+exit 4

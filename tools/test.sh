@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What `make test` runs once build/test.iso and the host tests are built: the host tests, a
+# boot matrix of the in-kernel KTAP suites, and boots with special command lines.
+#
+# Environment:
+#   TEST_QUICK=1       host tests and the bios/tcg smp1 + smp4 boots only
+#   TEST_FILTER=REGEX  run only the tests whose label matches (bash regex), e.g. 'uefi|crash'
+#   TEST_ACCELS="tcg"  accelerators for the matrix (default: tcg, plus kvm when
+#                      tools/qemu-run.sh --accel-probe says kvm)
+# Needs from the Makefile: build/test.iso (default entry boots with test=all), executables
+# build/host/test_* printing KTAP, and `make iso-cmdline CMDLINE="..." OUT=file.iso`.
+# Logs go to build/test/. Last line: "N passed, N failed[, N skipped]"; exit 1 on any failure.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 2
+
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+make_cmd=${MAKE:-make}
+logdir=build/test
+test_iso=build/test.iso
+mkdir -p "$logdir/iso"
+rm -f "$logdir"/*.log
+
+passed=0
+failed=0
+skipped=0
+failures=()
+t_begin=${EPOCHREALTIME/./}
+
+trap 'echo "test.sh: interrupted after $passed passed, $failed failed" >&2; exit 130' INT TERM
+
+# seconds_since START_US: prints the time since START_US (microseconds) as "12.3".
+seconds_since() {
+    local us=$((${EPOCHREALTIME/./} - $1))
+    printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
+}
+
+# want LABEL: is this test selected by TEST_FILTER?
+want() {
+    [ -z "${TEST_FILTER:-}" ] || [[ $1 =~ $TEST_FILTER ]]
+}
+
+pass() {
+    passed=$((passed + 1))
+}
+
+# fail NAME MESSAGE: counts and prints one failed test.
+fail() {
+    failed=$((failed + 1))
+    failures+=("$1: $2")
+    echo "FAIL $1: $2"
+}
+
+# ktap LOG LABEL: parses the KTAP results in LOG, prints ktap.py's FAIL lines and adds its
+# counts to ours. Returns 0 when nothing failed.
+ktap_fail_count=0
+ktap() {
+    local out rc=0 last line
+    out=$("$py" tools/ktap.py "$1" --label "$2") || rc=$?
+    last=${out##*$'\n'}
+    if ! [[ $last =~ ^ktap:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+        printf '%s\n' "$out"
+        fail "$2: ktap.py" "could not parse $1 (ktap.py exit $rc)"
+        ktap_fail_count=1
+        return 1
+    fi
+    passed=$((passed + BASH_REMATCH[1]))
+    failed=$((failed + BASH_REMATCH[2]))
+    skipped=$((skipped + BASH_REMATCH[3]))
+    ktap_fail_count=${BASH_REMATCH[2]}
+    ktap_summary="${BASH_REMATCH[1]} passed, ${BASH_REMATCH[2]} failed, ${BASH_REMATCH[3]} skipped"
+    if [ "$ktap_fail_count" != 0 ]; then
+        printf '%s\n' "${out%"$last"}" | sed '/^$/d'
+        while IFS= read -r line; do
+            [[ $line == "FAIL "* ]] && failures+=("${line#FAIL }")
+        done <<<"$out"
+        return 1
+    fi
+    return 0
+}
+
+# boot LOG TIMEOUT VAR=VALUE...: boots with tools/qemu-run.sh, serial output and the
+# script's own messages into LOG. Sets qrc (its exit code) and qtime (seconds).
+boot() {
+    local log=$1 tmo=$2 t0=${EPOCHREALTIME/./}
+    shift 2
+    env TIMEOUT="$tmo" "$@" tools/qemu-run.sh </dev/null >"$log" 2>&1
+    qrc=$?
+    qtime=$(seconds_since "$t0")
+}
+
+# why_rc LOG: a short explanation of a qemu-run exit code for FAIL lines.
+why_rc() {
+    local note
+    note=$(grep -a '^qemu-run: ' "$1" | tail -n 1)
+    note=${note#qemu-run: }
+    case "$qrc" in
+    0) echo "success" ;;
+    1) echo "kernel reported test failure" ;;
+    3) echo "kernel panic" ;;
+    *) echo "${note:-qemu-run error}" ;;
+    esac
+}
+
+# boot_json LOG: reads the kernel's {"event":"boot",...} line into bj (empty if none).
+boot_json() {
+    bj=$("$py" tools/ktap.py "$1" --boot-json 2>/dev/null) || bj=
+}
+
+# json_num KEY: prints the number KEY has in $bj, or nothing.
+json_num() {
+    if [[ $bj =~ \"$1\":(-?[0-9]+) ]]; then echo "${BASH_REMATCH[1]}"; fi
+}
+
+# kernel_grep LOG TEXT: does a line the kernel printed contain TEXT? Only what follows GRUB's
+# last "Booting `ENTRY'" line counts (the entry's title repeats the command line), and lines
+# from qemu-run and QEMU are skipped (they name the ISO and the settings).
+kernel_grep() {
+    local from
+    from=$(grep -an 'Booting `' "$1" | tail -n 1)
+    from=${from%%:*}
+    tail -n +$((${from:-0} + 1)) "$1" | grep -av '^qemu-run: \|^qemu-system-x86_64: ' |
+        grep -aqF -- "$2"
+}
+
+# ---------------------------------------------------------------------------------------
+# (a) host tests: built executables build/host/test_* and scripts tests/host/test_*.sh
+host_tests() {
+    local exe name label log rc any=0 t0
+    for exe in build/host/test_* tests/host/test_*.sh; do
+        if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then continue; fi
+        name=${exe##*/}
+        name=${name%.sh}
+        label="host[$name]"
+        want "$label" || continue
+        any=1
+        log=$logdir/host-$name.log
+        t0=${EPOCHREALTIME/./}
+        rc=0
+        timeout -k 5 300 "./$exe" </dev/null >"$log" 2>&1 || rc=$?
+        if ktap "$log" "$label"; then
+            if [ "$rc" != 0 ]; then
+                fail "$label: exit code" "exited $rc although its KTAP results passed (log: $log)"
+            else
+                echo "ok   $label  $(seconds_since "$t0") s  ($ktap_summary)"
+            fi
+        fi
+    done
+    if [ "$any" = 0 ] && [ -z "${TEST_FILTER:-}" ]; then
+        echo "note: no host tests found (build/host/test_*, tests/host/test_*.sh)"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------
+# (b) boot matrix of the in-kernel suites (build/test.iso boots with test=all)
+# matrix_boot FIRMWARE ACCEL SMP
+matrix_boot() {
+    local fw=$1 accel=$2 smp=$3 label log tmo=60 ok=1 v key
+    label="boot[$fw,$accel,smp$smp]"
+    want "$label" || return 0
+    log=$logdir/boot-$fw-$accel-smp$smp.log
+    if [ "$fw" = uefi ] || [ "$smp" -gt 8 ]; then tmo=120; fi
+    boot "$log" "$tmo" ISO="$test_iso" FIRMWARE="$fw" ACCEL="$accel" SMP="$smp"
+    if [ "$qrc" = 0 ]; then
+        pass
+    else
+        fail "$label: exit code" "qemu-run exited $qrc: $(why_rc "$log") (log: $log)"
+        ok=0
+    fi
+    ktap "$log" "$label" || ok=0
+    boot_json "$log"
+    for key in cpus_online cpus_found; do
+        v=$(json_num "$key")
+        if [ "$v" = "$smp" ]; then
+            pass
+        else
+            fail "$label: $key" "${v:-no boot JSON line}, want $smp (log: $log)"
+            ok=0
+        fi
+    done
+    [ "$ok" = 1 ] && echo "ok   $label  $qtime s  (KTAP $ktap_summary)"
+}
+
+# ---------------------------------------------------------------------------------------
+# (c) boots with their own command line; each is one test.
+# extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
+#   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
+#   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
+#   value), or any other text: a line the kernel printed contains it.
+extra() {
+    local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=60 kout kdetail=
+    shift 3
+    want "$label" || return 0
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        envs+=("$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    # A file name without characters make or xorriso could read specially (= , [ ]).
+    local base=${label//[^A-Za-z0-9_.-]/-}
+    base=${base//--/-}
+    base=${base%-}
+    log=$logdir/$base.log
+    iso=$test_iso
+    if [ -n "$cmdline" ]; then
+        iso=$logdir/iso/$base.iso
+        if ! "$make_cmd" -s iso-cmdline CMDLINE="$cmdline" OUT="$iso" >"$log" 2>&1 || [ ! -f "$iso" ]; then
+            fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso (log: $log)"
+            sed 's/^/    /' "$log" | tail -n 5
+            return
+        fi
+    fi
+    for c in "${envs[@]}"; do
+        case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
+    done
+    boot "$log" "$tmo" ISO="$iso" SMP=2 "${envs[@]}"
+    [ "$qrc" = "$want_rc" ] || why+=("qemu-run exited $qrc ($(why_rc "$log")), want $want_rc")
+    bj=unread
+    for c in "$@"; do
+        case "$c" in
+        ktap)
+            if ! kout=$("$py" tools/ktap.py "$log" --label "$label"); then
+                why+=("KTAP: ${kout##*$'\n'}")
+                [[ $kout == *$'\n'* ]] && kdetail=${kout%$'\n'*}
+            fi
+            ;;
+        json:*)
+            [ "$bj" = unread ] && boot_json "$log"
+            k=${c#json:}
+            v=$(json_num "${k%%=*}")
+            if [ "$v" != "${k#*=}" ]; then
+                why+=("${k%%=*} is ${v:-missing}, want ${k#*=}")
+            fi
+            ;;
+        *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
+        esac
+    done
+    if [ ${#why[@]} = 0 ]; then
+        pass
+        echo "ok   $label  $qtime s"
+    else
+        local msg
+        msg=$(printf '%s; ' "${why[@]}")
+        fail "$label" "${msg%; } (log: $log)"
+        [ -n "$kdetail" ] && printf '%s\n' "$kdetail" | sed 's/^/    /'
+    fi
+}
+
+# ---------------------------------------------------------------------------------------
+echo "test.sh: host tests"
+host_tests
+
+accels=${TEST_ACCELS:-}
+if [ -z "$accels" ]; then
+    accels=tcg
+    if [ "${TEST_QUICK:-0}" != 1 ] && [ "$(tools/qemu-run.sh --accel-probe)" = kvm ]; then
+        accels="tcg kvm"
+    fi
+fi
+
+if [ ! -f "$test_iso" ]; then
+    fail "boot" "$test_iso is missing (make test builds it)"
+elif [ "${TEST_QUICK:-0}" = 1 ]; then
+    echo "test.sh: boot matrix (quick: bios, tcg, smp 1 and 4)"
+    matrix_boot bios tcg 1
+    matrix_boot bios tcg 4
+else
+    echo "test.sh: boot matrix ($accels)"
+    for accel in $accels; do
+        for fw in bios uefi; do
+            for smp in 1 2 4 8; do
+                matrix_boot "$fw" "$accel" "$smp"
+            done
+        done
+    done
+
+    echo "test.sh: boot checks with their own command lines"
+    extra "mem[128M,smp2]" "" 0 MEM=128M -- ktap
+    extra "mem[4G,smp2]" "" 0 MEM=4G -- ktap
+    extra "smp[64,test=smp]" "test=smp" 0 SMP=64 TIMEOUT=120 -- ktap json:cpus_online=64
+    extra "cmdline[cpus=2,smp4]" "test=all cpus=2" 0 SMP=4 -- ktap json:cpus_online=2 json:cpus_found=4
+    extra "cmdline[bogus=1]" "bogus=1" 1 -- "unknown option" "valid options"
+    extra "cmdline[cpus=abc]" "cpus=abc" 1 -- "cpus"
+    extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
+    extra "crash[df]" "crash=df" 3 -- "#DF"
+    extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1"
+fi
+
+if [ $((passed + failed + skipped)) = 0 ]; then
+    fail "test.sh" "no tests ran${TEST_FILTER:+ (TEST_FILTER=\"$TEST_FILTER\" matched nothing)}"
+fi
+if [ ${#failures[@]} -gt 0 ]; then
+    echo
+    echo "failures:"
+    printf '  FAIL %s\n' "${failures[@]}"
+fi
+echo "total time: $(seconds_since "$t_begin") s"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]
