@@ -26,6 +26,12 @@ TIMEOUT ?= 120
 export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
 
 B := build
+# V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 CC := gcc
 LD := ld
 NASM := nasm
@@ -48,43 +54,48 @@ all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/trampoline.h
 	@mkdir -p $(@D)
-	sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
+	$(Q)sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # string.c must not be turned back into calls to memset/memcpy by the optimiser.
 $(B)/kernel/string.o: CFLAGS += -fno-builtin -fno-tree-loop-distribute-patterns
 
 $(B)/%.asm.o: %.asm $(B)/gen/trampoline.inc
 	@mkdir -p $(@D)
-	$(NASM) $(NASMFLAGS) -MD $(B)/$*.asm.d -MP $< -o $@
+	@$(if $(Q),echo "  NASM    $<")
+	$(Q)$(NASM) $(NASMFLAGS) -MD $(B)/$*.asm.d -MP $< -o $@
 
 # Two links: the first without symbols, then tools/kallsyms.sh turns its text symbols into
 # a table that the second link places after everything it describes, so no address moves.
 $(B)/slablab.elf: $(OBJS) linker.ld tools/kallsyms.sh
-	tools/kallsyms.sh /dev/null > $(B)/kallsyms0.c
-	$(CC) $(CFLAGS) -c $(B)/kallsyms0.c -o $(B)/kallsyms0.o
-	$(LD) $(LDFLAGS) -o $(B)/slablab.pass1.elf $(OBJS) $(B)/kallsyms0.o
-	tools/kallsyms.sh $(B)/slablab.pass1.elf > $(B)/kallsyms.c
-	$(CC) $(CFLAGS) -c $(B)/kallsyms.c -o $(B)/kallsyms.o
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)tools/kallsyms.sh /dev/null > $(B)/kallsyms0.c
+	$(Q)$(CC) $(CFLAGS) -c $(B)/kallsyms0.c -o $(B)/kallsyms0.o
+	$(Q)$(LD) $(LDFLAGS) -o $(B)/slablab.pass1.elf $(OBJS) $(B)/kallsyms0.o
+	$(Q)tools/kallsyms.sh $(B)/slablab.pass1.elf > $(B)/kallsyms.c
+	$(Q)$(CC) $(CFLAGS) -c $(B)/kallsyms.c -o $(B)/kallsyms.o
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
 	@nm $(B)/slablab.pass1.elf | grep -i ' t ' > $(B)/syms1.txt; nm $@ | grep -i ' t ' > $(B)/syms2.txt; \
 	  cmp -s $(B)/syms1.txt $(B)/syms2.txt || { echo "kallsyms: text moved between links"; exit 1; }
 	@if command -v grub-file >/dev/null; then grub-file --is-x86-multiboot2 $@ || \
 	  { echo "$@ is not a multiboot2 kernel"; exit 1; }; fi
 
 $(B)/slablab.iso: $(B)/slablab.elf iso/boot/grub/grub.cfg tools/mkiso.sh
-	tools/mkiso.sh $@ $(B)/slablab.elf iso/boot/grub/grub.cfg
+	@$(if $(Q),echo "  ISO     $@")
+	$(Q)tools/mkiso.sh $@ $(B)/slablab.elf iso/boot/grub/grub.cfg
 
 # An ISO whose only entry boots with CMDLINE and no menu delay (make run, tools/test.sh).
 OUT ?= $(B)/run.iso
 iso-cmdline: $(B)/slablab.elf tools/mkiso.sh
-	tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline "$(CMDLINE)"
+	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline "$(CMDLINE)"
 
 $(B)/test.iso: $(B)/slablab.elf tools/mkiso.sh
-	tools/mkiso.sh $@ $(B)/slablab.elf --cmdline "test=all"
+	@$(if $(Q),echo "  ISO     $@")
+	$(Q)tools/mkiso.sh $@ $(B)/slablab.elf --cmdline "test=all"
 
 deps:
 	@tools/deps.sh test

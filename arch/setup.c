@@ -108,6 +108,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	smp_boot_begin();
 	tsc_init();
 	smp_boot_finish(); /* also starts the page allocator while the APs come up */
+	irq_enable_raw();  /* from here on the boot CPU takes IPIs like every other */
 
 	printk("slablab: %d of %d CPUs online (%s APIC), TSC %llu kHz (%s), %llu MiB RAM, "
 	       "accel %s, cpu \"%s\"\n",

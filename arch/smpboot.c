@@ -64,6 +64,8 @@ static u32 ap_ticket;
 static volatile int released; /* APs may go on past their arrival */
 u64 boot_aps_online_tsc;
 int nr_cpus_gave_up;
+int nr_cpus_skipped;
+int nr_cpus_tried = 1;
 
 /* Slots: the BSP first, then the MADT's other CPUs in order, at most max_cpus in all. */
 int smp_prepare(unsigned int max_cpus)
@@ -84,6 +86,7 @@ int smp_prepare(unsigned int max_cpus)
 	}
 	if (acpi.nr_cpus && nr_slots == 1 && acpi.nr_cpus > 1 && (!max_cpus || max_cpus > 1))
 		printk("smp: the boot CPU (APIC id %u) is not in the MADT\n", me);
+	nr_cpus_tried = nr_slots;
 	if (acpi.nr_ignored)
 		printk("smp: %d more CPUs than slablab's limit of %d are left out\n", acpi.nr_ignored,
 		       NR_CPUS);
@@ -133,6 +136,7 @@ void smp_boot_begin(void)
 	for (int i = 1; i < nr_slots; i++) {
 		if ((long)slots[i].apic_id == boot_opts.ap_skip) {
 			slots[i].state = SLOT_SKIPPED;
+			nr_cpus_skipped++;
 			printk("smp: not starting the CPU with APIC id %u (ap_skip=)\n", slots[i].apic_id);
 			continue;
 		}

@@ -32,6 +32,5 @@ void smp_boot_begin(void);
 void smp_boot_finish(void);
 void __noreturn ap_entry(u32 ticket);
 extern u64 boot_aps_online_tsc;
-extern int nr_cpus_gave_up;
 
 #endif

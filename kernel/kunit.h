@@ -97,7 +97,7 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 
 #define __KUNIT_BOOL(test, kind, cond, expected, fmt, ...)                                         \
 	do {                                                                                       \
-		if (!!(cond) != (expected)) {                                                      \
+		if ((bool)(cond) != (expected)) {                                                 \
 			kunit_fail_bool(test, kind, __FILE__, __LINE__, #cond, expected, fmt,      \
 					##__VA_ARGS__);                                            \
 			__KUNIT_END(test, kind);                                                   \
@@ -152,6 +152,8 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 #define KUNIT_EXPECT_GE(t, l, r) __KUNIT_INT(t, KUNIT_EXPECTATION, l, >=, r, NULL)
 #define KUNIT_EXPECT_EQ_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, ==, r, f, ##__VA_ARGS__)
 #define KUNIT_EXPECT_NE_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, !=, r, f, ##__VA_ARGS__)
+#define KUNIT_EXPECT_GT_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, >, r, f, ##__VA_ARGS__)
+#define KUNIT_EXPECT_LT_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, <, r, f, ##__VA_ARGS__)
 #define KUNIT_EXPECT_LE_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, <=, r, f, ##__VA_ARGS__)
 #define KUNIT_EXPECT_GE_MSG(t, l, r, f, ...) __KUNIT_INT(t, KUNIT_EXPECTATION, l, >=, r, f, ##__VA_ARGS__)
 #define KUNIT_EXPECT_PTR_EQ(t, l, r) __KUNIT_PTR(t, KUNIT_EXPECTATION, l, ==, r, NULL)
@@ -164,6 +166,7 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 #define KUNIT_ASSERT_TRUE(t, c) __KUNIT_BOOL(t, KUNIT_ASSERTION, c, true, NULL)
 #define KUNIT_ASSERT_FALSE(t, c) __KUNIT_BOOL(t, KUNIT_ASSERTION, c, false, NULL)
 #define KUNIT_ASSERT_TRUE_MSG(t, c, f, ...) __KUNIT_BOOL(t, KUNIT_ASSERTION, c, true, f, ##__VA_ARGS__)
+#define KUNIT_ASSERT_FALSE_MSG(t, c, f, ...) __KUNIT_BOOL(t, KUNIT_ASSERTION, c, false, f, ##__VA_ARGS__)
 #define KUNIT_ASSERT_EQ(t, l, r) __KUNIT_INT(t, KUNIT_ASSERTION, l, ==, r, NULL)
 #define KUNIT_ASSERT_NE(t, l, r) __KUNIT_INT(t, KUNIT_ASSERTION, l, !=, r, NULL)
 #define KUNIT_ASSERT_LT(t, l, r) __KUNIT_INT(t, KUNIT_ASSERTION, l, <, r, NULL)
