@@ -39,7 +39,7 @@ HOSTCC := gcc
 
 KERNEL_DIRS := arch kernel mm
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
-	-mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-common -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Werror --param=min-pagesize=0 \
 	-MMD -MP $(addprefix -I,$(KERNEL_DIRS)) -I$(B)/gen
 NASMFLAGS := -f elf64 -g -I$(B)/gen -Iboot

@@ -92,17 +92,31 @@ bool acpi_checksum_ok(const void *p, size_t len)
 	return sum == 0;
 }
 
+static bool listed(const u32 *ids, int n, u32 id)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 static void add_cpu(struct acpi_info *out, u32 apic_id, u32 uid, bool x2, u32 flags)
 {
 	if (!(flags & MADT_ENABLED)) {
-		/* Online-capable CPUs are for hotplug; we do not hot-add. */
-		out->nr_disabled++;
+		if (flags & MADT_ONLINE_CAPABLE)
+			out->nr_online_capable++; /* for hotplug; we do not hot-add */
+		else
+			out->nr_disabled++;
 		return;
 	}
 	for (int i = 0; i < out->nr_cpus; i++)
 		if (out->cpus[i].apic_id == apic_id)
 			return; /* listed twice (type 0 and type 9): keep the first */
 	if (out->nr_cpus == NR_CPUS) {
+		if (listed(out->ignored_ids, MIN(out->nr_ignored, NR_CPUS), apic_id))
+			return;
+		if (out->nr_ignored < NR_CPUS)
+			out->ignored_ids[out->nr_ignored] = apic_id;
 		out->nr_ignored++;
 		return;
 	}
@@ -212,6 +226,10 @@ int acpi_init(u64 rsdp_addr)
 	root = map_table(xsdt ? rsdp->xsdt : rsdp->rsdt, xsdt ? "XSDT" : "RSDT");
 	if (!root)
 		return -1;
+	if (root->length < sizeof(*root)) {
+		printk("acpi: the %s is shorter than its header\n", xsdt ? "XSDT" : "RSDT");
+		return -1;
+	}
 	n = (int)((root->length - sizeof(*root)) / (xsdt ? 8 : 4));
 	for (int i = 0; i < n; i++) {
 		const u8 *ents = (const u8 *)root + sizeof(*root);

@@ -17,7 +17,9 @@ struct acpi_info {
 	bool pcat_compat;   /* MADT flag: a legacy 8259 pair is present */
 	int nr_cpus;        /* enabled CPUs found, at most NR_CPUS */
 	int nr_ignored;     /* enabled CPUs past NR_CPUS */
+	int nr_online_capable; /* not enabled now, could be hot-added (we do not) */
 	int nr_disabled;    /* entries neither enabled nor online-capable */
+	u32 ignored_ids[NR_CPUS]; /* the first NR_CPUS ignored ones, to count each once */
 	struct acpi_cpu cpus[NR_CPUS];
 	u64 hpet_addr;      /* 0: no HPET table */
 	char oem[7];

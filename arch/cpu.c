@@ -23,6 +23,24 @@ void arch_idle(void)
 	safe_halt();
 }
 
+void arch_halt_keep_irqs(void)
+{
+	halt();
+}
+
+void arch_kick_cpu(int cpu)
+{
+	apic_send_nmi(per_cpu(percpu_hdr, cpu).apic_id);
+}
+
+bool arch_hypervisor(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	return c & (1u << 31);
+}
+
 /*
  * Under a hypervisor (QEMU) write the code to isa-debug-exit, which ends QEMU with status
  * code * 2 + 1. On real hardware (no hypervisor bit) port 0xf4 may belong to something else,
@@ -30,12 +48,9 @@ void arch_idle(void)
  */
 void arch_exit(int code)
 {
-	u32 a, b, c, d;
-
 	irq_disable_raw();
 	arch_stop_other_cpus();
-	cpuid(1, &a, &b, &c, &d);
-	if (c & (1u << 31))
+	if (arch_hypervisor())
 		outb(ISA_DEBUG_EXIT_PORT, (u8)code);
 	for (;;)
 		halt();

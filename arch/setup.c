@@ -19,6 +19,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include "smp.h"
+#include "spinlock.h"
 #include "string.h"
 #include "time.h"
 #include "traps.h"
@@ -107,6 +108,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	t_aps_begin = rdtsc();
 	smp_boot_begin();
 	tsc_init();
+	spin_pv_init(arch_hypervisor());
 	smp_boot_finish(); /* also starts the page allocator while the APs come up */
 	irq_enable_raw();  /* from here on the boot CPU takes IPIs like every other */
 

@@ -205,6 +205,9 @@ void smp_boot_finish(void)
 done:
 	smp_init();
 	__atomic_store_n(&released, 1, __ATOMIC_RELEASE);
+	for (int i = 1; i < nr_slots; i++) /* they wait in hlt: wake them */
+		if (slot_state(i) == SLOT_ARRIVED)
+			apic_send_ipi(slots[i].apic_id, VEC_WAKEUP);
 	/* Released APs report ONLINE quickly; a bounded wait all the same. */
 	deadline = rdtsc() + ns_to_cycles((u64)boot_opts.ap_timeout_ms * 1000000);
 	while (count_state(SLOT_ARRIVED) && rdtsc() < deadline)
@@ -241,8 +244,17 @@ void __noreturn ap_entry(u32 ticket)
 	if (!__atomic_compare_exchange_n(&slots[slot].state, &expect, SLOT_ARRIVED, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		park(); /* too late: the BSP gave up on us and went on without */
-	while (!__atomic_load_n(&released, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	/*
+	 * Wait in hlt, not in a spin: under emulation hundreds of spinning vCPUs would take the
+	 * host's cores from the ones still starting. The BSP's wake-up IPI ends the wait; sti;hlt
+	 * cannot miss it.
+	 */
+	for (;;) {
+		irq_disable_raw();
+		if (__atomic_load_n(&released, __ATOMIC_ACQUIRE))
+			break;
+		safe_halt();
+	}
 	__atomic_store_n(&slots[slot].state, SLOT_ONLINE, __ATOMIC_RELEASE);
 	cpu_idle_loop();
 }

@@ -11,6 +11,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include "smp.h"
+#include "spinlock.h"
 #include "traps.h"
 #include "x86.h"
 
@@ -118,6 +119,8 @@ static void nmi(struct trap_frame *f)
 		for (;;)
 			halt(); /* interrupts are off in an NMI; only another NMI/reset gets here */
 	}
+	if (spin_kick_received())
+		return; /* an unlocker woke us from a halted spin (kernel/spinlock.c) */
 	printk("NMI on cpu %d (not from slablab) at RIP %#llx; continuing\n", smp_processor_id(),
 	       (unsigned long long)f->rip);
 }

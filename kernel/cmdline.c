@@ -148,6 +148,11 @@ static int set_option(const struct option *opt, const char *val, size_t len,
 	return -1;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errlen)
 {
 	bool first = true;
@@ -158,12 +163,12 @@ int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errle
 		size_t len, nlen;
 		const struct option *opt = NULL;
 
-		while (*s == ' ' || *s == '\t')
+		while (is_blank(*s))
 			s++;
 		if (!*s)
 			break;
 		tok = s;
-		while (*s && *s != ' ' && *s != '\t')
+		while (*s && !is_blank(*s))
 			s++;
 		len = (size_t)(s - tok);
 		/* Some loaders pass the kernel's own path first. */

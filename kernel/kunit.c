@@ -170,22 +170,30 @@ struct on_all_cpus {
 	struct kunit *test;
 	void (*fn)(struct kunit *, void *);
 	void *arg;
-	int arrived; /* start barrier */
+	int waiting; /* start barrier: CPUs still to arrive */
 };
 
+/*
+ * The start barrier halts the early arrivals and the last one wakes them all, so that no
+ * CPU burns a host core spinning while others have yet to be scheduled (under emulation).
+ */
 static void on_all_cpus_fn(void *p)
 {
 	struct on_all_cpus *w = p;
 
-	__atomic_fetch_add(&w->arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&w->arrived, __ATOMIC_ACQUIRE) < nr_cpu_ids)
-		cpu_relax();
+	if (__atomic_sub_fetch(&w->waiting, 1, __ATOMIC_ACQ_REL) == 0) {
+		for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (cpu != smp_processor_id())
+				smp_send_reschedule(cpu);
+	} else {
+		smp_wait_event(&w->waiting, 0);
+	}
 	run_guarded(w->test, w->fn, w->arg);
 }
 
 void kunit_run_on_all_cpus(struct kunit *test, void (*fn)(struct kunit *, void *), void *arg)
 {
-	struct on_all_cpus w = { .test = test, .fn = fn, .arg = arg, .arrived = 0 };
+	struct on_all_cpus w = { .test = test, .fn = fn, .arg = arg, .waiting = nr_cpu_ids };
 
 	smp_run_on_all_cpus(on_all_cpus_fn, &w);
 }

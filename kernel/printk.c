@@ -12,6 +12,8 @@
 
 /* ---- formatting (also built on the host: tests/host/test_printk.c) ---- */
 
+#define WIDTH_MAX 4096 /* widths and precisions are clamped here: no overflow, no silly padding */
+
 struct outbuf {
 	char *buf;
 	size_t size;
@@ -86,12 +88,16 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			width = va_arg(ap, int);
 			if (width < 0) {
 				left = true;
-				width = -width;
+				width = width < -WIDTH_MAX ? WIDTH_MAX : -width;
 			}
 			fmt++;
 		}
-		while (*fmt >= '0' && *fmt <= '9')
-			width = width * 10 + (*fmt++ - '0');
+		while (*fmt >= '0' && *fmt <= '9') {
+			int digit = *fmt++ - '0';
+
+			width = width > WIDTH_MAX ? WIDTH_MAX : width * 10 + digit;
+		}
+		width = MIN(width, WIDTH_MAX);
 		if (*fmt == '.') {
 			fmt++;
 			prec = 0;
@@ -99,8 +105,12 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				prec = va_arg(ap, int);
 				fmt++;
 			}
-			while (*fmt >= '0' && *fmt <= '9')
-				prec = prec * 10 + (*fmt++ - '0');
+			while (*fmt >= '0' && *fmt <= '9') {
+				int digit = *fmt++ - '0';
+
+				prec = prec > WIDTH_MAX ? WIDTH_MAX : prec * 10 + digit;
+			}
+			prec = MIN(prec, WIDTH_MAX);
 		}
 		while (*fmt == 'l' || *fmt == 'z' || *fmt == 'h') {
 			if (*fmt == 'l' || *fmt == 'z')

@@ -40,6 +40,7 @@ struct cpu_calls {
 
 struct work_group {
 	int remaining;
+	int waiter; /* the CPU waiting for remaining to reach 0 */
 };
 
 struct cpu_work {
@@ -259,13 +260,30 @@ static void run_work(struct cpu_work *w)
 	fn(arg);
 	/* Free the slot before reporting done: the caller may post new work right after. */
 	__atomic_store_n(&w->fn, NULL, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&g->remaining, 1, __ATOMIC_RELEASE);
+	if (__atomic_sub_fetch(&g->remaining, 1, __ATOMIC_ACQ_REL) == 0)
+		smp_send_reschedule(g->waiter); /* g lives on the waiter's stack: last use */
+}
+
+/*
+ * Wait, halted, until *counter reaches 0 or stop; whoever changes it last sends this CPU a
+ * wake-up IPI. Halting rather than spinning matters under emulation, where spinning vCPUs
+ * take host cores from the ones doing the work. Interrupts are on when this returns.
+ */
+void smp_wait_event(int *counter, int stop)
+{
+	for (;;) {
+		local_irq_disable();
+		if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) == stop)
+			break;
+		arch_idle();
+	}
+	local_irq_enable();
 }
 
 void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *arg)
 {
-	struct work_group group = { .remaining = 0 };
 	int me = smp_processor_id(), cpu;
+	struct work_group group = { .remaining = 0, .waiter = me };
 
 	for_each_cpu(cpu, mask)
 		if (cpu != me)
@@ -284,8 +302,7 @@ void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *ar
 	}
 	if (cpumask_test_cpu(me, mask))
 		fn(arg);
-	while (__atomic_load_n(&group.remaining, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	smp_wait_event(&group.remaining, 0);
 }
 
 void smp_run_on_all_cpus(void (*fn)(void *arg), void *arg)

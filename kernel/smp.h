@@ -63,6 +63,7 @@ void smp_call_function(smp_call_func_t fn, void *info, int wait); /* all others 
 void on_each_cpu(smp_call_func_t fn, void *info, int wait);        /* all, caller too */
 
 void smp_send_reschedule(int cpu); /* the wake-up IPI, counted */
+void smp_wait_event(int *counter, int stop); /* halt until *counter == stop (interrupts on) */
 
 void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *arg);
 void smp_run_on_all_cpus(void (*fn)(void *arg), void *arg);

@@ -31,6 +31,10 @@ void spin_unlock(struct spinlock *l);
 bool spin_is_locked(struct spinlock *l);
 bool spin_held_by_me(struct spinlock *l);
 
+/* Halting waiters under a hypervisor (see spinlock.c); set up once the TSC is known. */
+void spin_pv_init(bool hypervisor);
+bool spin_kick_received(void);
+
 #define spin_lock_irqsave(l, flags)                                                                \
 	do {                                                                                       \
 		local_irq_save(flags);                                                             \

@@ -10,7 +10,7 @@
 #include "printk.h"
 #include "string.h"
 
-#define MAX_RESERVED 64
+#define MAX_RESERVED 128
 #define LOW_MEM_END 0x100000ULL
 #define DIRECT_MAP_END (64 * GiB) /* boot/entry.asm maps this much */
 
@@ -25,12 +25,22 @@ static bool buddy_up;
 
 void memblock_reserve(u64 base, u64 len, const char *what)
 {
+	u64 b = ALIGN_DOWN(base, PAGE_SIZE), e = ALIGN_UP(base + len, PAGE_SIZE);
+
 	if (!len)
 		return;
+	/* Grow a range this one touches or overlaps: early allocations come one after another. */
+	for (int i = 0; i < nr_reserved; i++) {
+		if (reserved[i].base <= e && b <= reserved[i].end) {
+			reserved[i].base = MIN(reserved[i].base, b);
+			reserved[i].end = MAX(reserved[i].end, e);
+			return;
+		}
+	}
 	if (nr_reserved == MAX_RESERVED)
 		panic("memblock: more than %d reserved ranges (adding %s)", MAX_RESERVED, what);
-	reserved[nr_reserved].base = ALIGN_DOWN(base, PAGE_SIZE);
-	reserved[nr_reserved].end = ALIGN_UP(base + len, PAGE_SIZE);
+	reserved[nr_reserved].base = b;
+	reserved[nr_reserved].end = e;
 	reserved[nr_reserved].what = what;
 	nr_reserved++;
 }

@@ -112,20 +112,26 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	unsigned long flags;
 	unsigned int k;
 
+	spin_lock_irqsave(&zone.lock, flags);
 	if (order > MAX_ORDER) {
-		printk("page_alloc: order %u requested, the largest is %d\n", order, MAX_ORDER);
+		zone.failed++;
+		spin_unlock_irqrestore(&zone.lock, flags);
+		if (!(gfp & __GFP_NOWARN))
+			printk("page_alloc: order %u requested, the largest is %d\n", order,
+			       MAX_ORDER);
 		return NULL;
 	}
-	spin_lock_irqsave(&zone.lock, flags);
 	for (k = order; k <= MAX_ORDER; k++)
 		if (!list_empty(&zone.free_area[k].list))
 			break;
 	if (k > MAX_ORDER) {
+		unsigned long nfree = zone.free;
+
 		zone.failed++;
 		spin_unlock_irqrestore(&zone.lock, flags);
 		if (!(gfp & __GFP_NOWARN))
 			printk("page_alloc: out of memory for order %u (%lu pages free)\n", order,
-			       zone.free);
+			       nfree);
 		return NULL;
 	}
 	p = list_first_entry(&zone.free_area[k].list, struct page, lru);
@@ -200,8 +206,12 @@ void free_pages(unsigned long addr, unsigned int order)
 	if (!addr)
 		return;
 	if (addr & (PAGE_SIZE - 1) || !virt_addr_valid((void *)addr)) {
-		printk("page_alloc: free_pages(%#lx): not a page address; ignored\n", addr);
+		unsigned long flags;
+
+		spin_lock_irqsave(&zone.lock, flags);
 		zone.bad_frees++;
+		spin_unlock_irqrestore(&zone.lock, flags);
+		printk("page_alloc: free_pages(%#lx): not a page address; ignored\n", addr);
 		return;
 	}
 	__free_pages(virt_to_page((void *)addr), order);

@@ -6,7 +6,8 @@
 set -euo pipefail
 out=$1 kernel=$2 cfg=$3
 tree=$(mktemp -d "${TMPDIR:-/tmp}/slablab-iso.XXXXXX")
-trap 'rm -rf "$tree"' EXIT
+log=$(mktemp "${TMPDIR:-/tmp}/slablab-iso-log.XXXXXX")   # not inside the tree that goes on the ISO
+trap 'rm -rf "$tree" "$log"' EXIT
 mkdir -p "$tree/boot/grub"
 cp "$kernel" "$tree/boot/slablab.elf"
 if [ "$cfg" = --cmdline ]; then
@@ -25,8 +26,8 @@ else
     cp "$cfg" "$tree/boot/grub/grub.cfg"
 fi
 mkdir -p "$(dirname "$out")"
-if ! grub-mkrescue -o "$out.tmp" "$tree" > "$tree/log" 2>&1; then
-    cat "$tree/log" >&2
+if ! grub-mkrescue -o "$out.tmp" "$tree" > "$log" 2>&1; then
+    cat "$log" >&2
     echo "mkiso: grub-mkrescue failed (packages: grub-pc-bin grub-efi-amd64-bin xorriso mtools)" >&2
     exit 1
 fi

@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: MIT
+/*
+ * arch/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
+ * entries, overrides, duplicates, too many CPUs, broken entries), and acpi_init over a
+ * RSDP -> XSDT/RSDT -> MADT/HPET chain placed in low host memory that ASan guards.
+ */
+#include <errno.h>
+#include <sanitizer/asan_interface.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "acpi.h"
+#include "host_env.h"
+#include "ktest.h"
+#include "page_alloc.h" /* memblock_reserve's declaration */
+
+/* ---- memblock_reserve, as acpi.c calls it: only recorded ---- */
+
+static struct {
+	u64 base, len;
+	char what[16];
+} resv[64];
+static int nr_resv;
+
+void memblock_reserve(u64 base, u64 len, const char *what)
+{
+	if (nr_resv < (int)ARRAY_SIZE(resv)) {
+		resv[nr_resv].base = base;
+		resv[nr_resv].len = len;
+		snprintf(resv[nr_resv].what, sizeof(resv[nr_resv].what), "%s", what);
+	}
+	nr_resv++;
+}
+
+/* Was [base, base + len) reserved by one call, under the name what? */
+static bool reserved(const void *p, u64 len, const char *what)
+{
+	u64 base = (u64)(uintptr_t)p;
+
+	for (int i = 0; i < nr_resv && i < (int)ARRAY_SIZE(resv); i++)
+		if (resv[i].base <= base && resv[i].base + resv[i].len >= base + len &&
+		    !strcmp(resv[i].what, what))
+			return true;
+	return false;
+}
+
+/* ---- building tables ---- */
+
+struct tbl {
+	u8 b[8192];
+	size_t len;
+};
+
+static void put(struct tbl *t, const void *p, size_t n)
+{
+	if (t->len + n > sizeof(t->b))
+		abort();
+	memcpy(t->b + t->len, p, n);
+	t->len += n;
+}
+
+static void put8(struct tbl *t, u8 v)
+{
+	put(t, &v, 1);
+}
+
+static void put16(struct tbl *t, u16 v)
+{
+	put(t, &v, 2);
+}
+
+static void put32(struct tbl *t, u32 v)
+{
+	put(t, &v, 4);
+}
+
+static void put64(struct tbl *t, u64 v)
+{
+	put(t, &v, 8);
+}
+
+/* The 36-byte header every ACPI table starts with; length and checksum come at the end. */
+static void sdt_begin(struct tbl *t, const char *sig)
+{
+	t->len = 0;
+	put(t, sig, 4);
+	put32(t, 0); /* length */
+	put8(t, 2);  /* revision */
+	put8(t, 0);  /* checksum */
+	put(t, "SLABLB", 6);
+	put(t, "HOSTTEST", 8);
+	put32(t, 1);
+	put(t, "TEST", 4);
+	put32(t, 1);
+}
+
+/* Sets the length field (claimed, or the bytes written if 0) and the checksum. */
+static void sdt_finish_len(struct tbl *t, u32 claimed)
+{
+	u8 sum = 0;
+	u32 len = claimed ? claimed : (u32)t->len;
+
+	memcpy(t->b + 4, &len, 4);
+	t->b[9] = 0;
+	for (size_t i = 0; i < t->len; i++)
+		sum += t->b[i];
+	t->b[9] = (u8)-sum;
+}
+
+static void sdt_finish(struct tbl *t)
+{
+	sdt_finish_len(t, 0);
+}
+
+static void madt_begin(struct tbl *t, u32 lapic_addr, u32 flags)
+{
+	sdt_begin(t, "APIC");
+	put32(t, lapic_addr);
+	put32(t, flags);
+}
+
+static void lapic(struct tbl *t, u8 uid, u8 apic_id, u32 flags) /* type 0 */
+{
+	put8(t, 0);
+	put8(t, 8);
+	put8(t, uid);
+	put8(t, apic_id);
+	put32(t, flags);
+}
+
+static void x2apic(struct tbl *t, u32 id, u32 uid, u32 flags) /* type 9 */
+{
+	put8(t, 9);
+	put8(t, 16);
+	put16(t, 0);
+	put32(t, id);
+	put32(t, flags);
+	put32(t, uid);
+}
+
+static void lapic_override(struct tbl *t, u64 addr) /* type 5 */
+{
+	put8(t, 5);
+	put8(t, 12);
+	put16(t, 0);
+	put64(t, addr);
+}
+
+/*
+ * An entry of any type and length, `bytes` long in all, filled with 0x01 after its two-byte
+ * header: read as a CPU entry, that fill is an enabled CPU, so reading it shows.
+ */
+static void raw_entry(struct tbl *t, u8 type, u8 length, size_t bytes)
+{
+	put8(t, type);
+	put8(t, length);
+	for (size_t i = 2; i < bytes; i++)
+		put8(t, 0x01);
+}
+
+/* A heap copy of exactly the bytes written: ASan reports a read past them. */
+static void *exact(const struct tbl *t)
+{
+	void *p = malloc(t->len ? t->len : 1);
+
+	memcpy(p, t->b, t->len);
+	return p;
+}
+
+/* ---- acpi_parse_madt ---- */
+
+static struct acpi_info info;
+static struct tbl t;
+
+/* Finishes t, parses an exact copy into a zeroed info. */
+static int parse_len(u32 claimed)
+{
+	void *p;
+	int rc;
+
+	sdt_finish_len(&t, claimed);
+	p = exact(&t);
+	memset(&info, 0, sizeof(info));
+	host_console_reset();
+	rc = acpi_parse_madt(p, &info);
+	free(p);
+	return rc;
+}
+
+static int parse(void)
+{
+	return parse_len(0);
+}
+
+static void checksum(void)
+{
+	u8 zero[36] = {0}, wrap[2] = {0x80, 0x80}, wrap2[3] = {0xff, 0x01, 0x00}, one = 1;
+
+	kt_check(acpi_checksum_ok(zero, sizeof(zero)), "checksum: all zero bytes are valid",
+		 "rejected");
+	kt_check(acpi_checksum_ok(zero, 0), "checksum: an empty range is valid", "rejected");
+	kt_check(acpi_checksum_ok(wrap, 2), "checksum: sums wrap at 256 (0x80+0x80)", "rejected");
+	kt_check(acpi_checksum_ok(wrap2, 3), "checksum: sums wrap at 256 (0xff+0x01)", "rejected");
+	kt_check(!acpi_checksum_ok(&one, 1), "checksum: a single 1 is invalid", "accepted");
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	sdt_finish(&t);
+	kt_check(acpi_checksum_ok(t.b, t.len), "checksum: a finished table is valid", "rejected");
+	t.b[40] ^= 0x10;
+	kt_check(!acpi_checksum_ok(t.b, t.len), "checksum: one changed bit is caught", "accepted");
+	t.b[40] ^= 0x10;
+	t.b[41] += 1;
+	t.b[42] -= 1;
+	kt_check(acpi_checksum_ok(t.b, t.len), "checksum: changes that cancel out pass",
+		 "rejected");
+}
+
+static void madt_basics(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	memcpy(t.b, "APIX", 4);
+	rc = parse();
+	kt_check(rc == -1 && !info.have_madt && !info.nr_cpus, "madt: wrong signature is refused",
+		 "rc %d have_madt %d", rc, info.have_madt);
+
+	/* Shorter than header + lapic_addr + flags: refused without reading the flags. */
+	madt_begin(&t, 0xfee00000, 1);
+	t.len = 43;
+	rc = parse();
+	kt_check(rc == -1 && !info.have_madt, "madt: length 43 (< 44) is refused", "rc %d", rc);
+
+	madt_begin(&t, 0xfee00000, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.have_madt && info.lapic_addr == 0xfee00000 && info.pcat_compat &&
+		     !info.nr_cpus && !info.nr_disabled && !info.nr_ignored,
+		 "madt: no entries", "rc %d have_madt %d lapic %#llx pcat %d cpus %d", rc,
+		 info.have_madt, (unsigned long long)info.lapic_addr, info.pcat_compat,
+		 info.nr_cpus);
+	madt_begin(&t, 0xfec01000, 0);
+	rc = parse();
+	kt_check(rc == 0 && !info.pcat_compat && info.lapic_addr == 0xfec01000,
+		 "madt: flags 0 means no PC-AT 8259s; other lapic address", "pcat %d lapic %#llx",
+		 info.pcat_compat, (unsigned long long)info.lapic_addr);
+	madt_begin(&t, 0xfee00000, 0xfffffffe);
+	rc = parse();
+	kt_check(rc == 0 && !info.pcat_compat, "madt: only flag bit 0 is PC-AT", "pcat %d",
+		 info.pcat_compat);
+}
+
+static void madt_lapic(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	lapic(&t, 1, 2, 1);
+	lapic(&t, 2, 4, 1);
+	lapic(&t, 7, 255 - 1, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 4 && info.cpus[0].apic_id == 0 &&
+		     info.cpus[1].apic_id == 2 && info.cpus[2].apic_id == 4 &&
+		     info.cpus[3].apic_id == 254 && info.cpus[3].uid == 7 &&
+		     info.cpus[1].uid == 1 && !info.cpus[0].x2apic && !info.cpus[3].x2apic,
+		 "lapic: four enabled CPUs, in table order",
+		 "rc %d cpus %d: ids %u %u %u %u uid[3] %u", rc, info.nr_cpus, info.cpus[0].apic_id,
+		 info.cpus[1].apic_id, info.cpus[2].apic_id, info.cpus[3].apic_id,
+		 info.cpus[3].uid);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	lapic(&t, 1, 1, 0);
+	lapic(&t, 2, 2, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 2 && info.nr_disabled == 1 && info.cpus[1].apic_id == 2,
+		 "lapic: a disabled CPU is counted, not listed", "cpus %d disabled %d, cpus[1] %u",
+		 info.nr_cpus, info.nr_disabled, info.cpus[1].apic_id);
+
+	/* acpi.h: nr_disabled counts entries "neither enabled nor online-capable". */
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	lapic(&t, 1, 1, 2);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1, "lapic: an online-capable CPU is not started",
+		 "cpus %d", info.nr_cpus);
+	kt_check(info.nr_disabled == 0, "lapic: an online-capable CPU is not counted as disabled",
+		 "nr_disabled %d, but acpi.h says it counts entries neither enabled nor "
+		 "online-capable (flags 2 is online-capable)",
+		 info.nr_disabled);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 3, 9, 3);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.cpus[0].apic_id == 9 && !info.nr_disabled,
+		 "lapic: enabled and online-capable is enabled", "cpus %d disabled %d",
+		 info.nr_cpus, info.nr_disabled);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 5, 1);
+	lapic(&t, 1, 5, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.cpus[0].uid == 0,
+		 "lapic: the same APIC id twice is one CPU (the first)", "cpus %d uid %u",
+		 info.nr_cpus, info.cpus[0].uid);
+
+	/* Entries too short for their type are skipped; parsing goes on. */
+	madt_begin(&t, 0xfee00000, 1);
+	raw_entry(&t, 0, 6, 6);
+	lapic(&t, 1, 2, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.cpus[0].apic_id == 2,
+		 "lapic: a 6-byte type 0 entry is skipped", "cpus %d", info.nr_cpus);
+}
+
+static void madt_x2apic(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	x2apic(&t, 256, 100, 1);
+	x2apic(&t, 300, 101, 1);
+	x2apic(&t, 0xfffffffe, 0xabcdef01, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 4 && info.cpus[1].apic_id == 256 &&
+		     info.cpus[1].uid == 100 && info.cpus[1].x2apic &&
+		     info.cpus[2].apic_id == 300 && info.cpus[3].apic_id == 0xfffffffe &&
+		     info.cpus[3].uid == 0xabcdef01 && !info.cpus[0].x2apic,
+		 "x2apic: ids above 255 with their uids", "cpus %d: %u/%u %u %u/%u", info.nr_cpus,
+		 info.cpus[1].apic_id, info.cpus[1].uid, info.cpus[2].apic_id, info.cpus[3].apic_id,
+		 info.cpus[3].uid);
+
+	madt_begin(&t, 0xfee00000, 1);
+	x2apic(&t, 400, 1, 0);
+	x2apic(&t, 401, 2, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.nr_disabled == 1 &&
+		     info.cpus[0].apic_id == 401,
+		 "x2apic: a disabled CPU is counted, not listed", "cpus %d disabled %d",
+		 info.nr_cpus, info.nr_disabled);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 4, 5, 1);
+	x2apic(&t, 5, 44, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && !info.cpus[0].x2apic && info.cpus[0].uid == 4,
+		 "x2apic: a CPU in type 0 and type 9 is one CPU (type 0 first)",
+		 "cpus %d x2apic %d uid %u", info.nr_cpus, info.cpus[0].x2apic, info.cpus[0].uid);
+
+	madt_begin(&t, 0xfee00000, 1);
+	x2apic(&t, 5, 44, 1);
+	lapic(&t, 4, 5, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.cpus[0].x2apic && info.cpus[0].uid == 44,
+		 "x2apic: a CPU in type 9 and type 0 is one CPU (type 9 first)",
+		 "cpus %d x2apic %d uid %u", info.nr_cpus, info.cpus[0].x2apic, info.cpus[0].uid);
+
+	madt_begin(&t, 0xfee00000, 1);
+	raw_entry(&t, 9, 12, 12);
+	x2apic(&t, 600, 1, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && info.cpus[0].apic_id == 600,
+		 "x2apic: a 12-byte type 9 entry is skipped", "cpus %d", info.nr_cpus);
+}
+
+static void madt_many(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	for (u32 i = 0; i < NR_CPUS; i++)
+		x2apic(&t, 1000 + i, i, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == NR_CPUS && !info.nr_ignored,
+		 "many: exactly NR_CPUS CPUs all fit", "cpus %d ignored %d", info.nr_cpus,
+		 info.nr_ignored);
+
+	madt_begin(&t, 0xfee00000, 1);
+	for (u32 i = 0; i < 300; i++)
+		x2apic(&t, 1000 + i, i, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == NR_CPUS && info.nr_ignored == 300 - NR_CPUS &&
+		     info.cpus[NR_CPUS - 1].apic_id == 1000 + NR_CPUS - 1,
+		 "many: 300 CPUs: the first 256 kept, 44 ignored", "cpus %d ignored %d last id %u",
+		 info.nr_cpus, info.nr_ignored, info.cpus[NR_CPUS - 1].apic_id);
+
+	madt_begin(&t, 0xfee00000, 1);
+	for (u32 i = 0; i < 10; i++)
+		x2apic(&t, 5000 + i, i, 0);
+	for (u32 i = 0; i < NR_CPUS; i++)
+		x2apic(&t, 1000 + i, i, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == NR_CPUS && !info.nr_ignored && info.nr_disabled == 10,
+		 "many: disabled entries take no CPU slot", "cpus %d ignored %d disabled %d",
+		 info.nr_cpus, info.nr_ignored, info.nr_disabled);
+
+	/* One CPU past the limit, listed as type 0 and as type 9: ignored once. */
+	madt_begin(&t, 0xfee00000, 1);
+	for (u32 i = 0; i < NR_CPUS; i++)
+		x2apic(&t, 1000 + i, i, 1);
+	lapic(&t, 77, 7, 1);
+	x2apic(&t, 7, 77, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == NR_CPUS && info.nr_ignored == 1,
+		 "many: a CPU past the limit listed twice is ignored once",
+		 "cpus %d nr_ignored %d, want 1 (apic id 7 is in a type 0 and a type 9 entry)",
+		 info.nr_cpus, info.nr_ignored);
+}
+
+static void madt_other_entries(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic_override(&t, 0x0000000123456000ULL);
+	lapic(&t, 0, 0, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.lapic_addr == 0x123456000ULL && info.nr_cpus == 1,
+		 "override: type 5 replaces the 32-bit lapic address", "lapic %#llx cpus %d",
+		 (unsigned long long)info.lapic_addr, info.nr_cpus);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	lapic_override(&t, 0xfed00000ULL);
+	rc = parse();
+	kt_check(rc == 0 && info.lapic_addr == 0xfed00000ULL,
+		 "override: type 5 after the CPUs still applies", "lapic %#llx",
+		 (unsigned long long)info.lapic_addr);
+
+	madt_begin(&t, 0xfee00000, 1);
+	raw_entry(&t, 5, 10, 10);
+	lapic(&t, 0, 3, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.lapic_addr == 0xfee00000 && info.nr_cpus == 1,
+		 "override: a 10-byte type 5 entry is skipped", "lapic %#llx cpus %d",
+		 (unsigned long long)info.lapic_addr, info.nr_cpus);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	raw_entry(&t, 1, 12, 12); /* I/O APIC */
+	raw_entry(&t, 2, 10, 10); /* interrupt source override */
+	lapic(&t, 1, 1, 1);
+	raw_entry(&t, 4, 6, 6);	   /* local APIC NMI */
+	raw_entry(&t, 0x7f, 3, 3); /* unknown */
+	raw_entry(&t, 0xff, 40, 40);
+	x2apic(&t, 512, 2, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 3 && info.cpus[2].apic_id == 512,
+		 "other entry types are stepped over", "cpus %d", info.nr_cpus);
+}
+
+static void madt_broken(void)
+{
+	int rc;
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	raw_entry(&t, 0, 0, 8);
+	lapic(&t, 1, 1, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && host_console_has("broken"),
+		 "broken: a zero-length entry stops the walk", "rc %d cpus %d, printed \"%s\"", rc,
+		 info.nr_cpus, host_console_text());
+
+	/* Stepping one byte on would find a type-1 entry of 8 bytes, then a CPU. */
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	put8(&t, 0);
+	put8(&t, 1);
+	raw_entry(&t, 8, 0, 7);
+	lapic(&t, 1, 1, 1);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && host_console_has("broken"),
+		 "broken: a one-byte entry stops the walk", "rc %d cpus %d", rc, info.nr_cpus);
+
+	/* The last entry says 16 bytes but the table ends 10 bytes in: no read past it. */
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	raw_entry(&t, 9, 16, 10);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1 && host_console_has("broken"),
+		 "broken: an entry running past the table end stops the walk", "rc %d cpus %d", rc,
+		 info.nr_cpus);
+
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	put8(&t, 9);
+	rc = parse();
+	kt_check(rc == 0 && info.nr_cpus == 1, "broken: one stray byte at the end is ignored",
+		 "rc %d cpus %d", rc, info.nr_cpus);
+
+	/* The header's length, not the buffer, bounds the walk. */
+	madt_begin(&t, 0xfee00000, 1);
+	lapic(&t, 0, 0, 1);
+	lapic(&t, 1, 1, 1);
+	lapic(&t, 2, 2, 1);
+	rc = parse_len(44 + 16);
+	kt_check(rc == 0 && info.nr_cpus == 2,
+		 "broken: entries past the header's length are unread", "rc %d cpus %d", rc,
+		 info.nr_cpus);
+	rc = parse_len(44 + 20);
+	kt_check(rc == 0 && info.nr_cpus == 2,
+		 "broken: a length that cuts an entry stops before it", "rc %d cpus %d", rc,
+		 info.nr_cpus);
+}
+
+/* ---- acpi_init over tables in low memory ---- */
+
+#define ARENA_BASE 0x40000000UL
+#define ARENA_SIZE (1UL << 20)
+
+static u8 *arena;
+static size_t arena_used;
+
+/* Everything in the arena poisoned again: only what place() puts there may be read. */
+static void arena_reset(void)
+{
+	ASAN_UNPOISON_MEMORY_REGION(arena, ARENA_SIZE);
+	memset(arena, 0xcc, ARENA_SIZE);
+	ASAN_POISON_MEMORY_REGION(arena, ARENA_SIZE);
+	arena_used = 0;
+}
+
+/* Copies n bytes into the arena (16-byte aligned, poisoned gaps around); returns where. */
+static void *place(const void *src, size_t n)
+{
+	u8 *p = arena + ((arena_used + 64 + 15) & ~15UL);
+
+	if (p + n > arena + ARENA_SIZE)
+		abort();
+	ASAN_UNPOISON_MEMORY_REGION(p, n);
+	memcpy(p, src, n);
+	arena_used = (size_t)(p - arena) + n;
+	return p;
+}
+
+static u64 addr_of(const void *p)
+{
+	return (u64)(uintptr_t)p;
+}
+
+/* A RSDP: revision 0 is the 20-byte ACPI 1.0 form, 2 the 36-byte one. */
+static void *place_rsdp(u8 revision, u64 rsdt, u64 xsdt, bool good_sig, bool good_sum)
+{
+	struct tbl r;
+	u8 sum = 0;
+
+	r.len = 0;
+	put(&r, good_sig ? "RSD PTR " : "RSD PTX ", 8);
+	put8(&r, 0);
+	put(&r, "SLABLB", 6);
+	put8(&r, revision);
+	put32(&r, (u32)rsdt);
+	if (revision >= 2) {
+		put32(&r, 36);
+		put64(&r, xsdt);
+		put8(&r, 0);
+		put8(&r, 0);
+		put8(&r, 0);
+		put8(&r, 0);
+	}
+	for (int i = 0; i < 20; i++)
+		sum += r.b[i];
+	r.b[8] = (u8)(-sum + (good_sum ? 0 : 1));
+	if (revision >= 2) {
+		sum = 0;
+		for (size_t i = 0; i < r.len; i++)
+			sum += r.b[i];
+		r.b[32] = (u8)-sum;
+	}
+	return place(r.b, r.len);
+}
+
+/* A MADT with `n` enabled CPUs: apic ids 0, 1, ... then x2APIC ids from 300. */
+static void *place_madt(int n, u32 *len)
+{
+	struct tbl m;
+
+	madt_begin(&m, 0xfee00000, 1);
+	for (int i = 0; i < n; i++) {
+		if (i < 2)
+			lapic(&m, (u8)i, (u8)i, 1);
+		else
+			x2apic(&m, 300 + (u32)i, (u32)i, 1);
+	}
+	sdt_finish(&m);
+	*len = (u32)m.len;
+	return place(m.b, m.len);
+}
+
+static void *place_hpet(u8 space_id, u64 address, u32 claimed_len, u32 *len)
+{
+	struct tbl h;
+
+	sdt_begin(&h, "HPET");
+	put32(&h, 0x8086a201);
+	put8(&h, space_id);
+	put8(&h, 64);
+	put8(&h, 0);
+	put8(&h, 0);
+	put64(&h, address);
+	if (claimed_len) { /* a short table: only that many bytes exist */
+		h.len = claimed_len;
+	}
+	sdt_finish(&h);
+	*len = (u32)h.len;
+	return place(h.b, h.len);
+}
+
+static void *place_other(const char *sig)
+{
+	struct tbl o;
+
+	sdt_begin(&o, sig);
+	put32(&o, 0x12345678);
+	sdt_finish(&o);
+	return place(o.b, o.len);
+}
+
+/* An XSDT (8-byte entries) or RSDT (4-byte entries) listing addrs. */
+static void *place_root(bool xsdt, const u64 *addrs, int n, u32 *len)
+{
+	struct tbl r;
+
+	sdt_begin(&r, xsdt ? "XSDT" : "RSDT");
+	for (int i = 0; i < n; i++) {
+		if (xsdt)
+			put64(&r, addrs[i]);
+		else
+			put32(&r, (u32)addrs[i]);
+	}
+	sdt_finish(&r);
+	*len = (u32)r.len;
+	return place(r.b, r.len);
+}
+
+static int run_init(u64 rsdp)
+{
+	int rc;
+
+	memset(&acpi, 0, sizeof(acpi));
+	nr_resv = 0;
+	host_console_reset();
+	rc = acpi_init(rsdp);
+	return rc;
+}
+
+static bool map_arena(void)
+{
+	void *p = mmap((void *)ARENA_BASE, ARENA_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return false;
+	if (p != (void *)ARENA_BASE) { /* a kernel before 4.17 takes the address as a hint */
+		munmap(p, ARENA_SIZE);
+		return false;
+	}
+	arena = p;
+	return true;
+}
+
+static void init_chain(void)
+{
+	u64 ents[8];
+	u32 madt_len, hpet_len, root_len, madt2_len;
+	void *madt, *hpet, *root, *rsdp, *madt2, *root2, *other;
+	int rc;
+
+	/* ACPI 2.0: RSDP -> XSDT -> FACP, MADT, HPET. */
+	arena_reset();
+	other = place_other("FACP");
+	madt = place_madt(4, &madt_len);
+	hpet = place_hpet(0, 0xfed00000, 0, &hpet_len);
+	ents[0] = addr_of(other);
+	ents[1] = addr_of(madt);
+	ents[2] = addr_of(hpet);
+	root = place_root(true, ents, 3, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.have_madt, "init xsdt: succeeds with a MADT", "rc %d", rc);
+	kt_check(acpi.nr_cpus == 4 && acpi.cpus[0].apic_id == 0 && acpi.cpus[3].apic_id == 303 &&
+		     acpi.cpus[3].x2apic && acpi.lapic_addr == 0xfee00000,
+		 "init xsdt: the MADT's CPUs", "cpus %d, cpus[3] %u", acpi.nr_cpus,
+		 acpi.cpus[3].apic_id);
+	KT_EQ_U("init xsdt: HPET address", acpi.hpet_addr, 0xfed00000);
+	KT_EQ_S("init xsdt: OEM id from the RSDP", acpi.oem, "SLABLB");
+	kt_check(reserved(root, root_len, "XSDT") && reserved(madt, madt_len, "MADT") &&
+		     reserved(hpet, hpet_len, "HPET"),
+		 "init xsdt: XSDT, MADT and HPET are reserved whole",
+		 "%d reservations; XSDT %d MADT %d HPET %d", nr_resv,
+		 reserved(root, root_len, "XSDT"), reserved(madt, madt_len, "MADT"),
+		 reserved(hpet, hpet_len, "HPET"));
+	kt_check(!host_console_has("checksum"), "init xsdt: good checksums pass quietly",
+		 "printed \"%s\"", host_console_text());
+
+	/* ACPI 1.0: a 20-byte RSDP (revision 0) -> RSDT with 32-bit entries. */
+	arena_reset();
+	madt = place_madt(2, &madt_len);
+	hpet = place_hpet(0, 0xfed01000, 0, &hpet_len);
+	ents[0] = addr_of(madt);
+	ents[1] = addr_of(hpet);
+	root = place_root(false, ents, 2, &root_len);
+	rsdp = place_rsdp(0, addr_of(root), 0, true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 2 && acpi.hpet_addr == 0xfed01000 &&
+		     reserved(root, root_len, "RSDT") && reserved(madt, madt_len, "MADT"),
+		 "init rsdt: ACPI 1.0 chain", "rc %d cpus %d hpet %#llx, RSDT reserved %d", rc,
+		 acpi.nr_cpus, (unsigned long long)acpi.hpet_addr,
+		 reserved(root, root_len, "RSDT"));
+
+	/* Revision 2 without an XSDT address falls back to the RSDT. */
+	rsdp = place_rsdp(2, addr_of(root), 0, true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 2 && reserved(root, root_len, "RSDT"),
+		 "init: revision 2 with XSDT 0 uses the RSDT", "rc %d cpus %d", rc, acpi.nr_cpus);
+
+	/* Both: the XSDT wins. */
+	madt2 = place_madt(3, &madt2_len);
+	ents[0] = addr_of(madt2);
+	root2 = place_root(true, ents, 1, &root_len);
+	rsdp = place_rsdp(2, addr_of(root), addr_of(root2), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 3, "init: the XSDT is preferred to the RSDT",
+		 "rc %d cpus %d (3 from the XSDT's MADT, 2 from the RSDT's)", rc, acpi.nr_cpus);
+	rsdp = place_rsdp(1, addr_of(root), addr_of(root2), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 2, "init: revision 1 ignores the XSDT field",
+		 "rc %d cpus %d", rc, acpi.nr_cpus);
+
+	/* A bad RSDP. */
+	rsdp = place_rsdp(2, addr_of(root), addr_of(root2), false, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt && host_console_has("not valid"),
+		 "init: a RSDP with a bad signature is refused", "rc %d, printed \"%s\"", rc,
+		 host_console_text());
+	rsdp = place_rsdp(2, addr_of(root), addr_of(root2), true, false);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt && host_console_has("not valid"),
+		 "init: a RSDP with a bad checksum is refused", "rc %d, printed \"%s\"", rc,
+		 host_console_text());
+}
+
+static void init_odd_tables(void)
+{
+	u64 ents[8];
+	u32 madt_len, hpet_len, root_len;
+	void *madt, *hpet, *root, *rsdp;
+	struct tbl x;
+	int rc;
+
+	/* A table with a bad checksum is used anyway, with a message. */
+	arena_reset();
+	madt = place_madt(3, &madt_len);
+	((u8 *)madt)[9] ^= 0x55;
+	ents[0] = addr_of(madt);
+	root = place_root(true, ents, 1, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 3 && host_console_has("bad checksum"),
+		 "init: a MADT with a bad checksum is used and reported",
+		 "rc %d cpus %d, printed "
+		 "\"%s\"",
+		 rc, acpi.nr_cpus, host_console_text());
+
+	/* No MADT: an error, but the HPET is still taken. */
+	arena_reset();
+	hpet = place_hpet(0, 0xfed00000, 0, &hpet_len);
+	ents[0] = addr_of(hpet);
+	root = place_root(true, ents, 1, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt && acpi.hpet_addr == 0xfed00000 &&
+		     host_console_has("no MADT"),
+		 "init: no MADT is an error", "rc %d hpet %#llx, printed \"%s\"", rc,
+		 (unsigned long long)acpi.hpet_addr, host_console_text());
+
+	/* HPET in I/O space, and a HPET too short to hold an address (exact size). */
+	arena_reset();
+	madt = place_madt(1, &madt_len);
+	hpet = place_hpet(1, 0xfed00000, 0, &hpet_len);
+	ents[0] = addr_of(madt);
+	ents[1] = addr_of(hpet);
+	root = place_root(true, ents, 2, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.hpet_addr == 0, "init: a HPET in I/O space is not used",
+		 "rc %d hpet %#llx", rc, (unsigned long long)acpi.hpet_addr);
+	hpet = place_hpet(0, 0xfed00000, 44, &hpet_len);
+	ents[1] = addr_of(hpet);
+	root = place_root(true, ents, 2, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.hpet_addr == 0, "init: a 44-byte HPET is not used",
+		 "rc %d hpet %#llx", rc, (unsigned long long)acpi.hpet_addr);
+
+	/* Entries at 0 and at or above 64 GiB are skipped, never read. */
+	arena_reset();
+	madt = place_madt(2, &madt_len);
+	ents[0] = 0;
+	ents[1] = 64 * GiB;
+	ents[2] = ~0ULL;
+	ents[3] = addr_of(madt);
+	root = place_root(true, ents, 4, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 2, "init: XSDT entries 0 and >= 64 GiB are skipped",
+		 "rc %d cpus %d", rc, acpi.nr_cpus);
+
+	/* The root table itself at 64 GiB: refused without a read. */
+	rsdp = place_rsdp(2, 0, 64 * GiB, true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt, "init: an XSDT at 64 GiB is refused", "rc %d", rc);
+	rsdp = place_rsdp(0, 0, 0, true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt, "init: a RSDT address of 0 is refused", "rc %d", rc);
+
+	/* An XSDT whose length leaves half an entry: only whole entries are read. */
+	arena_reset();
+	madt = place_madt(2, &madt_len);
+	sdt_begin(&x, "XSDT");
+	put64(&x, addr_of(madt));
+	put32(&x, 0xdeadbeef);
+	sdt_finish(&x);
+	root = place(x.b, x.len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.nr_cpus == 2, "init: a trailing half XSDT entry is not read",
+		 "rc %d cpus %d", rc, acpi.nr_cpus);
+
+	/* An XSDT whose length is less than its header: no entries, no MADT. */
+	sdt_begin(&x, "XSDT");
+	sdt_finish_len(&x, 20);
+	root = place(x.b, x.len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.have_madt,
+		 "init: an XSDT shorter than its header has no entries", "rc %d", rc);
+}
+
+int main(void)
+{
+	checksum();
+	madt_basics();
+	madt_lapic();
+	madt_x2apic();
+	madt_many();
+	madt_other_entries();
+	madt_broken();
+	if (map_arena()) {
+		init_chain();
+		init_odd_tables();
+	} else {
+		int e = errno;
+
+		kt_skip("init: RSDP/XSDT/RSDT chains",
+			"cannot map memory at %#lx (below the 64 GiB "
+			"acpi_init accepts): %s",
+			ARENA_BASE, strerror(e));
+	}
+	return kt_finish();
+}

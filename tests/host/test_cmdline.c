@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kernel/cmdline.c's cmdline_parse: defaults, every option, number syntax and bounds, bad
+ * and missing values, the loader's leading kernel path, blanks, and the error messages.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "ktest.h"
+
+static struct boot_options opts, want;
+static char err[1024];
+
+/*
+ * Parses a private, exact-size copy of s (ASan sees any read past its NUL) into opts, which
+ * starts out full of garbage; the message, if any, lands in err.
+ */
+static int parse(const char *s)
+{
+	char *copy = strdup(s);
+	int rc;
+
+	memset(&opts, 0xa5, sizeof(opts));
+	memset(err, 0, sizeof(err));
+	rc = cmdline_parse(copy, &opts, err, sizeof(err));
+	free(copy);
+	return rc;
+}
+
+/* Lists the fields in which opts and want differ; "" when none do. */
+static const char *diff_opts(void)
+{
+	static char out[2048];
+	size_t n = 0;
+
+	out[0] = '\0';
+#define DIFF(cond, ...)                                                                            \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			n += (size_t)snprintf(out + n, sizeof(out) - n, __VA_ARGS__);              \
+	} while (0)
+	DIFF(strcmp(opts.test, want.test), "test \"%.40s\" want \"%.40s\"; ", opts.test, want.test);
+	DIFF(opts.test_given != want.test_given, "test_given %d want %d; ", opts.test_given,
+	     want.test_given);
+	DIFF(strcmp(opts.bench, want.bench), "bench \"%.40s\" want \"%.40s\"; ", opts.bench,
+	     want.bench);
+	DIFF(opts.bench_given != want.bench_given, "bench_given %d want %d; ", opts.bench_given,
+	     want.bench_given);
+	DIFF(opts.cpus != want.cpus, "cpus %u want %u; ", opts.cpus, want.cpus);
+	DIFF(opts.seed != want.seed, "seed %llu want %llu; ", (unsigned long long)opts.seed,
+	     (unsigned long long)want.seed);
+	DIFF(strcmp(opts.crash, want.crash), "crash \"%.32s\" want \"%.32s\"; ", opts.crash,
+	     want.crash);
+	DIFF(opts.ap_timeout_ms != want.ap_timeout_ms, "ap_timeout_ms %u want %u; ",
+	     opts.ap_timeout_ms, want.ap_timeout_ms);
+	DIFF(opts.ap_skip != want.ap_skip, "ap_skip %ld want %ld; ", opts.ap_skip, want.ap_skip);
+#undef DIFF
+	return out;
+}
+
+/* Starts the expectation for the next accept() from the defaults. */
+static void want_defaults(void)
+{
+	memset(&want, 0, sizeof(want));
+	cmdline_defaults(&want);
+}
+
+/* cmdline must parse, and give exactly the options in want. */
+static void accept(const char *name, const char *cmdline)
+{
+	int rc = parse(cmdline);
+	const char *d = rc ? "" : diff_opts();
+
+	kt_check(rc == 0 && !*d, name, "cmdline \"%s\": %s%s", cmdline,
+		 rc ? "rejected: " : "wrong options: ", rc ? err : d);
+}
+
+/*
+ * cmdline must be rejected with a message holding every string in needles (NULL-ended).
+ */
+static void reject(const char *name, const char *cmdline, ...)
+{
+	va_list ap;
+	const char *needle, *missing = NULL;
+	int rc = parse(cmdline);
+
+	va_start(ap, cmdline);
+	while ((needle = va_arg(ap, const char *)))
+		if (!missing && !strstr(err, needle))
+			missing = needle;
+	va_end(ap);
+	if (rc != -1)
+		kt_check(false, name, "cmdline \"%s\" returned %d, want -1 (err \"%s\")", cmdline,
+			 rc, err);
+	else
+		kt_check(!missing && strlen(err) > 0, name,
+			 "cmdline \"%s\": message \"%s\" lacks \"%s\"", cmdline, err,
+			 missing ? missing : "(it is empty)");
+}
+
+static void defaults(void)
+{
+	struct boot_options d;
+
+	memset(&d, 0x5a, sizeof(d));
+	cmdline_defaults(&d);
+	KT_EQ_S("default test=all", d.test, "all");
+	KT_EQ_U("default test_given false", d.test_given, 0);
+	KT_EQ_S("default bench=none", d.bench, "none");
+	KT_EQ_U("default bench_given false", d.bench_given, 0);
+	KT_EQ_U("default cpus 0 (all)", d.cpus, 0);
+	KT_EQ_U("default seed 0", d.seed, 0);
+	KT_EQ_S("default crash empty", d.crash, "");
+	KT_EQ_U("default ap_timeout_ms 2000", d.ap_timeout_ms, 2000);
+	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
+
+	want_defaults();
+	accept("empty command line: defaults", "");
+	accept("blanks only: defaults", " \t  \t");
+}
+
+static void options(void)
+{
+	static const char *const crashes[] = {"pf", "gp",    "ud",	"de",
+					      "df", "pf-ap", "lockrec", "panic"};
+	char name[80], line[80];
+
+	want_defaults();
+	strcpy(want.test, "smp");
+	want.test_given = true;
+	accept("test=smp", "test=smp");
+
+	want_defaults();
+	want.test_given = true;
+	accept("test=all still sets test_given", "test=all");
+
+	want_defaults();
+	strcpy(want.test, "smp.ipi,slab.alloc");
+	want.test_given = true;
+	accept("test= keeps commas and dots", "test=smp.ipi,slab.alloc");
+
+	want_defaults();
+	strcpy(want.test, "a=b");
+	want.test_given = true;
+	accept("test= value may hold '='", "test=a=b");
+
+	want_defaults();
+	want.bench_given = true;
+	accept("bench=none sets bench_given only", "bench=none");
+
+	want_defaults();
+	strcpy(want.bench, "x");
+	want.bench_given = true;
+	accept("bench=x", "bench=x");
+
+	want_defaults();
+	want.cpus = 4;
+	accept("cpus=4 leaves test_given false", "cpus=4");
+
+	for (size_t i = 0; i < ARRAY_SIZE(crashes); i++) {
+		want_defaults();
+		strcpy(want.crash, crashes[i]);
+		snprintf(name, sizeof(name), "crash=%s", crashes[i]);
+		snprintf(line, sizeof(line), "crash=%s", crashes[i]);
+		accept(name, line);
+	}
+
+	want_defaults();
+	strcpy(want.test, "smp");
+	want.test_given = true;
+	want.cpus = 2;
+	want.seed = 7;
+	want.ap_timeout_ms = 500;
+	want.ap_skip = 3;
+	strcpy(want.crash, "gp");
+	strcpy(want.bench, "none");
+	want.bench_given = true;
+	accept("all options at once",
+	       "test=smp bench=none cpus=2 seed=7 crash=gp ap_timeout_ms=500 ap_skip=3");
+
+	want_defaults();
+	want.cpus = 3;
+	accept("a repeated option: the last wins", "cpus=2 cpus=3");
+}
+
+static void numbers(void)
+{
+	/* cpus: 1..256 (NR_CPUS) */
+	want_defaults();
+	want.cpus = 1;
+	accept("cpus=1 lowest", "cpus=1");
+	want.cpus = 256;
+	accept("cpus=256 highest", "cpus=256");
+	reject("cpus=0 rejected", "cpus=0", "cpus", "'0'", "1..256", NULL);
+	reject("cpus=257 rejected", "cpus=257", "cpus", "'257'", "1..256", NULL);
+	reject("cpus=4294967297 rejected, not wrapped to 1", "cpus=4294967297", "cpus", NULL);
+	reject("cpus=4294967296 rejected, not wrapped to 0", "cpus=4294967296", "cpus", NULL);
+	want.cpus = 16;
+	accept("cpus=0x10 hex", "cpus=0x10");
+	want.cpus = 31;
+	accept("cpus=0X1f hex, upper X, mixed case", "cpus=0X1f");
+	want.cpus = 256;
+	accept("cpus=0x100 hex highest", "cpus=0x100");
+	reject("cpus=0x101 rejected", "cpus=0x101", "cpus", NULL);
+	want.cpus = 10;
+	accept("cpus=010 is decimal", "cpus=010");
+	want.cpus = 7;
+	accept("cpus=0000007 leading zeros", "cpus=0000007");
+	reject("cpus= empty value", "cpus=", "cpus", NULL);
+	reject("cpus=0x without digits", "cpus=0x", "cpus", "'0x'", NULL);
+	reject("cpus=0xg bad hex digit", "cpus=0xg", "cpus", NULL);
+	reject("cpus=12a trailing garbage", "cpus=12a", "cpus", "'12a'", NULL);
+	reject("cpus=a12 leading garbage", "cpus=a12", "cpus", NULL);
+	reject("cpus=-1 no sign", "cpus=-1", "cpus", NULL);
+	reject("cpus=+4 no sign", "cpus=+4", "cpus", NULL);
+	reject("cpus=4k no suffix", "cpus=4k", "cpus", NULL);
+	reject("cpus=abc names the value", "cpus=abc", "cpus", "'abc'", NULL);
+	reject("cpus=ff hex digits need 0x", "cpus=ff", "cpus", NULL);
+
+	/* seed: the whole u64 */
+	want_defaults();
+	want.seed = 0;
+	accept("seed=0", "seed=0");
+	want.seed = 12345678901234567890ULL;
+	accept("seed=12345678901234567890", "seed=12345678901234567890");
+	want.seed = UINT64_MAX;
+	accept("seed=18446744073709551615 (u64 max)", "seed=18446744073709551615");
+	accept("seed=0xffffffffffffffff (u64 max)", "seed=0xffffffffffffffff");
+	accept("seed=0xFFFFFFFFFFFFFFFF upper case", "seed=0xFFFFFFFFFFFFFFFF");
+	reject("seed=18446744073709551616 overflows", "seed=18446744073709551616", "seed", NULL);
+	reject("seed=18446744073709551620 overflows", "seed=18446744073709551620", "seed", NULL);
+	reject("seed=99999999999999999999 overflows", "seed=99999999999999999999", "seed", NULL);
+	reject("seed=0x10000000000000000 overflows", "seed=0x10000000000000000", "seed", NULL);
+	reject("seed=0x1ffffffffffffffff overflows", "seed=0x1ffffffffffffffff", "seed", NULL);
+	want.seed = 1;
+	accept("seed=0x0000000000000000000001 leading zeros do not overflow",
+	       "seed=0x0000000000000000000001");
+	accept("seed=000000000000000000000000001 leading zeros do not overflow",
+	       "seed=000000000000000000000000001");
+	want.seed = 0xdeadbeefULL;
+	accept("seed=0xDeadBeef", "seed=0xDeadBeef");
+	reject("seed= empty value", "seed=", "seed", NULL);
+	reject("seed=0x without digits", "seed=0x", "seed", NULL);
+	want.seed = 1ULL << 63;
+	accept("seed=9223372036854775808 (2^63)", "seed=9223372036854775808");
+
+	/* ap_timeout_ms: 1..60000 in a u32 */
+	want_defaults();
+	want.ap_timeout_ms = 1;
+	accept("ap_timeout_ms=1 lowest", "ap_timeout_ms=1");
+	want.ap_timeout_ms = 60000;
+	accept("ap_timeout_ms=60000 highest", "ap_timeout_ms=60000");
+	reject("ap_timeout_ms=0 rejected", "ap_timeout_ms=0", "ap_timeout_ms", "1..60000", NULL);
+	reject("ap_timeout_ms=60001 rejected", "ap_timeout_ms=60001", "ap_timeout_ms", NULL);
+	reject("ap_timeout_ms=4294967297 rejected, not wrapped", "ap_timeout_ms=4294967297",
+	       "ap_timeout_ms", NULL);
+
+	/* ap_skip: 0..0xffffffff in a long */
+	want_defaults();
+	want.ap_skip = 0;
+	accept("ap_skip=0", "ap_skip=0");
+	want.ap_skip = 255;
+	accept("ap_skip=0xff", "ap_skip=0xff");
+	want.ap_skip = 4294967295L;
+	accept("ap_skip=4294967295 highest", "ap_skip=4294967295");
+	reject("ap_skip=4294967296 rejected", "ap_skip=4294967296", "ap_skip", NULL);
+	reject("ap_skip=-1 rejected", "ap_skip=-1", "ap_skip", NULL);
+	reject("ap_skip= empty value", "ap_skip=", "ap_skip", NULL);
+}
+
+static void bad_input(void)
+{
+	char *line, *expect;
+	const char *names[] = {
+	    "test=", "bench=", "cpus=", "seed=", "crash=", "ap_timeout_ms=", "ap_skip="};
+	bool all = true;
+
+	/* Unknown options name themselves and list the valid ones. */
+	reject("unknown option bogus=1", "bogus=1", "unknown option", "'bogus'", "valid options",
+	       NULL);
+	parse("bogus=1");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		all = all && strstr(err, names[i]);
+	kt_check(all, "unknown option message lists every option", "message \"%s\"", err);
+	reject("unknown option without a value", "verbose", "unknown option", "'verbose'",
+	       "valid options", NULL);
+	reject("option name prefix cpu= is unknown", "cpu=4", "unknown option", "'cpu'", NULL);
+	reject("option name extension cpusx= is unknown", "cpusx=4", "unknown option", "'cpusx'",
+	       NULL);
+	reject("option names are case-sensitive", "CPUS=4", "unknown option", "'CPUS'", NULL);
+	reject("empty option name", "=5", "unknown option", NULL);
+	reject("unknown option after good ones", "test=smp cpus=2 bogus", "unknown option",
+	       "'bogus'", NULL);
+
+	/* Values: missing, empty, too long, not one of the choices. */
+	reject("cpus without '=' needs a value", "cpus", "needs a value", "cpus=", NULL);
+	reject("test without '=' needs a value", "test", "needs a value", "test=", NULL);
+	reject("test= empty needs a value", "test=", "test=", "needs a value", NULL);
+	reject("bench= empty needs a value", "bench=", "bench=", "needs a value", NULL);
+	reject("crash= empty is a bad value", "crash=", "crash=", NULL);
+	reject("crash=PF (case) is a bad value", "crash=PF", "bad value 'PF'", "crash=", NULL);
+	reject("crash=p (prefix) is a bad value", "crash=p", "bad value 'p'", NULL);
+	reject("crash=pfx (extension) is a bad value", "crash=pfx", "bad value 'pfx'", NULL);
+	reject("crash=pf,gp is a bad value", "crash=pf,gp", "bad value", NULL);
+	reject("crash bad value lists the choices", "crash=boom",
+	       "pf gp ud de df pf-ap lockrec panic", NULL);
+	reject("cpus=4=5 is a bad value", "cpus=4=5", "'4=5'", NULL);
+
+	want_defaults();
+	want.test_given = true;
+	memset(want.test, 'x', OPT_STR_MAX - 1);
+	want.test[OPT_STR_MAX - 1] = '\0';
+	line = malloc(OPT_STR_MAX + 16);
+	sprintf(line, "test=%s", want.test);
+	accept("test= of 255 characters fits", line);
+	strcat(line, "y");
+	expect = malloc(64);
+	sprintf(expect, "longer than %d", OPT_STR_MAX - 1);
+	reject("test= of 256 characters is too long", line, "test=", expect, NULL);
+	sprintf(line, "bench=%0*d", OPT_STR_MAX, 0);
+	reject("bench= of 256 characters is too long", line, "bench=", expect, NULL);
+	free(line);
+	free(expect);
+	line = malloc(400);
+	sprintf(line, "crash=%0*d", 300, 7);
+	reject("crash= of 300 characters is a bad value", line, "crash=", NULL);
+	free(line);
+}
+
+static void blanks_and_path(void)
+{
+	want_defaults();
+	strcpy(want.test, "smp");
+	want.test_given = true;
+	want.cpus = 2;
+	want.seed = 7;
+	accept("blanks: spaces and tabs between, before and after",
+	       " \t test=smp\t\tcpus=2   seed=7 \t");
+	accept("blanks: one tab between options", "test=smp\tcpus=2\tseed=7");
+
+	want_defaults();
+	strcpy(want.test, "smp");
+	want.test_given = true;
+	accept("leading kernel path is skipped", "/boot/slablab.elf test=smp");
+	accept("leading kernel path after blanks is skipped", " \t/boot/slablab.elf  test=smp");
+	want_defaults();
+	accept("kernel path alone: defaults", "/boot/slablab.elf");
+	reject("a path after the first token is an unknown option", "test=smp /boot/slablab.elf",
+	       "unknown option", "'/boot/slablab.elf'", NULL);
+	reject("only the first path is skipped", "/boot/a /boot/b", "unknown option", "'/boot/b'",
+	       NULL);
+}
+
+static void messages(void)
+{
+	char full[1024], *small;
+	int rc;
+
+	/* The same message in a small buffer: cut short and terminated, nothing past it. */
+	parse("cpus=999");
+	strcpy(full, err);
+	small = malloc(16); /* exact size: ASan sees a write past it */
+	memset(small, 0x5a, 16);
+	rc = cmdline_parse("cpus=999", &opts, small, 16);
+	kt_check(rc == -1 && strlen(full) > 15 && !strncmp(small, full, 15) && small[15] == '\0',
+		 "error message cut to a 16-byte buffer", "rc %d, got \"%.16s\", full \"%s\"", rc,
+		 small, full);
+	rc = cmdline_parse("nope", &opts, small, 1);
+	kt_check(rc == -1 && small[0] == '\0', "error message in a 1-byte buffer is empty",
+		 "rc %d, small[0] = 0x%02x", rc, (unsigned char)small[0]);
+	free(small);
+	rc = cmdline_parse("nope", &opts, NULL, 0);
+	kt_check(rc == -1, "error with no message buffer (NULL, 0)", "rc %d", rc);
+
+	/* cmdline_help() lists every option as name=. */
+	kt_check(strstr(cmdline_help(), "test=") && strstr(cmdline_help(), "bench=") &&
+		     strstr(cmdline_help(), "cpus=") && strstr(cmdline_help(), "seed=") &&
+		     strstr(cmdline_help(), "crash=") && strstr(cmdline_help(), "ap_timeout_ms=") &&
+		     strstr(cmdline_help(), "ap_skip="),
+		 "cmdline_help lists every option", "help \"%s\"", cmdline_help());
+}
+
+int main(void)
+{
+	defaults();
+	options();
+	numbers();
+	bad_input();
+	blanks_and_path();
+	messages();
+	return kt_finish();
+}
