@@ -10,5 +10,6 @@
 #define local_irq_disable() irq_disable_raw()
 #define local_irq_enable() irq_enable_raw()
 #define irqs_disabled() arch_irqs_disabled()
+#define irqs_disabled_flags(flags) (!((flags) & RFLAGS_IF))
 
 #endif

@@ -11,6 +11,7 @@
 #include "printk.h"
 #include "smp.h"
 #include "spinlock.h"
+#include "time.h"
 
 extern struct kunit_suite *__kunit_suites_start[], *__kunit_suites_end[];
 
@@ -281,6 +282,7 @@ static int run_suite(struct kunit_suite *suite, int n, const char *filter, int *
 {
 	int ncases = 0, idx = 0, pass = 0, fail = 0, skip = 0;
 	bool suite_ok = true;
+	u64 t0 = ktime_ns();
 
 	for (struct kunit_case *c = suite->test_cases; c->run_case; c++)
 		ncases += selected(filter, suite->name, c->name);
@@ -325,6 +327,8 @@ static int run_suite(struct kunit_suite *suite, int n, const char *filter, int *
 	if (suite_ok && suite->suite_exit)
 		suite->suite_exit(suite);
 	printk("# %s: pass:%d fail:%d skip:%d total:%d\n", suite->name, pass, fail, skip, idx);
+	printk("# %s: %llu ms on %d cpus\n", suite->name,
+	       (unsigned long long)((ktime_ns() - t0) / 1000000), nr_cpu_ids);
 	printk("%s %d %s\n", fail || !suite_ok ? "not ok" : "ok", n, suite->name);
 	*tp += pass;
 	*tf += fail;

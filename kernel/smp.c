@@ -25,12 +25,15 @@ int nr_cpu_ids = 1;
 int nr_cpus_found = 1;
 
 #define CSD_LOCKED 1u
+#define CSD_SLEEPER 2u /* the caller waits halted: wake it when done */
+#define CSD_SPIN_CYCLES 100000 /* spin this long before halting (interrupts on only) */
 
 struct call_single_data {
 	struct call_single_data *next;
 	smp_call_func_t fn;
 	void *info;
 	u32 flags;
+	int owner; /* the calling CPU */
 };
 
 struct cpu_calls {
@@ -123,10 +126,13 @@ static void flush_call_queue(void)
 		smp_call_func_t fn = csd->fn;
 		void *info = csd->info;
 
+		int owner = csd->owner;
+
 		prev = csd->next; /* read before unlocking: the owner may reuse csd at once */
 		fn(info);
 		this_cpu(ipi_stats).calls_run++;
-		__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
+		if (__atomic_exchange_n(&csd->flags, 0, __ATOMIC_ACQ_REL) & CSD_SLEEPER)
+			smp_send_reschedule(owner);
 	}
 	irq_exit();
 }
@@ -137,13 +143,30 @@ void smp_call_function_interrupt(void)
 	flush_call_queue();
 }
 
+/*
+ * Wait for csd to be unlocked. With interrupts off, spin and serve our own queue. With them
+ * on, after a short spin, mark the csd CSD_SLEEPER (compare-and-swap, so a target that has
+ * just unlocked it is not missed) and halt: the target's exchange sees the mark and sends us
+ * a wake-up IPI; incoming cross-calls wake us too and are served by the IPI handler.
+ * Halting matters under emulation, where hundreds of spinning vCPUs starve the rest.
+ */
 static void csd_wait(struct call_single_data *csd)
 {
+	u64 t0 = get_cycles();
+
 	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_LOCKED) {
 		unsigned long flags;
+		u32 expect = CSD_LOCKED;
 
 		local_irq_save(flags);
 		flush_call_queue(); /* serve whoever may be waiting on us */
+		if (!irqs_disabled_flags(flags) && get_cycles() - t0 > CSD_SPIN_CYCLES &&
+		    (__atomic_compare_exchange_n(&csd->flags, &expect, CSD_LOCKED | CSD_SLEEPER,
+						 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+		     expect == (CSD_LOCKED | CSD_SLEEPER))) {
+			arch_idle(); /* sti; hlt */
+			continue;
+		}
 		local_irq_restore(flags);
 		cpu_relax();
 	}
@@ -158,6 +181,7 @@ static void csd_send(int cpu, smp_call_func_t fn, void *info)
 	csd_wait(csd);
 	csd->fn = fn;
 	csd->info = info;
+	csd->owner = smp_processor_id();
 	csd->flags = CSD_LOCKED;
 	old = __atomic_load_n(q, __ATOMIC_RELAXED);
 	do {

@@ -280,13 +280,24 @@ else
     echo "test.sh: boot checks with their own command lines"
     extra "mem[128M,smp2]" "" 0 MEM=128M -- ktap
     extra "mem[4G,smp2]" "" 0 MEM=4G -- ktap
+    extra "mem[16G,smp2,test=page_alloc]" "test=page_alloc" 0 MEM=16G SMP=2 TIMEOUT=180 -- ktap
+    extra "smp[16,test=all]" "test=all" 0 SMP=16 TIMEOUT=180 -- ktap json:cpus_online=16
     extra "smp[64,test=smp]" "test=smp" 0 SMP=64 TIMEOUT=120 -- ktap json:cpus_online=64
     extra "cmdline[cpus=2,smp4]" "test=all cpus=2" 0 SMP=4 -- ktap json:cpus_online=2 json:cpus_found=4
+    extra "cmdline[ap_skip=2,smp4]" "test=smp ap_skip=2" 0 SMP=4 -- ktap json:cpus_online=3 json:cpus_found=4 "not starting the CPU with APIC id 2"
     extra "cmdline[bogus=1]" "bogus=1" 1 -- "unknown option" "valid options"
     extra "cmdline[cpus=abc]" "cpus=abc" 1 -- "cpus"
+    extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
+    extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
+    extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
     extra "crash[df]" "crash=df" 3 -- "#DF"
     extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1"
+    extra "crash[gp]" "crash=gp" 3 -- "#GP" "crash_general_protection"
+    extra "crash[ud]" "crash=ud" 3 -- "#UD" "crash_invalid_opcode"
+    extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
+    extra "crash[lockrec]" "crash=lockrec" 3 -- "recursive acquire of spinlock" "spin_lock"
+    extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
 fi
 
 if [ $((passed + failed + skipped)) = 0 ]; then
