@@ -282,7 +282,8 @@ else
     extra "mem[4G,smp2]" "" 0 MEM=4G -- ktap
     extra "mem[16G,smp2,test=page_alloc]" "test=page_alloc" 0 MEM=16G SMP=2 TIMEOUT=180 -- ktap
     extra "smp[16,test=all]" "test=all" 0 SMP=16 TIMEOUT=180 -- ktap json:cpus_online=16
-    extra "smp[64,test=smp]" "test=smp" 0 SMP=64 TIMEOUT=120 -- ktap json:cpus_online=64
+    extra "smp[64,test=all]" "test=all" 0 SMP=64 TIMEOUT=240 -- ktap json:cpus_online=64
+    extra "smp[255,test=all]" "test=all" 0 SMP=255 TIMEOUT=400 -- ktap json:cpus_online=255
     extra "cmdline[cpus=2,smp4]" "test=all cpus=2" 0 SMP=4 -- ktap json:cpus_online=2 json:cpus_found=4
     extra "cmdline[ap_skip=2,smp4]" "test=smp ap_skip=2" 0 SMP=4 -- ktap json:cpus_online=3 json:cpus_found=4 "not starting the CPU with APIC id 2"
     extra "cmdline[bogus=1]" "bogus=1" 1 -- "unknown option" "valid options"
