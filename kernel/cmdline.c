@@ -10,6 +10,8 @@
 
 struct boot_options boot_opts;
 
+static const char *const scheme_names[] = { "lock", "partial", NULL };
+static const char *const fastpath_names[] = { "irq", "cmpxchg", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
 
@@ -40,6 +42,14 @@ static const struct option options[] = {
 	  .help = "trigger a fault on purpose to show the trap path: pf gp ud de df pf-ap lockrec panic" },
 	{ .name = "ap_timeout_ms", .kind = OPT_UINT, FIELD(ap_timeout_ms), .min = 1, .max = 60000,
 	  .help = "how long to wait for the other CPUs to start, in ms" },
+	{ .name = "scheme", .kind = OPT_ENUM, FIELD(scheme), .choices = scheme_names,
+	  .help = "slab scheme of the caches created at boot: lock partial" },
+	{ .name = "fastpath", .kind = OPT_ENUM, FIELD(fastpath), .choices = fastpath_names,
+	  .help = "slab fastpath of the caches created at boot: irq cmpxchg" },
+	{ .name = "cpu_partial", .kind = OPT_UINT, FIELD(cpu_partial), .min = 1, .max = 100000,
+	  .help = "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)" },
+	{ .name = "slabinfo", .kind = OPT_UINT, FIELD(slabinfo), .min = 0, .max = 1,
+	  .help = "1: print slabinfo at the end of the run" },
 	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,
 	  .help = "do not start the CPU with this APIC id (tests the missing-CPU path)" },
 };
@@ -51,6 +61,8 @@ void cmdline_defaults(struct boot_options *o)
 	strlcpy(o->bench, "none", sizeof(o->bench));
 	o->ap_timeout_ms = 2000;
 	o->ap_skip = -1;
+	strlcpy(o->scheme, "partial", sizeof(o->scheme));
+	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
 }
 
 const char *cmdline_help(void)

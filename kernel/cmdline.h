@@ -17,6 +17,10 @@ struct boot_options {
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
+	char scheme[16];         /* default slab scheme for caches created at boot: lock, partial */
+	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
+	unsigned int cpu_partial; /* per-cpu partial budget in objects; 0: by object size */
+	unsigned int slabinfo;   /* 1: print slabinfo at the end */
 };
 
 extern struct boot_options boot_opts;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the kernel does once every CPU is up: the crash= demonstration if asked, the
+ * What the kernel does once every CPU is up: the slab allocator's kmalloc caches, the
+ * crash= demonstration if asked, the
  * in-kernel test suites test= selects (all of them by default, until the benchmark suite
  * exists), then exit with KEXIT_PASS or KEXIT_FAIL.
  */
@@ -9,12 +10,14 @@
 #include "kmain.h"
 #include "kunit.h"
 #include "printk.h"
+#include "slab.h"
 #include "string.h"
 
 void kmain(void)
 {
 	int failed;
 
+	slab_init();
 	if (boot_opts.crash[0]) {
 		crash(boot_opts.crash);
 		printk("crash=%s did not crash\n", boot_opts.crash);
@@ -26,6 +29,8 @@ void kmain(void)
 		kernel_exit(KEXIT_FAIL);
 	}
 	failed = kunit_run_selected(boot_opts.test);
+	if (boot_opts.slabinfo)
+		slabinfo_print();
 	if (failed < 0)
 		kernel_exit(KEXIT_FAIL);
 	kernel_exit(failed ? KEXIT_FAIL : KEXIT_PASS);

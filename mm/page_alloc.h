@@ -23,7 +23,9 @@ enum page_flags {
 	PG_reserved = 1u << 0, /* never managed by the buddy allocator */
 	PG_buddy = 1u << 1,    /* head of a free block of 2^order pages, on a free list */
 	PG_head = 1u << 2,     /* head of an allocated block of 2^order pages */
-	PG_slab = 1u << 3,     /* owned by the slab allocator */
+	PG_slab = 1u << 3,     /* first page of a slab (mm/slub.c) */
+	PG_tail = 1u << 4,     /* later page of a slab or a large kmalloc: private_[0] is the first */
+	PG_large_kmalloc = 1u << 5, /* first page of a kmalloc too big for the slab caches */
 };
 
 struct page {
@@ -61,6 +63,12 @@ static inline bool virt_addr_valid(const void *addr)
 static inline struct page *virt_to_page(const void *addr)
 {
 	return pfn_to_page((uptr)addr >> PAGE_SHIFT);
+}
+
+/* The first page of the slab or large kmalloc a page belongs to (the page itself otherwise). */
+static inline struct page *compound_head(struct page *p)
+{
+	return (p->flags & PG_tail) ? (struct page *)p->private_[0] : p;
 }
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order);

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "partial" scheme: Christoph Lameter's per-cpu partial lists (Linux 3.1 to 6.x).
+ *
+ * A slow free that turns a full slab partial freezes it and puts it on the freeing cpu's
+ * partial list, without list_lock (the core's __slab_free does the freeze with cmpxchg16b;
+ * put_cpu_partial below only links it, interrupts off, on its own cpu). The list is bounded:
+ * s->cpu_partial objects (120, 52, 24 or 6 by object size, or the boot option cpu_partial=),
+ * counted as Linux does in slabs, twice the objects over objects per slab; when a free would
+ * go past it, the whole list drains to the node list first (CPU_PARTIAL_DRAIN). A cpu that
+ * runs out takes its next slab from its own partial list (CPU_PARTIAL_ALLOC), and only then
+ * from the node list, where it takes several slabs in one list_lock hold: the first as its
+ * cpu slab, more onto its partial list until it holds half its budget (CPU_PARTIAL_NODE).
+ *
+ * The cpu partial list is a singly linked list through slab->next; its head's slabs field
+ * counts the slabs on it.
+ */
+#include "slub.h"
+
+static unsigned int budget_slabs(struct kmem_cache *s)
+{
+	return MAX(1u, DIV_ROUND_UP(s->cpu_partial * 2, s->objects));
+}
+
+static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab = c->partial;
+	void *freelist;
+	unsigned long counters;
+	struct slab new;
+
+	c->partial = slab->next;
+	if (c->partial)
+		c->partial->slabs = slab->slabs - 1;
+	/* Frozen and ours: others only push onto its freelist. Take all of it. */
+	do {
+		freelist = slab->freelist;
+		counters = slab->counters;
+		new.counters = counters;
+		new.inuse = new.objects;
+	} while (!cmpxchg_double_slab(slab, freelist, counters, NULL, new.counters));
+	c->slab = slab;
+	stat(s, c, CPU_PARTIAL_ALLOC);
+	return freelist;
+}
+
+static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *slab, *tmp;
+	void *freelist = NULL;
+	int objects, available = 0;
+
+	while (c->partial) {
+		freelist = take_cpu_partial(s, c);
+		if (freelist)
+			return freelist;
+		/* No free objects after all (cannot happen: partial slabs only gain free
+		 * objects while frozen); leave it as a full cpu slab and look further. */
+		c->slab = NULL;
+	}
+	if (!READ_ONCE(n->nr_partial))
+		return NULL;
+	slub_lock_node(s, c, n);
+	list_for_each_entry_safe(slab, tmp, &n->partial, slab_list) {
+		if (!c->slab) {
+			freelist = acquire_slab(s, n, slab, true, &objects);
+			c->slab = slab;
+			stat(s, c, ALLOC_FROM_PARTIAL);
+		} else {
+			acquire_slab(s, n, slab, false, &objects);
+			slab->next = c->partial;
+			slab->slabs = (c->partial ? c->partial->slabs : 0) + 1;
+			c->partial = slab;
+			stat(s, c, CPU_PARTIAL_NODE);
+		}
+		available += objects;
+		if ((unsigned)available > s->cpu_partial / 2)
+			break;
+	}
+	spin_unlock(&n->list_lock);
+	return freelist;
+}
+
+static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				    struct slab *slab)
+{
+	struct slab *old = c->partial;
+
+	if (old && (unsigned)old->slabs >= budget_slabs(s)) {
+		c->partial = NULL;
+		unfreeze_partials(s, c, old);
+		stat(s, c, CPU_PARTIAL_DRAIN);
+		old = NULL;
+	}
+	slab->next = old;
+	slab->slabs = (old ? old->slabs : 0) + 1;
+	c->partial = slab;
+}
+
+static void partial_flush_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *list = c->partial;
+
+	c->partial = NULL;
+	unfreeze_partials(s, c, list);
+}
+
+const struct slab_scheme slab_scheme_partial = {
+	.name = "partial",
+	.cpu_partial = true,
+	.get_partial = partial_get_partial,
+	.put_cpu_partial = partial_put_cpu_partial,
+	.flush_cpu_partial = partial_flush_cpu_partial,
+};

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The slab allocator's interface, with Linux's names and semantics:
+ *
+ *   kmem_cache_create(name, size, align, flags, ctor) / kmem_cache_destroy(s)
+ *   kmem_cache_alloc(s, gfp), kmem_cache_zalloc, kmem_cache_free(s, p)
+ *   kmem_cache_alloc_bulk(s, gfp, n, p[]) -> n or 0 (all or nothing), kmem_cache_free_bulk
+ *   kmem_cache_shrink(s)
+ *   kmalloc, kzalloc, kmalloc_array, kcalloc, krealloc, kfree, ksize
+ *
+ * kmalloc has caches from 8 bytes to 8 KiB (Linux's classes, 96 and 192 included); larger
+ * requests go to the page allocator. kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts;
+ * kfree(NULL) does nothing; power-of-two sizes are naturally aligned.
+ *
+ * slablab's addition: every cache has a scheme (how partial slabs are kept: "lock" or
+ * "partial", more to come) and a fastpath ("irq" or "cmpxchg"). The boot options scheme= and
+ * fastpath= set the defaults; kmem_cache_create_scheme() picks them per cache, so one boot can
+ * compare them side by side. The design is in mm/slub.c's opening comment.
+ */
+#ifndef SLABLAB_SLAB_H
+#define SLABLAB_SLAB_H
+
+#include "gfp.h"
+#include "types.h"
+
+struct kmem_cache;
+
+#define SLAB_HWCACHE_ALIGN 0x00002000UL /* align objects on cache lines */
+
+#define ZERO_SIZE_PTR ((void *)16)
+#define ZERO_OR_NULL_PTR(x) ((unsigned long)(x) <= (unsigned long)ZERO_SIZE_PTR)
+
+#define KMALLOC_MAX_CACHE_SIZE 8192
+#define KMEM_CACHE_NAME_MAX 31
+#define KMEM_CACHE_MAX_SIZE (PAGE_SIZE << 3) /* an object must fit an order-3 slab */
+
+enum slab_fastpath {
+	SLAB_FASTPATH_IRQ,     /* interrupts off around the per-cpu freelist */
+	SLAB_FASTPATH_CMPXCHG, /* freelist+tid swapped with cmpxchg16b, interrupts on */
+	NR_SLAB_FASTPATHS,
+};
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *));
+struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
+					    unsigned int align, unsigned long flags,
+					    void (*ctor)(void *), const char *scheme,
+					    enum slab_fastpath fastpath);
+void kmem_cache_destroy(struct kmem_cache *s);
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
+void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp);
+void kmem_cache_free(struct kmem_cache *s, void *p);
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p);
+int kmem_cache_shrink(struct kmem_cache *s);
+
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kmalloc_array(size_t n, size_t size, gfp_t gfp);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);
+void *krealloc(const void *p, size_t new_size, gfp_t gfp);
+void kfree(const void *p);
+size_t ksize(const void *p);
+
+/* What slabinfo shows for one cache (mm/slub.c). */
+struct slab_cache_info {
+	const char *name, *scheme, *fastpath;
+	unsigned int object_size, size, objects_per_slab, order;
+	unsigned long slabs, objects, active_objects, partial_slabs;
+};
+int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
+u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs */
+void slabinfo_print(void);
+unsigned long slab_bad_input_count(void); /* bad frees detected and refused so far */
+
+void slab_init(void); /* kmalloc caches; after the page allocator and the CPUs are up */
+
+#endif

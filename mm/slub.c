@@ -1,0 +1,1200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SLUB, written from scratch after Linux's 2011-2025 design (before sheaves replaced the
+ * per-cpu slabs in 7.0). The interface is mm/slab.h; the structures are in mm/slub.h; the
+ * schemes (where partial slabs live) are mm/scheme_*.c.
+ *
+ * Lock order
+ *   1. kmem_cache_node->list_lock (taken with interrupts off)
+ *   2. zone.lock of the page allocator (allocate_slab/discard_slab may run under 1)
+ *   slab_mutex (the list of caches) is never held with either.
+ *
+ * Objects and slabs
+ *   A slab is 2^order pages (order 0..3) cut into s->objects slots of s->size bytes. A free
+ *   object holds the pointer to the next free one at s->offset (0, or past the object when a
+ *   constructor's work must survive). The slab's metadata is the struct page of its first
+ *   page; later pages point back at it (PG_tail), so any object finds its slab in O(1).
+ *
+ * Who owns what
+ *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, partial. Only its cpu touches
+ *   it, with interrupts off (the "irq" fastpath and every slow path) or with cmpxchg16b on
+ *   freelist+tid (the "cmpxchg" fastpath, interrupts on: an interrupt that changes the cpu
+ *   state also changes tid, so the interrupted cmpxchg fails and retries). tid starts at the
+ *   cpu number and steps by NR_CPUS, so it is unique per cpu too.
+ *
+ *   slab->freelist + slab->counters (inuse, objects, frozen, owner): changed only with
+ *   cmpxchg16b on the pair, by any cpu. A frozen slab belongs to one cpu (its cpu slab or on
+ *   its cpu partial list): others may only push freed objects onto slab->freelist. An
+ *   unfrozen slab with free objects is on the node partial list; an unfrozen full slab is on
+ *   no list (nobody needs to find it until an object comes back).
+ *
+ *   kmem_cache_node: partial list and nr_partial under list_lock. Whoever moves a slab on or
+ *   off the node list holds list_lock across the cmpxchg that changes its frozen state, so
+ *   list membership and frozen never disagree for a list_lock holder.
+ *
+ * Slab states
+ *
+ *   state          frozen  where                    objects handed out from
+ *   cpu slab       1       kmem_cache_cpu->slab     c->freelist (the cpu's), then slab->freelist
+ *   cpu partial    1       kmem_cache_cpu->partial  none until it becomes the cpu slab
+ *   node partial   0       node->partial            none until a cpu freezes it
+ *   full           0       nowhere                  none; the first free makes it partial
+ *
+ * Allocation order (slab_alloc, then ___slab_alloc with interrupts off)
+ *   1. the cpu freelist (fastpath: one pop)
+ *   2. the cpu slab's own freelist: objects other cpus freed to it (ALLOC_REFILL)
+ *   3. the scheme's get_partial: the cpu partial list, then the node partial list
+ *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
+ *
+ * Free (slab_free)
+ *   - to this cpu's slab: push on the cpu freelist (fastpath)
+ *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
+ *     unfrozen slab partial, the "partial" scheme freezes it onto this cpu's partial list
+ *     (no list_lock), the "lock" scheme puts it on the node list under list_lock; if it
+ *     empties an unfrozen slab and the node keeps min_partial slabs already, the slab goes
+ *     back to the page allocator.
+ *
+ * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
+ * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
+ * interrupt handler may allocate and free too. The barriers: cmpxchg16b is a full barrier
+ * (lock prefix) for slab freelists; per-cpu state needs none (only its own cpu and that
+ * cpu's interrupts touch it).
+ */
+#include "arch.h"
+#include "cmpxchg.h"
+#include "cmdline.h"
+#include "irqflags.h"
+#include "kallsyms.h"
+#include "percpu.h"
+#include "printk.h"
+#include "smp.h"
+#include "slub.h"
+#include "string.h"
+
+#define TID_STEP NR_CPUS
+
+const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
+	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
+	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
+	"alloc_refill", "free_slab", "cpuslab_flush", "deactivate_full", "deactivate_empty",
+	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
+	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
+	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
+	"list_lock", "list_lock_contended",
+};
+
+static const struct slab_scheme *const schemes[] = { &slab_scheme_lock, &slab_scheme_partial };
+static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
+
+static LIST_HEAD(slab_caches);
+static DEFINE_SPINLOCK(slab_mutex);
+static unsigned long bad_input;
+static const struct slab_scheme *default_scheme = &slab_scheme_partial;
+static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
+unsigned int slub_cpu_partial_override;
+
+/* ---- small helpers ---- */
+
+static inline void *get_freepointer(struct kmem_cache *s, void *object)
+{
+	return *(void **)((char *)object + s->offset);
+}
+
+static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
+{
+	*(void **)((char *)object + s->offset) = fp;
+}
+
+static inline void *slab_address(struct slab *slab)
+{
+	return page_address((struct page *)slab);
+}
+
+static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	return &s->cpu_slab[smp_processor_id()];
+}
+
+static inline unsigned long next_tid(unsigned long tid)
+{
+	return tid + TID_STEP;
+}
+
+/* The slab an address is in, or NULL if it is not in a slab. */
+static inline struct slab *virt_to_slab(const void *p)
+{
+	struct page *page;
+
+	if (unlikely(!virt_addr_valid(p)))
+		return NULL;
+	page = compound_head(virt_to_page(p));
+	return (page->flags & PG_slab) ? (struct slab *)page : NULL;
+}
+
+/* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
+static inline bool object_start(struct kmem_cache *s, struct slab *slab, const void *p)
+{
+	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
+	unsigned long idx = (off * s->reciprocal_size) >> 32;
+
+	return idx * s->size == off && idx < slab->objects;
+}
+
+/* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
+static void __noinline report_bad(struct kmem_cache *s, const void *p, void *caller,
+				  const char *what)
+{
+	u64 off;
+	const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
+
+	__atomic_fetch_add(&bad_input, 1, __ATOMIC_RELAXED);
+	printk("slab: %s: %s %p, caller %s+%#llx; left alone\n", s ? s->name : "kfree", what, p,
+	       fn ? fn : "?", (unsigned long long)(fn ? off : (u64)(uptr)caller));
+}
+
+unsigned long slab_bad_input_count(void)
+{
+	return __atomic_load_n(&bad_input, __ATOMIC_RELAXED);
+}
+
+void slub_lock_node(struct kmem_cache *s, struct kmem_cache_cpu *c, struct kmem_cache_node *n)
+{
+	stat(s, c, LIST_LOCK);
+	if (!spin_trylock(&n->list_lock)) {
+		stat(s, c, LIST_LOCK_CONTENDED);
+		spin_lock(&n->list_lock);
+	}
+}
+
+/* n->list_lock held. */
+void add_partial(struct kmem_cache_node *n, struct slab *slab, bool tail)
+{
+	assert_spin_locked(&n->list_lock);
+	n->nr_partial++;
+	if (tail)
+		list_add_tail(&slab->slab_list, &n->partial);
+	else
+		list_add(&slab->slab_list, &n->partial);
+}
+
+/* n->list_lock held. */
+void remove_partial(struct kmem_cache_node *n, struct slab *slab)
+{
+	assert_spin_locked(&n->list_lock);
+	list_del(&slab->slab_list);
+	n->nr_partial--;
+}
+
+/* ---- slabs from and to the page allocator ---- */
+
+static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	struct page *page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *slab;
+	char *start, *p;
+
+	if (!page)
+		return NULL;
+	slab = (struct slab *)page;
+	page->flags |= PG_slab;
+	for (unsigned long i = 1; i < (1UL << s->order); i++) {
+		page[i].flags = PG_tail;
+		page[i].private_[0] = (u64)(uptr)page;
+	}
+	slab->slab_cache = s;
+	slab->counters = 0;
+	slab->objects = s->objects;
+	slab->next = NULL;
+	start = slab_address(slab);
+	for (unsigned int i = 0; i < s->objects; i++) {
+		p = start + (unsigned long)i * s->size;
+		if (s->ctor)
+			s->ctor(p);
+		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+	}
+	slab->freelist = start;
+	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
+	return slab;
+}
+
+void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+	struct kmem_cache_node *n = get_node(s);
+
+	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
+	for (unsigned long i = 1; i < (1UL << s->order); i++) {
+		page[i].flags = 0;
+		page[i].private_[0] = 0;
+	}
+	page->flags &= ~PG_slab;
+	memset(page->private_, 0, sizeof(page->private_));
+	if (c)
+		stat(s, c, FREE_SLAB);
+	__free_pages(page, s->order);
+}
+
+/* ---- freezing and unfreezing ---- */
+
+/*
+ * Take a slab off the node list for this cpu (n->list_lock held): freeze it and, for a cpu
+ * slab, take its whole freelist. Returns the freelist; *objects is how many were free.
+ */
+void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
+		   bool for_cpu_slab, int *objects)
+{
+	void *freelist;
+	unsigned long counters;
+	struct slab new;
+
+	assert_spin_locked(&n->list_lock);
+	do {
+		freelist = slab->freelist;
+		counters = slab->counters;
+		new.counters = counters;
+		*objects = new.objects - new.inuse;
+		if (for_cpu_slab)
+			new.inuse = new.objects;
+		new.frozen = 1;
+		new.owner = smp_processor_id();
+	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters,
+				 for_cpu_slab ? 0 : (u64)(uptr)freelist, new.counters));
+	remove_partial(n, slab);
+	return freelist;
+}
+
+/*
+ * Take everything on the cpu slab's freelist (objects other cpus freed). If there is
+ * nothing, unfreeze it: it is full and goes on no list.
+ */
+static void *get_freelist(struct kmem_cache *s, struct slab *slab)
+{
+	void *freelist;
+	unsigned long counters;
+	struct slab new;
+
+	do {
+		freelist = slab->freelist;
+		counters = slab->counters;
+		new.counters = counters;
+		new.inuse = new.objects;
+		new.frozen = freelist != NULL;
+	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters, 0, new.counters));
+	return freelist;
+}
+
+/* Give a cpu slab back: its cpu freelist goes onto the slab, which unfreezes. Irqs off. */
+static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			    void *freelist)
+{
+	struct kmem_cache_node *n = get_node(s);
+	void *tail = NULL, *old_free, *new_free;
+	unsigned long counters;
+	unsigned int cnt = 0;
+	struct slab new;
+
+	for (void *p = freelist; p; p = get_freepointer(s, p)) {
+		tail = p;
+		cnt++;
+	}
+	slub_lock_node(s, c, n);
+	do {
+		old_free = slab->freelist;
+		counters = slab->counters;
+		new.counters = counters;
+		new_free = old_free;
+		if (freelist) {
+			set_freepointer(s, tail, old_free);
+			new_free = freelist;
+		}
+		new.inuse -= cnt;
+		new.frozen = 0;
+	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)old_free, counters,
+				 (u64)(uptr)new_free, new.counters));
+	if (old_free)
+		stat(s, c, DEACTIVATE_REMOTE_FREES);
+	if (!new.inuse && n->nr_partial >= s->min_partial) {
+		spin_unlock(&n->list_lock);
+		stat(s, c, DEACTIVATE_EMPTY);
+		discard_slab(s, c, slab);
+	} else if (new_free) {
+		add_partial(n, slab, false);
+		spin_unlock(&n->list_lock);
+		stat(s, c, DEACTIVATE_TO_HEAD);
+	} else {
+		spin_unlock(&n->list_lock);
+		stat(s, c, DEACTIVATE_FULL);
+	}
+}
+
+/* Unfreeze a cpu partial list onto the node list (or free emptied slabs). Irqs off. */
+void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list)
+{
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *discard = NULL;
+
+	if (!list)
+		return;
+	slub_lock_node(s, c, n);
+	while (list) {
+		struct slab *slab = list, new;
+		unsigned long counters;
+		void *freelist;
+
+		list = slab->next;
+		do {
+			freelist = slab->freelist;
+			counters = slab->counters;
+			new.counters = counters;
+			new.frozen = 0;
+		} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters,
+					 (u64)(uptr)freelist, new.counters));
+		if (!new.inuse && n->nr_partial >= s->min_partial) {
+			slab->next = discard;
+			discard = slab;
+		} else {
+			add_partial(n, slab, true);
+		}
+	}
+	spin_unlock(&n->list_lock);
+	while (discard) {
+		struct slab *slab = discard;
+
+		discard = slab->next;
+		discard_slab(s, c, slab);
+	}
+}
+
+/* ---- allocation ---- */
+
+/* ___slab_alloc: the cpu freelist is empty. Interrupts off. */
+static void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	struct slab *slab = c->slab;
+	void *freelist;
+
+	stat(s, c, ALLOC_SLOWPATH);
+	if (slab) {
+		freelist = c->freelist; /* an interrupt may have refilled it */
+		if (freelist)
+			goto load;
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			goto load;
+		}
+		c->slab = NULL; /* full, unfrozen, on no list */
+		c->tid = next_tid(c->tid);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	freelist = s->scheme->get_partial(s, c);
+	if (freelist)
+		goto load;
+	slab = allocate_slab(s, gfp);
+	if (!slab) {
+		if (!(gfp & __GFP_NOWARN))
+			printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+		return NULL;
+	}
+	stat(s, c, ALLOC_SLAB);
+	freelist = slab->freelist;
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	slab->frozen = 1;
+	slab->owner = smp_processor_id();
+	c->slab = slab;
+load:
+	c->freelist = get_freepointer(s, freelist);
+	c->tid = next_tid(c->tid);
+	return freelist;
+}
+
+static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	void *object;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	object = c->freelist;
+	if (likely(object)) {
+		c->freelist = get_freepointer(s, object);
+		stat(s, c, ALLOC_FASTPATH);
+	} else {
+		object = slab_alloc_slow(s, c, gfp);
+	}
+	local_irq_restore(flags);
+	return object;
+}
+
+static inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long tid, flags;
+	void *object, *next;
+
+redo:
+	c = this_cpu_slab(s);
+	tid = READ_ONCE(c->tid);
+	barrier(); /* tid before freelist: a change after this read shows as a new tid */
+	object = READ_ONCE(c->freelist);
+	if (unlikely(!object || !READ_ONCE(c->slab))) {
+		local_irq_save(flags);
+		object = slab_alloc_slow(s, this_cpu_slab(s), gfp);
+		local_irq_restore(flags);
+		return object;
+	}
+	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
+	next = get_freepointer(s, object);
+	if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid, (u64)(uptr)next,
+					   next_tid(tid)))) {
+		stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
+		goto redo;
+	}
+	stat(s, c, ALLOC_FASTPATH);
+	return object;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	void *p = s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
+						       : slab_alloc_irq(s, gfp);
+
+	if (unlikely(gfp & __GFP_ZERO) && p)
+		memset(p, 0, s->object_size);
+	return p;
+}
+
+void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return kmem_cache_alloc(s, gfp | __GFP_ZERO);
+}
+
+/* ---- free ---- */
+
+/*
+ * Free cnt objects (head..tail, linked) to a slab that is not this cpu's slab. Interrupts
+ * off. See the opening comment for what happens to the slab.
+ */
+static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			void *head, void *tail, unsigned int cnt, void *caller)
+{
+	struct kmem_cache_node *n = NULL;
+	bool was_frozen;
+	void *prior;
+	unsigned long counters;
+	struct slab new;
+
+	stat(s, c, FREE_SLOWPATH);
+	do {
+		if (unlikely(n)) {
+			spin_unlock(&n->list_lock);
+			n = NULL;
+		}
+		prior = slab->freelist;
+		counters = slab->counters;
+		if (unlikely(prior == head)) {
+			report_bad(s, head, caller, "double free of");
+			return;
+		}
+		set_freepointer(s, tail, prior);
+		new.counters = counters;
+		was_frozen = new.frozen;
+		new.inuse -= cnt;
+		if ((!new.inuse || !prior) && !was_frozen) {
+			if (s->scheme->cpu_partial && !prior) {
+				new.frozen = 1; /* full -> partial: it becomes ours */
+				new.owner = smp_processor_id();
+			} else {
+				n = get_node(s);
+				slub_lock_node(s, c, n);
+			}
+		}
+	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)prior, counters, (u64)(uptr)head,
+				 new.counters) &&
+		 (stat(s, c, CMPXCHG_DOUBLE_FAIL), true));
+
+	if (!n) {
+		if (new.frozen && !was_frozen) {
+			s->scheme->put_cpu_partial(s, c, slab);
+			stat(s, c, CPU_PARTIAL_FREE);
+		}
+		if (was_frozen)
+			stat(s, c, FREE_FROZEN);
+		return;
+	}
+	if (!new.inuse && n->nr_partial >= s->min_partial) {
+		if (prior) {
+			remove_partial(n, slab);
+			stat(s, c, FREE_REMOVE_PARTIAL);
+		}
+		spin_unlock(&n->list_lock);
+		discard_slab(s, c, slab);
+		return;
+	}
+	if (!prior) {
+		add_partial(n, slab, true);
+		stat(s, c, FREE_ADD_PARTIAL);
+	}
+	spin_unlock(&n->list_lock);
+}
+
+static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
+				 unsigned int cnt, void *caller)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (likely(slab == c->slab)) {
+		if (unlikely(head == c->freelist)) {
+			local_irq_restore(flags);
+			report_bad(s, head, caller, "double free of");
+			return;
+		}
+		set_freepointer(s, tail, c->freelist);
+		c->freelist = head;
+		stat(s, c, FREE_FASTPATH);
+	} else {
+		__slab_free(s, c, slab, head, tail, cnt, caller);
+	}
+	local_irq_restore(flags);
+}
+
+static inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab, void *head,
+				     void *tail, unsigned int cnt, void *caller)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long tid, flags;
+	void *freelist;
+
+redo:
+	c = this_cpu_slab(s);
+	tid = READ_ONCE(c->tid);
+	barrier();
+	if (likely(slab == READ_ONCE(c->slab))) {
+		freelist = READ_ONCE(c->freelist);
+		if (unlikely(head == freelist)) {
+			report_bad(s, head, caller, "double free of");
+			return;
+		}
+		set_freepointer(s, tail, freelist);
+		if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)freelist, tid,
+						   (u64)(uptr)head, next_tid(tid)))) {
+			stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
+			goto redo;
+		}
+		stat(s, c, FREE_FASTPATH);
+	} else {
+		local_irq_save(flags);
+		__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+		local_irq_restore(flags);
+	}
+}
+
+static inline void slab_free(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
+			     unsigned int cnt, void *caller)
+{
+	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
+		slab_free_cmpxchg(s, slab, head, tail, cnt, caller);
+	else
+		slab_free_irq(s, slab, head, tail, cnt, caller);
+}
+
+/* The slab of an object being freed to s, or NULL after reporting why it is not one. */
+static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
+{
+	struct slab *slab = virt_to_slab(p);
+
+	if (unlikely(!slab)) {
+		report_bad(s, p, caller, "free of a pointer that is not a slab object:");
+		return NULL;
+	}
+	if (unlikely(slab->slab_cache != s)) {
+		char what[80];
+
+		snprintf(what, sizeof(what), "free of an object of cache %s:", slab->slab_cache->name);
+		report_bad(s, p, caller, what);
+		return NULL;
+	}
+	if (unlikely(!object_start(s, slab, p))) {
+		report_bad(s, p, caller, "free of a pointer inside an object:");
+		return NULL;
+	}
+	return slab;
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *p)
+{
+	void *caller = __builtin_return_address(0);
+	struct slab *slab;
+
+	if (unlikely(!p))
+		return;
+	slab = free_check(s, p, caller);
+	if (likely(slab))
+		slab_free(s, slab, p, p, 1, caller);
+}
+
+/* ---- bulk ---- */
+
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	size_t i;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	for (i = 0; i < size; i++) {
+		void *object = c->freelist;
+
+		if (unlikely(!object)) {
+			object = slab_alloc_slow(s, c, gfp);
+			if (unlikely(!object))
+				goto error;
+			p[i] = object;
+			continue;
+		}
+		c->freelist = get_freepointer(s, object);
+		p[i] = object;
+		stat(s, c, ALLOC_FASTPATH);
+	}
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	if (unlikely(gfp & __GFP_ZERO))
+		for (i = 0; i < size; i++)
+			memset(p[i], 0, s->object_size);
+	return (int)size;
+error:
+	c->tid = next_tid(c->tid);
+	local_irq_restore(flags);
+	kmem_cache_free_bulk(s, i, p);
+	return 0;
+}
+
+struct detached_freelist {
+	struct slab *slab;
+	void *tail, *freelist;
+	unsigned int cnt;
+};
+
+/*
+ * Link the last object of p[] with the others of the same slab, looking past at most three
+ * objects of other slabs; those taken are set to NULL in p. Returns how much of p is left.
+ */
+static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
+				      struct detached_freelist *df, void *caller)
+{
+	size_t first_skipped_index = 0;
+	int lookahead = 3;
+	void *object;
+
+	df->slab = NULL;
+	do {
+		object = p[--size];
+	} while (!object && size);
+	if (!object)
+		return 0;
+	p[size] = NULL;
+	df->slab = free_check(s, object, caller);
+	if (!df->slab)
+		return size;
+	set_freepointer(s, object, NULL);
+	df->tail = df->freelist = object;
+	df->cnt = 1;
+	while (size) {
+		object = p[--size];
+		if (!object)
+			continue;
+		if (df->slab == virt_to_slab(object) && object_start(s, df->slab, object)) {
+			if (object == df->freelist) { /* the same object twice in one call */
+				report_bad(s, object, caller, "double free (twice in one bulk) of");
+				p[size] = NULL;
+				continue;
+			}
+			set_freepointer(s, object, df->freelist);
+			df->freelist = object;
+			df->cnt++;
+			p[size] = NULL;
+			continue;
+		}
+		if (!--lookahead)
+			break;
+		if (!first_skipped_index)
+			first_skipped_index = size + 1;
+	}
+	return first_skipped_index;
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	void *caller = __builtin_return_address(0);
+
+	while (size) {
+		struct detached_freelist df;
+
+		size = build_detached_freelist(s, size, p, &df, caller);
+		if (df.slab)
+			slab_free(s, df.slab, df.freelist, df.tail, df.cnt, caller);
+	}
+}
+
+/* ---- caches ---- */
+
+static unsigned int fls32(unsigned int x)
+{
+	return x ? 32 - (unsigned int)__builtin_clz(x) : 0;
+}
+
+/* Linux's rule: enough objects per slab for the cpu count, waste at most 1/16, order <= 3. */
+static unsigned int calculate_order(unsigned int size)
+{
+	unsigned int min_objects = 4 * (fls32((unsigned)nr_cpu_ids) + 1);
+
+	for (unsigned int fraction = 16; fraction >= 4; fraction /= 2) {
+		for (unsigned int order = 0; order <= 3; order++) {
+			unsigned long slab_size = PAGE_SIZE << order;
+			unsigned long n = slab_size / size, waste = slab_size % size;
+
+			if (!n)
+				continue;
+			if ((n >= min_objects || order == 3) && waste * fraction <= slab_size)
+				return order;
+		}
+	}
+	for (unsigned int order = 0; order <= 3; order++)
+		if ((PAGE_SIZE << order) / size)
+			return order;
+	return 3;
+}
+
+static const struct slab_scheme *find_scheme(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(schemes); i++)
+		if (!strcmp(schemes[i]->name, name))
+			return schemes[i];
+	return NULL;
+}
+
+struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
+					    unsigned int align, unsigned long flags,
+					    void (*ctor)(void *), const char *scheme_name,
+					    enum slab_fastpath fastpath)
+{
+	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : default_scheme;
+	struct kmem_cache *s;
+	struct page *page;
+	size_t cpu_bytes;
+	unsigned int order = 0;
+
+	if (!name || strlen(name) > KMEM_CACHE_NAME_MAX) {
+		printk("kmem_cache_create: name %s is longer than %d characters\n",
+		       name ? name : "(null)", KMEM_CACHE_NAME_MAX);
+		return NULL;
+	}
+	if (!size || size > KMEM_CACHE_MAX_SIZE) {
+		printk("kmem_cache_create(%s): size %u is not in 1..%lu\n", name, size,
+		       KMEM_CACHE_MAX_SIZE);
+		return NULL;
+	}
+	if (!scheme) {
+		printk("kmem_cache_create(%s): no scheme named %s\n", name, scheme_name);
+		return NULL;
+	}
+	if (fastpath >= NR_SLAB_FASTPATHS) {
+		printk("kmem_cache_create(%s): bad fastpath %d\n", name, (int)fastpath);
+		return NULL;
+	}
+	if (align & (align - 1)) {
+		printk("kmem_cache_create(%s): alignment %u is not a power of two\n", name, align);
+		return NULL;
+	}
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
+	if (!page)
+		return NULL;
+	s = page_address(page);
+	_Static_assert(sizeof(struct kmem_cache) <= PAGE_SIZE, "a cache fits a page");
+	strlcpy(s->name, name, sizeof(s->name));
+	s->scheme = scheme;
+	s->fastpath = fastpath;
+	s->flags = flags;
+	s->ctor = ctor;
+	s->object_size = size;
+	if (flags & SLAB_HWCACHE_ALIGN)
+		align = MAX(align, 64u);
+	align = MAX(align, (unsigned)sizeof(void *));
+	s->align = align;
+	/* With a constructor the object's content must survive a free: the pointer goes after. */
+	s->offset = ctor ? ALIGN_UP(size, (unsigned)sizeof(void *)) : 0;
+	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (ctor ? sizeof(void *) : 0), align);
+	s->order = calculate_order(s->size);
+	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
+	s->reciprocal_size = (u32)((0x100000000ULL + s->size - 1) / s->size);
+	s->min_partial = MIN(10UL, MAX(5UL, (unsigned long)fls32(s->size) / 2));
+	if (slub_cpu_partial_override)
+		s->cpu_partial = slub_cpu_partial_override;
+	else if (s->size >= PAGE_SIZE)
+		s->cpu_partial = 6;
+	else if (s->size >= 1024)
+		s->cpu_partial = 24;
+	else if (s->size >= 256)
+		s->cpu_partial = 52;
+	else
+		s->cpu_partial = 120;
+	spin_lock_init(&s->node[0].list_lock, "list_lock");
+	INIT_LIST_HEAD(&s->node[0].partial);
+	cpu_bytes = sizeof(struct kmem_cache_cpu) * (size_t)nr_cpu_ids;
+	while ((PAGE_SIZE << order) < cpu_bytes)
+		order++;
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+	if (!page) {
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
+	s->cpu_slab = page_address(page);
+	s->cpu_slab_order = order;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		s->cpu_slab[cpu].tid = (unsigned long)cpu;
+	spin_lock(&slab_mutex);
+	list_add_tail(&s->list, &slab_caches);
+	spin_unlock(&slab_mutex);
+	return s;
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *))
+{
+	return kmem_cache_create_scheme(name, size, align, flags, ctor, NULL, default_fastpath);
+}
+
+/* On each cpu, from a cross-call (interrupts off): give back its cpu slab and partials. */
+static void flush_cpu_slab(void *arg)
+{
+	struct kmem_cache *s = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	if (c->slab) {
+		stat(s, c, CPUSLAB_FLUSH);
+		deactivate_slab(s, c, c->slab, c->freelist);
+		c->slab = NULL;
+		c->freelist = NULL;
+		c->tid = next_tid(c->tid);
+	}
+	s->scheme->flush_cpu_partial(s, c);
+}
+
+static void flush_all(struct kmem_cache *s)
+{
+	on_each_cpu(flush_cpu_slab, s, 1);
+}
+
+/* Free every empty slab on the node list. */
+static void free_empty_partials(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *slab, *tmp, *discard = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, tmp, &n->partial, slab_list) {
+		if (!slab->inuse) {
+			remove_partial(n, slab);
+			slab->next = discard;
+			discard = slab;
+		}
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	while (discard) {
+		slab = discard;
+		discard = slab->next;
+		discard_slab(s, NULL, slab);
+	}
+}
+
+int kmem_cache_shrink(struct kmem_cache *s)
+{
+	flush_all(s);
+	free_empty_partials(s);
+	return 0;
+}
+
+void kmem_cache_destroy(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	long slabs;
+
+	if (!s)
+		return;
+	kmem_cache_shrink(s);
+	n = get_node(s);
+	slabs = __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	if (slabs) {
+		struct slab_cache_info info;
+
+		kmem_cache_info(s, &info);
+		printk("kmem_cache_destroy %s: %lu objects still allocated in %ld slabs; "
+		       "the cache is kept\n",
+		       s->name, info.active_objects, slabs);
+		return;
+	}
+	spin_lock(&slab_mutex);
+	list_del(&s->list);
+	spin_unlock(&slab_mutex);
+	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+	free_pages((unsigned long)s, 0);
+}
+
+/* ---- kmalloc ---- */
+
+static const unsigned int kmalloc_sizes[] = { 8,   16,  32,   64,   96,   128,  192,
+					      256, 512, 1024, 2048, 4096, 8192 };
+#define NR_KMALLOC ARRAY_SIZE(kmalloc_sizes)
+static struct kmem_cache *kmalloc_caches[NR_KMALLOC];
+
+static inline int kmalloc_index(size_t size)
+{
+	if (size <= 8)
+		return 0;
+	if (size <= 16)
+		return 1;
+	if (size <= 32)
+		return 2;
+	if (size <= 64)
+		return 3;
+	if (size <= 96)
+		return 4;
+	if (size <= 128)
+		return 5;
+	if (size <= 192)
+		return 6;
+	return (int)fls32((unsigned)size - 1) - 1; /* 256 -> 7 ... 8192 -> 12 */
+}
+
+static unsigned int get_order(size_t size)
+{
+	unsigned int order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+void *kmalloc(size_t size, gfp_t gfp)
+{
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	if (likely(size <= KMALLOC_MAX_CACHE_SIZE))
+		return kmem_cache_alloc(kmalloc_caches[kmalloc_index(size)], gfp);
+	if (get_order(size) > MAX_ORDER) {
+		if (!(gfp & __GFP_NOWARN))
+			printk("kmalloc(%zu): larger than the page allocator's %lu bytes\n", size,
+			       PAGE_SIZE << MAX_ORDER);
+		return NULL;
+	}
+	struct page *page = alloc_pages(gfp, get_order(size));
+
+	if (!page)
+		return NULL;
+	page->flags |= PG_large_kmalloc;
+	for (unsigned long i = 1; i < (1UL << page->order); i++) {
+		page[i].flags = PG_tail;
+		page[i].private_[0] = (u64)(uptr)page;
+	}
+	return page_address(page);
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	return kmalloc(size, gfp | __GFP_ZERO);
+}
+
+void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > (size_t)-1 / size)
+		return NULL;
+	return kmalloc(n * size, gfp);
+}
+
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return kmalloc_array(n, size, gfp | __GFP_ZERO);
+}
+
+size_t ksize(const void *p)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p) || !virt_addr_valid(p))
+		return 0;
+	page = compound_head(virt_to_page(p));
+	if (page->flags & PG_slab)
+		return ((struct slab *)page)->slab_cache->object_size;
+	if (page->flags & PG_large_kmalloc)
+		return PAGE_SIZE << page->order;
+	return 0;
+}
+
+void kfree(const void *p)
+{
+	void *caller = __builtin_return_address(0);
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return;
+	if (unlikely(!virt_addr_valid(p))) {
+		report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
+		return;
+	}
+	page = compound_head(virt_to_page(p));
+	if (likely(page->flags & PG_slab)) {
+		struct kmem_cache *s = ((struct slab *)page)->slab_cache;
+		struct slab *slab = free_check(s, p, caller);
+
+		if (slab)
+			slab_free(s, slab, (void *)p, (void *)p, 1, caller);
+		return;
+	}
+	if ((page->flags & PG_large_kmalloc) && p == page_address(page)) {
+		page->flags &= ~PG_large_kmalloc;
+		for (unsigned long i = 1; i < (1UL << page->order); i++) {
+			page[i].flags = 0;
+			page[i].private_[0] = 0;
+		}
+		__free_pages(page, page->order);
+		return;
+	}
+	report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
+}
+
+void *krealloc(const void *p, size_t new_size, gfp_t gfp)
+{
+	size_t old = ksize(p);
+	void *q;
+
+	if (!new_size) {
+		kfree(p);
+		return ZERO_SIZE_PTR;
+	}
+	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size)
+		return (void *)p;
+	q = kmalloc(new_size, gfp);
+	if (!q)
+		return NULL;
+	if (!ZERO_OR_NULL_PTR(p)) {
+		memcpy(q, p, MIN(old, new_size));
+		kfree(p);
+	}
+	return q;
+}
+
+/* ---- information ---- */
+
+struct count_free {
+	struct kmem_cache *s;
+	unsigned long free;
+};
+
+/* On each cpu: free objects it holds (cpu freelist, cpu partial slabs). Interrupts off. */
+static void count_cpu_free(void *arg)
+{
+	struct count_free *cf = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
+	unsigned long n = 0;
+
+	for (void *p = c->freelist; p; p = get_freepointer(cf->s, p))
+		n++;
+	if (c->slab)
+		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
+	for (struct slab *slab = c->partial; slab; slab = slab->next)
+		n += slab->objects - slab->inuse;
+	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
+}
+
+int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
+{
+	struct kmem_cache_node *n = get_node(s);
+	struct count_free cf = { .s = s, .free = 0 };
+	unsigned long flags, node_free = 0;
+	struct slab *slab;
+
+	on_each_cpu(count_cpu_free, &cf, 1);
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry(slab, &n->partial, slab_list)
+		node_free += slab->objects - slab->inuse;
+	out->partial_slabs = n->nr_partial;
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	out->name = s->name;
+	out->scheme = s->scheme->name;
+	out->fastpath = fastpath_names[s->fastpath];
+	out->object_size = s->object_size;
+	out->size = s->size;
+	out->objects_per_slab = s->objects;
+	out->order = s->order;
+	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	out->objects = (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
+	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
+	return 0;
+}
+
+u64 kmem_cache_stat(struct kmem_cache *s, int item)
+{
+	u64 sum = 0;
+
+	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
+		return 0;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	return sum;
+}
+
+void slabinfo_print(void)
+{
+	struct kmem_cache *s;
+
+	printk("slabinfo - version: slablab 1\n");
+	printk("# %-18s %-7s %-7s %10s %10s %7s %6s %5s %8s %8s  stats\n", "name", "scheme",
+	       "fastpath", "active_objs", "num_objs", "objsize", "objper", "order", "slabs",
+	       "partial");
+	spin_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		struct slab_cache_info i;
+
+		kmem_cache_info(s, &i);
+		printk("%-20s %-7s %-8s %10lu %10lu %7u %6u %5u %8lu %8lu ", i.name, i.scheme,
+		       i.fastpath, i.active_objects, i.objects, i.object_size, i.objects_per_slab,
+		       i.order, i.slabs, i.partial_slabs);
+		for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++) {
+			u64 v = kmem_cache_stat(s, item);
+
+			if (v)
+				printk(" %s=%llu", slub_stat_names[item], (unsigned long long)v);
+		}
+		printk("\n");
+	}
+	spin_unlock(&slab_mutex);
+}
+
+void slab_init(void)
+{
+	if (boot_opts.scheme[0]) {
+		default_scheme = find_scheme(boot_opts.scheme);
+		BUG_ON(!default_scheme); /* cmdline.c checked the name */
+	}
+	default_fastpath = !strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
+								  : SLAB_FASTPATH_IRQ;
+	slub_cpu_partial_override = boot_opts.cpu_partial;
+	for (unsigned i = 0; i < NR_KMALLOC; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "kmalloc-%u", kmalloc_sizes[i]);
+		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i], 0, 0, NULL);
+		if (!kmalloc_caches[i])
+			panic("slab: cannot create %s", name);
+	}
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SLUB's internals, shared by the core (mm/slub.c) and the schemes (mm/scheme_*.c).
+ * mm/slub.c opens with the design: read that first.
+ */
+#ifndef SLABLAB_SLUB_H
+#define SLABLAB_SLUB_H
+
+#include "list.h"
+#include "page_alloc.h"
+#include "slab.h"
+#include "spinlock.h"
+
+/* Per-cpu event counters, Linux's enum stat_item (one comment each). */
+enum stat_item {
+	ALLOC_FASTPATH,          /* allocation from the cpu freelist */
+	ALLOC_SLOWPATH,          /* allocation that went through ___slab_alloc */
+	FREE_FASTPATH,           /* free to the cpu slab's freelist */
+	FREE_SLOWPATH,           /* free to a slab that is not this cpu's slab */
+	FREE_FROZEN,             /* slow free to a frozen slab (another cpu's, or a cpu partial) */
+	FREE_ADD_PARTIAL,        /* slow free put a full slab on the node partial list */
+	FREE_REMOVE_PARTIAL,     /* slow free took an emptied slab off the node partial list */
+	ALLOC_FROM_PARTIAL,      /* cpu slab taken from the node partial list */
+	ALLOC_SLAB,              /* cpu slab newly allocated from the page allocator */
+	ALLOC_REFILL,            /* cpu freelist refilled from the cpu slab's own freelist */
+	FREE_SLAB,               /* slab given back to the page allocator */
+	CPUSLAB_FLUSH,           /* cpu slab flushed (shrink, destroy) */
+	DEACTIVATE_FULL,         /* cpu slab deactivated while full */
+	DEACTIVATE_EMPTY,        /* cpu slab deactivated while empty */
+	DEACTIVATE_TO_HEAD,      /* deactivated to the head of the node partial list */
+	DEACTIVATE_TO_TAIL,      /* deactivated to the tail of the node partial list */
+	DEACTIVATE_REMOTE_FREES, /* deactivated slab had objects freed by other cpus */
+	DEACTIVATE_BYPASS,       /* cpu slab exhausted, dropped without a list operation */
+	CMPXCHG_DOUBLE_CPU_FAIL, /* cmpxchg fastpath retried (an interrupt got in between) */
+	CMPXCHG_DOUBLE_FAIL,     /* cmpxchg on a slab's freelist+counters retried */
+	CPU_PARTIAL_ALLOC,       /* cpu slab taken from the cpu partial list */
+	CPU_PARTIAL_FREE,        /* slow free put a full slab on the cpu partial list */
+	CPU_PARTIAL_NODE,        /* slab moved from the node list to the cpu partial list */
+	CPU_PARTIAL_DRAIN,       /* cpu partial list drained to the node list */
+	LIST_LOCK,               /* list_lock acquisitions */
+	LIST_LOCK_CONTENDED,     /* of which found the lock held */
+	NR_SLUB_STAT_ITEMS
+};
+
+extern const char *const slub_stat_names[NR_SLUB_STAT_ITEMS];
+
+/*
+ * A slab: 2^order pages cut into objects. Overlays the struct page of its first page (the
+ * page allocator's fields first, untouched), so virt_to_slab() is O(1) from any object.
+ * freelist and counters are updated together with cmpxchg16b by whoever does not own the
+ * slab: they must be adjacent and 16-byte aligned.
+ */
+struct slab {
+	struct list_head slab_list; /* node partial list; n->list_lock */
+	u32 page_flags;             /* struct page's flags (PG_slab) */
+	u8 page_order;
+	u8 _pad[3];
+	struct kmem_cache *slab_cache;
+	void *freelist; /* first free object not on a cpu freelist */
+	union {
+		unsigned long counters;
+		struct {
+			unsigned inuse : 16;   /* objects not on slab->freelist */
+			unsigned objects : 15; /* objects in the slab */
+			unsigned frozen : 1;   /* owned by a cpu: cpu slab or on a cpu partial list */
+			int owner;             /* cpu that froze it last (for slabinfo; issue 4 uses it) */
+		};
+	};
+	struct slab *next; /* cpu partial list link */
+	int slabs;         /* cpu partial list: slabs from here to the end */
+	int pobjects;      /* cpu partial list: free objects from here to the end (approx.) */
+};
+_Static_assert(sizeof(struct slab) == sizeof(struct page), "struct slab overlays struct page");
+_Static_assert(offsetof(struct slab, freelist) % 16 == 0, "cmpxchg16b needs 16-byte alignment");
+_Static_assert(offsetof(struct slab, counters) == offsetof(struct slab, freelist) + 8,
+	       "freelist and counters are one cmpxchg16b");
+_Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags), "page flags");
+_Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
+
+/* Per cache and per cpu. freelist and tid are one cmpxchg16b for the lockless fastpath. */
+struct kmem_cache_cpu {
+	void *freelist;        /* next object to hand out; objects of `slab` only */
+	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
+	struct slab *slab;     /* the cpu slab, frozen, or NULL */
+	struct slab *partial;  /* cpu partial list (frozen slabs), "partial" scheme */
+	u64 stat[NR_SLUB_STAT_ITEMS];
+} __aligned(64);
+_Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
+
+struct kmem_cache_node {
+	struct spinlock list_lock;
+	/* list_lock must be held to use these: */
+	unsigned long nr_partial;
+	struct list_head partial;
+	/* Changed atomically: */
+	long nr_slabs;
+	long total_objects;
+};
+
+struct slab_scheme;
+
+struct kmem_cache {
+	struct kmem_cache_cpu *cpu_slab; /* [nr_cpu_ids] */
+	const struct slab_scheme *scheme;
+	enum slab_fastpath fastpath;
+	unsigned long flags;
+	unsigned int size;        /* bytes per object slot */
+	unsigned int object_size; /* bytes the user asked for */
+	unsigned int offset;      /* of the free pointer in an object */
+	unsigned int align;
+	unsigned int order;       /* of each slab */
+	unsigned int objects;     /* per slab */
+	u32 reciprocal_size;      /* (2^32 + size - 1) / size: object index without a division */
+	unsigned int cpu_partial; /* cpu partial budget, in objects */
+	unsigned long min_partial;/* empty slabs kept on the node list */
+	void (*ctor)(void *);
+	char name[KMEM_CACHE_NAME_MAX + 1];
+	struct list_head list;    /* slab_caches; slab_mutex */
+	unsigned int cpu_slab_order;
+	struct kmem_cache_node node[1]; /* one NUMA node for now */
+};
+
+/*
+ * A scheme: where partial slabs live and how a CPU refills its cpu slab. The core calls
+ * these with interrupts off on the CPU whose kmem_cache_cpu is c.
+ */
+struct slab_scheme {
+	const char *name;
+	/* frees that make a full slab partial freeze it onto the freeing cpu's partial list */
+	bool cpu_partial;
+	/* Find a slab with free objects for this cpu; freeze it, take its freelist, make it the
+	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab. */
+	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	/* A slow free froze a formerly full slab for this cpu (cpu_partial schemes). */
+	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+	/* Give this cpu's partial slabs back to the node (shrink, destroy). */
+	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+};
+
+extern const struct slab_scheme slab_scheme_lock;
+extern const struct slab_scheme slab_scheme_partial;
+
+/* Core services for the schemes (mm/slub.c). */
+static inline struct kmem_cache_node *get_node(struct kmem_cache *s)
+{
+	return &s->node[0];
+}
+
+static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum stat_item si)
+{
+	c->stat[si]++;
+}
+
+#include "cmpxchg.h"
+
+/* Replace slab->freelist and slab->counters together if they are still (fl, counters). */
+static inline bool cmpxchg_double_slab(struct slab *slab, void *fl, unsigned long counters,
+				       void *new_fl, unsigned long new_counters)
+{
+	return cmpxchg_double(&slab->freelist, (u64)(uptr)fl, counters, (u64)(uptr)new_fl,
+			      new_counters);
+}
+
+void slub_lock_node(struct kmem_cache *s, struct kmem_cache_cpu *c, struct kmem_cache_node *n);
+void add_partial(struct kmem_cache_node *n, struct slab *slab, bool tail);
+void remove_partial(struct kmem_cache_node *n, struct slab *slab);
+void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
+		   bool for_cpu_slab, int *objects);
+void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list);
+void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+
+extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
+
+#endif

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The slab allocator under every scheme and both fastpaths: sizes and alignment, ctor,
+ * zeroing, bulk, objects never handed out twice, frees on other CPUs, memory back after
+ * destroy, shrink, exhaustion, bad frees refused, and a seeded stress on every CPU at once.
+ */
+#include "cmdline.h"
+#include "kunit.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "slab.h"
+#include "slub.h"
+#include "smp.h"
+
+struct variant {
+	const char *scheme;
+	enum slab_fastpath fastpath;
+};
+
+static const struct variant variants[] = {
+	{ "lock", SLAB_FASTPATH_IRQ },
+	{ "lock", SLAB_FASTPATH_CMPXCHG },
+	{ "partial", SLAB_FASTPATH_IRQ },
+	{ "partial", SLAB_FASTPATH_CMPXCHG },
+};
+
+#define for_each_variant(v) for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)
+#define VNAME(v) (v)->scheme, (v)->fastpath == SLAB_FASTPATH_IRQ ? "irq" : "cmpxchg"
+
+static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
+				     unsigned align, unsigned long flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s = kmem_cache_create_scheme("test", size, align, flags, ctor,
+							 v->scheme, v->fastpath);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+static void kmalloc_sizes_and_alignment(struct kunit *test)
+{
+	static const size_t sizes[] = { 1,   7,   8,    9,    16,   24,   33,   64,   65,   96,
+					100, 128, 129,  192,  200,  256,  300,  512,  1000, 1024,
+					2048, 3000, 4096, 5000, 8192, 8193, 16384, 100000 };
+
+	for (unsigned i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t sz = sizes[i];
+		char *p = kmalloc(sz, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_GE_MSG(test, ksize(p), sz, "size %zu", sz);
+		if (!(sz & (sz - 1)))
+			KUNIT_EXPECT_EQ_MSG(test, (uptr)p & (sz - 1), 0, "kmalloc(%zu) at %p", sz, p);
+		KUNIT_EXPECT_EQ(test, (uptr)p & 7, 0);
+		memset(p, 0x5a, sz); /* all of it is usable */
+		kfree(p);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, kmalloc(0, GFP_KERNEL), ZERO_SIZE_PTR);
+	kfree(ZERO_SIZE_PTR);
+	kfree(NULL);
+	KUNIT_EXPECT_EQ(test, ksize(ZERO_SIZE_PTR), 0);
+	KUNIT_EXPECT_NULL(test, kmalloc_array((size_t)-1 / 2, 4, GFP_KERNEL));
+}
+
+static void kzalloc_krealloc_kcalloc(struct kunit *test)
+{
+	unsigned char *p = kmalloc(200, GFP_KERNEL), *q;
+	bool zero = true;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xff, 200);
+	kfree(p);
+	p = kzalloc(200, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (int i = 0; i < 200; i++)
+		zero &= p[i] == 0;
+	KUNIT_EXPECT_TRUE(test, zero);
+	for (int i = 0; i < 200; i++)
+		p[i] = (unsigned char)i;
+	q = krealloc(p, 5000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	for (int i = 0; i < 200; i++)
+		KUNIT_EXPECT_EQ(test, q[i], (unsigned char)i);
+	KUNIT_EXPECT_PTR_EQ(test, krealloc(q, 100, GFP_KERNEL), q); /* shrinking keeps it */
+	kfree(q);
+	p = kcalloc(10, 30, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	zero = true;
+	for (int i = 0; i < 300; i++)
+		zero &= p[i] == 0;
+	KUNIT_EXPECT_TRUE(test, zero);
+	kfree(p);
+}
+
+static void hwcache_align_and_cache_zalloc(struct kunit *test)
+{
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 24, 0, SLAB_HWCACHE_ALIGN, NULL);
+		void *p[20];
+
+		for (int i = 0; i < 20; i++) {
+			p[i] = kmem_cache_zalloc(s, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			KUNIT_EXPECT_EQ_MSG(test, (uptr)p[i] & 63, 0, "%s/%s", VNAME(v));
+			KUNIT_EXPECT_EQ(test, *(u64 *)p[i], 0);
+			memset(p[i], 0xee, 24);
+		}
+		for (int i = 0; i < 20; i++)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_destroy(s);
+	}
+}
+
+static int ctor_calls;
+
+static void count_ctor(void *p)
+{
+	__atomic_fetch_add(&ctor_calls, 1, __ATOMIC_RELAXED);
+	*(u64 *)p = 0xc0ffee;
+}
+
+static void ctor_once_per_object(struct kunit *test)
+{
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 100, 0, 0, count_ctor);
+		struct slab_cache_info info;
+		void *p[50];
+
+		ctor_calls = 0;
+		for (int i = 0; i < 50; i++) {
+			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			KUNIT_EXPECT_EQ(test, *(u64 *)p[i], 0xc0ffee); /* constructed state */
+		}
+		kmem_cache_info(s, &info);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned long)ctor_calls, info.objects,
+				    "%s/%s: ctor once per object of each new slab", VNAME(v));
+		for (int i = 0; i < 50; i++)
+			kmem_cache_free(s, p[i]);
+		for (int i = 0; i < 50; i++) {
+			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+			KUNIT_EXPECT_EQ(test, *(u64 *)p[i], 0xc0ffee); /* survived the free */
+		}
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned long)ctor_calls, info.objects,
+				    "%s/%s: no ctor on reuse", VNAME(v));
+		for (int i = 0; i < 50; i++)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_destroy(s);
+	}
+}
+
+static void bulk_alloc_and_free(struct kunit *test)
+{
+	static void *p[600];
+
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 256, 0, 0, NULL);
+		struct slab_cache_info info;
+
+		for (int round = 0; round < 3; round++) {
+			KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, 600, p), 600);
+			for (int i = 0; i < 600; i++) {
+				KUNIT_ASSERT_NOT_NULL(test, p[i]);
+				*(u64 *)p[i] = (u64)i;
+			}
+			for (int i = 0; i < 600; i++)
+				KUNIT_EXPECT_EQ(test, *(u64 *)p[i], (u64)i);
+			kmem_cache_info(s, &info);
+			KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 600, "%s/%s", VNAME(v));
+			kmem_cache_free_bulk(s, 600, p);
+			kmem_cache_info(s, &info);
+			KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		}
+		KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, 0, p), 0);
+		kmem_cache_destroy(s);
+	}
+}
+
+/* Bulk is all or nothing: with memory gone, a big request returns 0 and keeps nothing. */
+static void bulk_all_or_nothing(struct kunit *test)
+{
+	struct kmem_cache *s = make_cache(test, &variants[3], 2048, 0, 0, NULL);
+	struct page *hog = NULL;
+	unsigned long free_before, objects = 0;
+	static void *p[4096];
+	struct slab_cache_info info;
+
+	/* Leave about 64 order-3 slabs' worth (2 MiB) of memory. */
+	while (nr_free_pages() > 512) {
+		struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0);
+
+		if (!pg)
+			break;
+		*(struct page **)page_address(pg) = hog;
+		hog = pg;
+	}
+	free_before = nr_free_pages();
+	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL | __GFP_NOWARN, 4096, p), 0);
+	kmem_cache_shrink(s);
+	kmem_cache_info(s, &info);
+	objects = info.active_objects;
+	KUNIT_EXPECT_EQ(test, objects, 0);
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_before);
+	while (hog) {
+		struct page *next = *(struct page **)page_address(hog);
+
+		__free_pages(hog, 0);
+		hog = next;
+	}
+	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, 100, p), 100);
+	kmem_cache_free_bulk(s, 100, p);
+	kmem_cache_destroy(s);
+}
+
+/* Allocate until NULL, free everything, allocate again: no hang, no leak. */
+static void exhaustion_then_recovery(struct kunit *test)
+{
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages(), n = 0;
+		struct kmem_cache *s = make_cache(test, v, 4000, 0, 0, NULL);
+		void *chain = NULL, *p;
+
+		while ((p = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN))) {
+			*(void **)((char *)p + 64) = chain;
+			chain = p;
+			n++;
+		}
+		KUNIT_EXPECT_GT(test, n, 100);
+		KUNIT_EXPECT_LT(test, nr_free_pages(), 8); /* nothing left for an order-3 slab */
+		while (chain) {
+			p = *(void **)((char *)chain + 64);
+			kmem_cache_free(s, chain);
+			chain = p;
+		}
+		p = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, p);
+		kmem_cache_free(s, p);
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s: %lu objects", VNAME(v),
+				    n);
+	}
+}
+
+static void destroy_returns_all_memory(struct kunit *test)
+{
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages();
+		struct kmem_cache *s = make_cache(test, v, 192, 0, 0, NULL);
+		static void *p[1000];
+
+		for (int i = 0; i < 1000; i++)
+			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (int i = 0; i < 1000; i += 2) /* leave holes: partial slabs everywhere */
+			kmem_cache_free(s, p[i]);
+		for (int i = 1; i < 1000; i += 2)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
+static void destroy_with_objects_left_reports(struct kunit *test)
+{
+	unsigned long free_before = nr_free_pages();
+	struct kmem_cache *s = make_cache(test, &variants[2], 64, 0, 0, NULL);
+	void *p = kmem_cache_alloc(s, GFP_KERNEL);
+	struct slab_cache_info info;
+
+	kmem_cache_destroy(s); /* prints that one object is left; keeps the cache */
+	kmem_cache_info(s, &info);
+	KUNIT_EXPECT_EQ(test, info.active_objects, 1);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_before);
+}
+
+static void shrink_gives_back_empty_slabs(struct kunit *test)
+{
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 512, 0, 0, NULL);
+		unsigned long free_before = nr_free_pages();
+		static void *p[800];
+		struct slab_cache_info info;
+
+		for (int i = 0; i < 800; i++)
+			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (int i = 0; i < 800; i++)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_shrink(s);
+		kmem_cache_info(s, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.slabs, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+		kmem_cache_destroy(s);
+	}
+}
+
+static void bad_frees_are_refused(struct kunit *test)
+{
+	struct kmem_cache *a = make_cache(test, &variants[0], 64, 0, 0, NULL);
+	struct kmem_cache *b = make_cache(test, &variants[3], 64, 0, 0, NULL);
+	unsigned long bad = slab_bad_input_count();
+	char *x = kmem_cache_alloc(a, GFP_KERNEL), *y;
+	static char not_slab[64];
+	struct slab_cache_info info;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kmem_cache_free(b, x);          /* wrong cache */
+	kmem_cache_free(a, x + 8);      /* not an object start */
+	kfree(not_slab);                /* kmalloc never returned it */
+	kfree((void *)0x7fff00000000ULL); /* not RAM at all */
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 4);
+	kmem_cache_free(a, x);
+	kmem_cache_free(a, x);          /* double free: x heads the freelist */
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 5);
+	/* Nothing was corrupted: two allocations are two different objects. */
+	x = kmem_cache_alloc(a, GFP_KERNEL);
+	y = kmem_cache_alloc(a, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_NE(test, x, y);
+	kmem_cache_free(a, x);
+	kmem_cache_free(a, y);
+	kmem_cache_info(a, &info);
+	KUNIT_EXPECT_EQ(test, info.active_objects, 0);
+	kmem_cache_destroy(a);
+	kmem_cache_destroy(b);
+}
+
+static void create_rejects_bad_arguments(struct kunit *test)
+{
+	KUNIT_EXPECT_NULL(test, kmem_cache_create("a-name-that-is-far-too-long-for-a-cache", 64, 0,
+						   0, NULL));
+	KUNIT_EXPECT_NULL(test, kmem_cache_create("zero", 0, 0, 0, NULL));
+	KUNIT_EXPECT_NULL(test, kmem_cache_create("huge", KMEM_CACHE_MAX_SIZE + 1, 0, 0, NULL));
+	KUNIT_EXPECT_NULL(test, kmem_cache_create_scheme("x", 64, 0, 0, NULL, "nosuch",
+							  SLAB_FASTPATH_IRQ));
+	KUNIT_EXPECT_NULL(test, kmem_cache_create("align", 64, 3, 0, NULL));
+}
+
+/* ---- every CPU at once ---- */
+
+struct xcpu {
+	struct kmem_cache *s;
+	void **slots;   /* nr_cpu_ids * PER_CPU objects, allocated by their cpu */
+	int per_cpu;
+	int errors;
+};
+
+static void alloc_own_slots(struct kunit *test, void *arg)
+{
+	struct xcpu *x = arg;
+	int cpu = smp_processor_id();
+
+	for (int i = 0; i < x->per_cpu; i++) {
+		u64 *p = kmem_cache_alloc(x->s, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		p[0] = (u64)cpu << 32 | (u64)i;
+		p[1] = ~p[0];
+		x->slots[cpu * x->per_cpu + i] = p;
+	}
+}
+
+static void free_neighbours_slots(struct kunit *test, void *arg)
+{
+	struct xcpu *x = arg;
+	int from = (smp_processor_id() + 1) % nr_cpu_ids;
+
+	for (int i = 0; i < x->per_cpu; i++) {
+		u64 *p = x->slots[from * x->per_cpu + i];
+
+		if (p[0] != ((u64)from << 32 | (u64)i) || p[1] != ~p[0])
+			__atomic_fetch_add(&x->errors, 1, __ATOMIC_RELAXED);
+		kmem_cache_free(x->s, p);
+	}
+}
+
+static void cross_cpu_frees(struct kunit *test)
+{
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages();
+		struct xcpu x = { .s = make_cache(test, v, 96, 0, 0, NULL), .per_cpu = 300 };
+		struct slab_cache_info info;
+
+		x.slots = kmalloc_array((size_t)nr_cpu_ids * (size_t)x.per_cpu, sizeof(void *),
+					GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, x.slots);
+		for (int round = 0; round < 3; round++) {
+			kunit_run_on_all_cpus(test, alloc_own_slots, &x);
+			kunit_run_on_all_cpus(test, free_neighbours_slots, &x);
+		}
+		KUNIT_EXPECT_EQ(test, x.errors, 0);
+		kmem_cache_info(x.s, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		kfree(x.slots);
+		kmem_cache_destroy(x.s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
+/*
+ * Random kmalloc/kfree of random sizes on every CPU, a quarter of the frees done by the next
+ * CPU through a shared mailbox. Every object carries its owner, its size and a pattern,
+ * checked before it is freed: an object handed out twice or overwritten shows up.
+ */
+#define STRESS_SLOTS 64
+#define MAILBOX 256
+
+struct stress {
+	u64 seed;
+	long ops;
+	void *mailbox[NR_CPUS][MAILBOX];
+	int errors;
+};
+
+static u64 xorshift(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static bool check_object(const u8 *p)
+{
+	u32 size = *(const u32 *)p;
+	u8 tag = p[4];
+
+	for (u32 i = 8; i < size; i++)
+		if (p[i] != (u8)(tag + i))
+			return false;
+	return true;
+}
+
+static void fill_object(u8 *p, u32 size, u8 tag)
+{
+	*(u32 *)p = size;
+	p[4] = tag;
+	for (u32 i = 8; i < size; i++)
+		p[i] = (u8)(tag + i);
+}
+
+static void stress_cpu(struct kunit *test, void *arg)
+{
+	struct stress *st = arg;
+	int cpu = smp_processor_id(), next = (cpu + 1) % nr_cpu_ids;
+	u64 rng = st->seed * 0x9e3779b97f4a7c15ULL + (u64)cpu + 1;
+	u8 *slot[STRESS_SLOTS] = {};
+
+	for (long op = 0; op < st->ops; op++) {
+		u64 r = xorshift(&rng);
+		int i = (int)(r % STRESS_SLOTS);
+
+		if (!slot[i]) {
+			u32 size = 8 + (u32)((r >> 8) % 1200);
+
+			slot[i] = kmalloc(size, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, slot[i]);
+			fill_object(slot[i], size, (u8)(r >> 24));
+			continue;
+		}
+		if (!check_object(slot[i]))
+			__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED);
+		if ((r >> 40) % 4 == 0) { /* hand it to the next cpu */
+			void **box = &st->mailbox[next][(r >> 16) % MAILBOX];
+			void *old = __atomic_exchange_n(box, slot[i], __ATOMIC_ACQ_REL);
+
+			if (old) {
+				if (!check_object(old))
+					__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED);
+				kfree(old);
+			}
+		} else {
+			kfree(slot[i]);
+		}
+		slot[i] = NULL;
+		/* Empty one of our own mailbox slots now and then. */
+		if ((r >> 48) % 8 == 0) {
+			void *got = __atomic_exchange_n(&st->mailbox[cpu][(r >> 52) % MAILBOX], NULL,
+							__ATOMIC_ACQ_REL);
+
+			if (got) {
+				if (!check_object(got))
+					__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED);
+				kfree(got);
+			}
+		}
+	}
+	for (int i = 0; i < STRESS_SLOTS; i++)
+		kfree(slot[i]);
+}
+
+static void drain_mailboxes(void *arg)
+{
+	struct stress *st = arg;
+	int cpu = smp_processor_id();
+
+	for (int i = 0; i < MAILBOX; i++) {
+		void *got = __atomic_exchange_n(&st->mailbox[cpu][i], NULL, __ATOMIC_ACQ_REL);
+
+		if (got) {
+			if (!check_object(got))
+				__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED);
+			kfree(got);
+		}
+	}
+}
+
+static void random_stress_all_cpus(struct kunit *test)
+{
+	struct stress *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	struct cpumask all;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->seed = boot_opts.seed;
+	/* A million operations in all at the default 4 CPUs; bounded as CPUs grow. */
+	st->ops = nr_cpu_ids <= 4 ? 250000 : MAX(20000L, 1000000L / nr_cpu_ids);
+	kunit_run_on_all_cpus(test, stress_cpu, st);
+	cpumask_setall(&all);
+	smp_run_on_cpus(&all, drain_mailboxes, st);
+	KUNIT_EXPECT_EQ(test, st->errors, 0);
+	kunit_info(test, "%ld operations on each of %d cpus, seed %llu", st->ops, nr_cpu_ids,
+		   (unsigned long long)st->seed);
+	kfree(st);
+}
+
+static void stats_count_paths(struct kunit *test)
+{
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 128, 0, 0, NULL);
+		void *p[100];
+
+		for (int i = 0; i < 100; i++)
+			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (int i = 0; i < 100; i++)
+			kmem_cache_free(s, p[i]);
+		KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, ALLOC_FASTPATH) +
+						  kmem_cache_stat(s, ALLOC_SLOWPATH), 100,
+				    "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, FREE_FASTPATH) +
+					      kmem_cache_stat(s, FREE_SLOWPATH), 100);
+		KUNIT_EXPECT_GE(test, kmem_cache_stat(s, ALLOC_SLAB), 1);
+		kmem_cache_destroy(s);
+	}
+}
+
+static struct kunit_case slab_cases[] = {
+	KUNIT_CASE(kmalloc_sizes_and_alignment),
+	KUNIT_CASE(kzalloc_krealloc_kcalloc),
+	KUNIT_CASE(hwcache_align_and_cache_zalloc),
+	KUNIT_CASE(ctor_once_per_object),
+	KUNIT_CASE(bulk_alloc_and_free),
+	KUNIT_CASE(bulk_all_or_nothing),
+	KUNIT_CASE(exhaustion_then_recovery),
+	KUNIT_CASE(destroy_returns_all_memory),
+	KUNIT_CASE(destroy_with_objects_left_reports),
+	KUNIT_CASE(shrink_gives_back_empty_slabs),
+	KUNIT_CASE(bad_frees_are_refused),
+	KUNIT_CASE(create_rejects_bad_arguments),
+	KUNIT_CASE(cross_cpu_frees),
+	KUNIT_CASE(random_stress_all_cpus),
+	KUNIT_CASE(stats_count_paths),
+	{}
+};
+
+static struct kunit_suite slab_suite = {
+	.name = "slab",
+	.test_cases = slab_cases,
+};
+kunit_test_suite(slab_suite);
