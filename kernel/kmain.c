@@ -5,6 +5,7 @@
  * in-kernel test suites test= selects (all of them by default, until the benchmark suite
  * exists), then exit with KEXIT_PASS or KEXIT_FAIL.
  */
+#include "bench.h"
 #include "cmdline.h"
 #include "crash.h"
 #include "kmain.h"
@@ -23,12 +24,12 @@ void kmain(void)
 		printk("crash=%s did not crash\n", boot_opts.crash);
 		kernel_exit(KEXIT_FAIL);
 	}
-	if (boot_opts.bench_given && strcmp(boot_opts.bench, "none")) {
-		printk("bench: no benchmark named '%s' in this kernel; valid: none\n",
-		       boot_opts.bench);
-		kernel_exit(KEXIT_FAIL);
-	}
+	/* test= and bench= both given: tests first. Only bench=: no tests. */
+	if (boot_opts.bench_given && !boot_opts.test_given)
+		strlcpy(boot_opts.test, "none", sizeof(boot_opts.test));
 	failed = kunit_run_selected(boot_opts.test);
+	if (failed >= 0 && bench_run_selected(boot_opts.bench) < 0)
+		kernel_exit(KEXIT_FAIL);
 	if (boot_opts.slabinfo)
 		slabinfo_print();
 	if (failed < 0)

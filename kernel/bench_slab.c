@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench=fastpath: cycles per kmem_cache_alloc+kmem_cache_free pair by object size, for every
+ * scheme and fastpath. bench=bulk: the second seed's table (256-byte objects): per object,
+ * N single allocs then N single frees against kmem_cache_alloc_bulk+free_bulk of N.
+ * One CPU, the boot CPU; every figure is the median of REPS runs, with p10/p90.
+ */
+#include "bench.h"
+#include "printk.h"
+#include "slab.h"
+#include "time.h"
+#include "x86.h"
+
+#define REPS 21
+
+struct variant {
+	const char *scheme;
+	enum slab_fastpath fastpath;
+	const char *fp_name;
+};
+
+static const struct variant variants[] = {
+	{ "lock", SLAB_FASTPATH_IRQ, "irq" },
+	{ "lock", SLAB_FASTPATH_CMPXCHG, "cmpxchg" },
+	{ "partial", SLAB_FASTPATH_IRQ, "irq" },
+	{ "partial", SLAB_FASTPATH_CMPXCHG, "cmpxchg" },
+};
+
+static void emit(const char *bench, const char *params, const char *figure,
+		 const struct bench_stats *st)
+{
+	struct bench_stats ns = {
+		.median = bench_tenths_to_ns(st->median), .p10 = bench_tenths_to_ns(st->p10),
+		.p90 = bench_tenths_to_ns(st->p90), .min = bench_tenths_to_ns(st->min),
+		.max = bench_tenths_to_ns(st->max),
+	};
+
+	bench_json(bench, params, figure, st->median, "cycles", st);
+	bench_json(bench, params, figure, ns.median, "ns", &ns);
+}
+
+/* ---- fastpath ---- */
+
+#define FP_PAIRS 1000
+static const unsigned int fp_sizes[] = { 8, 64, 256, 1024, 4096 };
+
+static void measure_pairs(struct kmem_cache *s, struct bench_stats *st)
+{
+	u64 samples[REPS];
+
+	for (int i = 0; i < 200; i++) /* warm: cpu slab in place, code and data cached */
+		kmem_cache_free(s, kmem_cache_alloc(s, GFP_KERNEL));
+	for (int r = 0; r < REPS; r++) {
+		u64 t0 = rdtsc_ordered();
+
+		for (int i = 0; i < FP_PAIRS; i++) {
+			void *p = kmem_cache_alloc(s, GFP_KERNEL);
+
+			barrier();
+			kmem_cache_free(s, p);
+		}
+		samples[r] = rdtsc_ordered() - t0;
+	}
+	bench_summarize(samples, REPS, FP_PAIRS, st);
+}
+
+static void run_fastpath(void)
+{
+	struct bench_stats st[ARRAY_SIZE(fp_sizes)][ARRAY_SIZE(variants)];
+	char a[24], b[24], c[24], params[160];
+
+	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
+		for (unsigned v = 0; v < ARRAY_SIZE(variants); v++) {
+			struct kmem_cache *s = kmem_cache_create_scheme(
+				"bench-fastpath", fp_sizes[z], 0, 0, NULL, variants[v].scheme,
+				variants[v].fastpath);
+
+			if (!s) {
+				printk("bench fastpath: cannot create a cache\n");
+				return;
+			}
+			measure_pairs(s, &st[z][v]);
+			kmem_cache_destroy(s);
+			snprintf(params, sizeof(params),
+				 "\"scheme\":\"%s\",\"fastpath\":\"%s\",\"size\":%u,\"pairs\":%d,"
+				 "\"reps\":%d",
+				 variants[v].scheme, variants[v].fp_name, fp_sizes[z], FP_PAIRS, REPS);
+			emit("fastpath", params, "alloc_free_pair", &st[z][v]);
+		}
+	}
+	printk("cycles per alloc+free pair: median (p10-p90) of %d runs of %d pairs%s\n", REPS,
+	       FP_PAIRS, bench_emulated() ? ", emulated" : "");
+	printk("%6s", "size");
+	for (unsigned v = 0; v < ARRAY_SIZE(variants); v++)
+		printk("  %9s/%-7s   ", variants[v].scheme, variants[v].fp_name);
+	printk("\n");
+	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
+		printk("%6u", fp_sizes[z]);
+		for (unsigned v = 0; v < ARRAY_SIZE(variants); v++)
+			printk("  %7s (%s-%s)", bench_fmt(a, sizeof(a), st[z][v].median),
+			       bench_fmt(b, sizeof(b), st[z][v].p10),
+			       bench_fmt(c, sizeof(c), st[z][v].p90));
+		printk("\n");
+	}
+}
+
+static const struct bench fastpath_bench = {
+	.name = "fastpath",
+	.what = "cycles per kmem_cache_alloc+free pair, sizes 8..4096, every scheme and fastpath",
+	.run = run_fastpath,
+};
+bench_register(fastpath_bench);
+
+/* ---- bulk ---- */
+
+static const unsigned int bulk_sizes[] = { 1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250 };
+#define BULK_OBJECTS 4000 /* per run: loops of N, so every N does about the same work */
+
+static void *bulk_p[256];
+
+static u64 run_single(struct kmem_cache *s, unsigned n, unsigned loops)
+{
+	u64 t0 = rdtsc_ordered();
+
+	for (unsigned l = 0; l < loops; l++) {
+		for (unsigned i = 0; i < n; i++)
+			bulk_p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (unsigned i = 0; i < n; i++)
+			kmem_cache_free(s, bulk_p[i]);
+	}
+	return rdtsc_ordered() - t0;
+}
+
+static u64 run_bulk(struct kmem_cache *s, unsigned n, unsigned loops)
+{
+	u64 t0 = rdtsc_ordered();
+
+	for (unsigned l = 0; l < loops; l++) {
+		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, n, bulk_p))
+			return 0;
+		kmem_cache_free_bulk(s, n, bulk_p);
+	}
+	return rdtsc_ordered() - t0;
+}
+
+static void run_bulk_bench(void)
+{
+	char a[24], b[24], c[24], d[24], params[160];
+
+	for (unsigned v = 0; v < ARRAY_SIZE(variants); v++) {
+		struct kmem_cache *s = kmem_cache_create_scheme("bench-bulk", 256, 0, 0, NULL,
+								 variants[v].scheme,
+								 variants[v].fastpath);
+
+		if (!s) {
+			printk("bench bulk: cannot create a cache\n");
+			return;
+		}
+		printk("bulk, 256-byte objects, %s/%s: N - single alloc+free per object - bulk per "
+		       "object - improvement (median of %d runs%s)\n",
+		       variants[v].scheme, variants[v].fp_name, REPS,
+		       bench_emulated() ? ", emulated" : "");
+		for (unsigned z = 0; z < ARRAY_SIZE(bulk_sizes); z++) {
+			unsigned n = bulk_sizes[z], loops = MAX(1u, BULK_OBJECTS / n);
+			u64 single[REPS], bulk[REPS], improved;
+			struct bench_stats ss, bs;
+
+			run_single(s, n, 4); /* warm */
+			run_bulk(s, n, 4);
+			for (int r = 0; r < REPS; r++) {
+				single[r] = run_single(s, n, loops);
+				bulk[r] = run_bulk(s, n, loops);
+			}
+			bench_summarize(single, REPS, (u64)n * loops, &ss);
+			bench_summarize(bulk, REPS, (u64)n * loops, &bs);
+			improved = ss.median > bs.median ? (ss.median - bs.median) * 1000 / ss.median
+							 : 0;
+			printk("%3u - %s cycles(tsc) %s ns - %s cycles(tsc) %s ns - improved %s%%\n", n,
+			       bench_fmt(a, sizeof(a), ss.median),
+			       bench_fmt(b, sizeof(b), bench_tenths_to_ns(ss.median)),
+			       bench_fmt(c, sizeof(c), bs.median),
+			       bench_fmt(d, sizeof(d), bench_tenths_to_ns(bs.median)),
+			       bench_fmt(params, sizeof(params), improved));
+			snprintf(params, sizeof(params),
+				 "\"scheme\":\"%s\",\"fastpath\":\"%s\",\"size\":256,\"n\":%u,"
+				 "\"reps\":%d",
+				 variants[v].scheme, variants[v].fp_name, n, REPS);
+			emit("bulk", params, "single_per_object", &ss);
+			emit("bulk", params, "bulk_per_object", &bs);
+			bench_json("bulk", params, "improvement", improved, "percent", NULL);
+		}
+		kmem_cache_destroy(s);
+	}
+}
+
+static const struct bench bulk_bench = {
+	.name = "bulk",
+	.what = "the bulk seed's table: N single allocs+frees vs the bulk API, 256-byte objects",
+	.run = run_bulk_bench,
+};
+bench_register(bulk_bench);
