@@ -542,6 +542,64 @@ static void stats_count_paths(struct kunit *test)
 	}
 }
 
+struct remote_free {
+	struct kmem_cache *s;
+	void **objs;
+	int n;
+};
+
+static void free_them(void *arg)
+{
+	struct remote_free *rf = arg;
+
+	for (int i = 0; i < rf->n; i++)
+		kmem_cache_free(rf->s, rf->objs[i]);
+}
+
+/*
+ * Objects allocated on cpu 0 (full slabs) and freed on cpu 1: under "partial" the formerly
+ * full slabs go to cpu 1's partial list without list_lock, draining when over budget; under
+ * "lock" each goes to the node list under list_lock.
+ */
+static void schemes_differ_where_partial_slabs_go(struct kunit *test)
+{
+	static void *objs[2000], *even[1000], *odd[1000];
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages();
+		struct kmem_cache *s = make_cache(test, v, 128, 0, 0, NULL);
+		struct remote_free rf = { .s = s, .objs = even, .n = 1000 };
+		bool partial = !strcmp(v->scheme, "partial");
+
+		for (int i = 0; i < 2000; i++)
+			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (int i = 0; i < 1000; i++) {
+			even[i] = objs[2 * i];
+			odd[i] = objs[2 * i + 1];
+		}
+		/* Every other object, on cpu 1: each full slab becomes partial there. */
+		smp_call_function_single(1, free_them, &rf, 1);
+		if (partial) {
+			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0, "%s/%s",
+					    VNAME(v));
+			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, FREE_ADD_PARTIAL), 0);
+		} else {
+			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, FREE_ADD_PARTIAL), 0, "%s/%s",
+					    VNAME(v));
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
+		}
+		KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
+		rf.objs = odd;
+		smp_call_function_single(1, free_them, &rf, 1);
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(kmalloc_sizes_and_alignment),
 	KUNIT_CASE(kzalloc_krealloc_kcalloc),
@@ -558,6 +616,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(cross_cpu_frees),
 	KUNIT_CASE(random_stress_all_cpus),
 	KUNIT_CASE(stats_count_paths),
+	KUNIT_CASE(schemes_differ_where_partial_slabs_go),
 	{}
 };
 
