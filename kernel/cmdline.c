@@ -59,7 +59,7 @@ void cmdline_defaults(struct boot_options *o)
 	memset(o, 0, sizeof(*o));
 	strlcpy(o->test, "all", sizeof(o->test));
 	strlcpy(o->bench, "none", sizeof(o->bench));
-	o->ap_timeout_ms = 2000;
+	o->ap_timeout_ms = 5000;
 	o->ap_skip = -1;
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));

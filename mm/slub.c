@@ -1175,6 +1175,9 @@ void slabinfo_print(void)
 			if (v)
 				printk(" %s=%llu", slub_stat_names[item], (unsigned long long)v);
 		}
+		if (s->node[0].list_lock.contended)
+			printk(" list_lock_spin_cycles=%llu",
+			       (unsigned long long)s->node[0].list_lock.spin_cycles);
 		printk("\n");
 	}
 	spin_unlock(&slab_mutex);

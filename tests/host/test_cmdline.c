@@ -114,7 +114,7 @@ static void defaults(void)
 	KT_EQ_U("default cpus 0 (all)", d.cpus, 0);
 	KT_EQ_U("default seed 0", d.seed, 0);
 	KT_EQ_S("default crash empty", d.crash, "");
-	KT_EQ_U("default ap_timeout_ms 2000", d.ap_timeout_ms, 2000);
+	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
 
 	want_defaults();
