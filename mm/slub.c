@@ -597,13 +597,25 @@ redo:
 	}
 }
 
-static inline void slab_free(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
-			     unsigned int cnt, void *caller)
+static __attribute__((always_inline)) inline void slab_free(struct kmem_cache *s,
+							    struct slab *slab, void *head,
+							    void *tail, unsigned int cnt,
+							    void *caller)
 {
 	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
 		slab_free_cmpxchg(s, slab, head, tail, cnt, caller);
 	else
 		slab_free_irq(s, slab, head, tail, cnt, caller);
+}
+
+/* Out of line: its buffer would otherwise enlarge every free's stack frame. */
+static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cache *owner,
+					  const void *p, void *caller)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "free of an object of cache %s:", owner->name);
+	report_bad(s, p, caller, what);
 }
 
 /* The slab of an object being freed to s, or NULL after reporting why it is not one. */
@@ -616,10 +628,7 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		return NULL;
 	}
 	if (unlikely(slab->slab_cache != s)) {
-		char what[80];
-
-		snprintf(what, sizeof(what), "free of an object of cache %s:", slab->slab_cache->name);
-		report_bad(s, p, caller, what);
+		report_wrong_cache(s, slab->slab_cache, p, caller);
 		return NULL;
 	}
 	if (unlikely(!object_start(s, slab, p))) {
