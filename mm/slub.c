@@ -703,6 +703,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
 	void *object;
+	uptr base;
 
 	df->slab = NULL;
 	do {
@@ -717,11 +718,14 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 	set_freepointer(s, object, NULL);
 	df->tail = df->freelist = object;
 	df->cnt = 1;
+	base = (uptr)slab_address(df->slab);
 	while (size) {
 		object = p[--size];
 		if (!object)
 			continue;
-		if (df->slab == virt_to_slab(object) && object_start(s, df->slab, object)) {
+		/* Same slab: inside its pages (one compare) and at an object start. */
+		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
+		    object_start(s, df->slab, object)) {
 			if (object == df->freelist) { /* the same object twice in one call */
 				report_bad(s, object, caller, "double free (twice in one bulk) of");
 				p[size] = NULL;
