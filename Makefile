@@ -6,6 +6,7 @@
 #   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
 #   make deps       install the Debian packages the above need (as root), or print the apt line
+#   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #
 # Knobs (make run / make debug; make test picks its own matrix):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
@@ -49,7 +50,7 @@ CSRCS := $(wildcard arch/*.c kernel/*.c mm/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/trampoline.h
@@ -129,3 +130,10 @@ clean:
 	rm -rf $(B)
 
 -include $(OBJS:.o=.d) $(patsubst %.asm,$(B)/%.asm.d,$(ASRCS))
+
+# ==== bench-host (tools/bench-host/, see docs/host-build.md): slablab's kmem_cache, built for
+# Linux user space, next to glibc malloc, jemalloc, mimalloc and tcmalloc, in TSC cycles on
+# this machine. `make bench-host` installs the peers' Debian packages as root if missing;
+# BENCH_ARGS="--quick" for a short run, "--rounds N" for more rounds. ====
+include tools/bench-host/bench.mk
+# ==== end of bench-host ====

@@ -101,7 +101,7 @@ void spin_lock_init(struct spinlock *l, const char *name)
 static void check_recursion(struct spinlock *l)
 {
 	/* Only this CPU can have written its own number into owner, so the racy read is exact. */
-	if (unlikely(READ_ONCE(l->owner) == smp_processor_id()))
+	if (unlikely(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == smp_processor_id()))
 		panic("recursive acquire of spinlock %s on cpu %d", l->name, smp_processor_id());
 }
 
@@ -120,7 +120,7 @@ void spin_lock(struct spinlock *l)
 		/* ...or above the load that sees our turn come up. */
 		wait_for_ticket(l, ticket);
 	}
-	l->owner = smp_processor_id();
+	__atomic_store_n(&l->owner, smp_processor_id(), __ATOMIC_RELAXED);
 	l->acquisitions++;
 	if (contended) {
 		l->contended++;
@@ -130,7 +130,8 @@ void spin_lock(struct spinlock *l)
 
 bool spin_trylock(struct spinlock *l)
 {
-	u32 serving = __atomic_load_n(&l->serving, __ATOMIC_RELAXED);
+	/* Acquire: pairs with the last holder's release of serving, like spin_lock's wait. */
+	u32 serving = __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE);
 	u32 expect = serving;
 
 	check_recursion(l);
@@ -138,7 +139,7 @@ bool spin_trylock(struct spinlock *l)
 	if (!__atomic_compare_exchange_n(&l->next, &expect, serving + 1, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return false;
-	l->owner = smp_processor_id();
+	__atomic_store_n(&l->owner, smp_processor_id(), __ATOMIC_RELAXED);
 	l->acquisitions++;
 	return true;
 }
@@ -148,7 +149,8 @@ void spin_unlock(struct spinlock *l)
 	if (unlikely(l->owner != smp_processor_id()))
 		panic("spin_unlock of %s on cpu %d, but owner is cpu %d", l->name,
 		      smp_processor_id(), l->owner);
-	l->owner = -1;
+	/* owner is read without the lock (recursion check): relaxed atomics, no torn values. */
+	__atomic_store_n(&l->owner, -1, __ATOMIC_RELAXED);
 	/* Release: every store of the critical section is visible before the next holder enters. */
 	if (likely(!spin_pv)) {
 		__atomic_store_n(&l->serving, l->serving + 1, __ATOMIC_RELEASE);
@@ -168,5 +170,5 @@ bool spin_is_locked(struct spinlock *l)
 
 bool spin_held_by_me(struct spinlock *l)
 {
-	return spin_is_locked(l) && READ_ONCE(l->owner) == smp_processor_id();
+	return spin_is_locked(l) && __atomic_load_n(&l->owner, __ATOMIC_RELAXED) == smp_processor_id();
 }

@@ -122,8 +122,10 @@ kernel_grep() {
     local from
     from=$(grep -an 'Booting `' "$1" | tail -n 1)
     from=${from%%:*}
+    # No grep -q at the end: it would exit at the first match, the writers upstream would get
+    # SIGPIPE, and pipefail would turn a match into a failure on long logs.
     tail -n +$((${from:-0} + 1)) "$1" | grep -av '^qemu-run: \|^qemu-system-x86_64: ' |
-        grep -aqF -- "$2"
+        grep -aF -- "$2" > /dev/null
 }
 
 # ---------------------------------------------------------------------------------------

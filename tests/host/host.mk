@@ -47,7 +47,66 @@ $(HT_OBJ)/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
 	objcopy --keep-global-symbol=strlcpy $@.full $@
 	rm -f $@.full
 
-# Keep the objects: make would delete them as intermediates of the pattern rules.
-.SECONDARY: $(patsubst $(HT)/%,$(HT_OBJ)/t/%.o,$(HOST_TESTS)) $(HT_KOBJS) $(HT_COMMON)
+# ---- the slab allocator with threads as CPUs: test_slab (ASan+UBSan), test_slab_tsan (TSan) ----
+# The kernel sources are built a second (and third) time with -DHOST_SMP=1: shim/cpu.h then
+# makes each thread a CPU with a thread-local number and per-cpu offset, an IPI a signal, and
+# "interrupts off" the IPI signals blocked; shim/host_smp.c starts the CPUs and maps the page
+# allocator's arena (docs/host-build.md). shim/percpu.ld gathers the per-cpu section so each
+# thread gets a copy; -rdynamic lets slub.c's bad-free reports name the caller (dladdr).
+HT_SMP_KSRCS := mm/slub.c mm/scheme_lock.c mm/scheme_partial.c mm/page_alloc.c kernel/smp.c \
+	kernel/printk.c kernel/spinlock.c kernel/cmdline.c
+HT_SMP_GLUE := shim/host_env shim/host_smp
+HT_SMP_LDFLAGS := -rdynamic -pthread -Wl,-T,tests/host/shim/percpu.ld
 
--include $(wildcard $(HT_OBJ)/*/*.d $(HT_OBJ)/*/*/*.d)
+# ASan+UBSan flavour: objects under $(HT_OBJ)/smp/.
+HT_SMP_OBJS := $(patsubst %.c,$(HT_OBJ)/smp/k/%.o,$(HT_SMP_KSRCS)) \
+	$(patsubst %,$(HT_OBJ)/smp/t/%.o,$(HT_SMP_GLUE)) $(HT_OBJ)/k/strlcpy.o
+
+$(HT)/test_slab: $(HT_OBJ)/smp/t/test_slab.o $(HT_SMP_OBJS) tests/host/shim/percpu.ld
+	$(HOSTCC) $(HOST_CFLAGS) $(HT_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
+
+$(HT_OBJ)/smp/k/%.o: %.c tests/host/shim/host_kernel.h
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HT_KCFLAGS) -DHOST_SMP=1 $(HT_PERCPU_CFLAGS) -c $< -o $@
+
+# per_cpu_ptr() is the section's variable plus the distance to a CPU's copy: UBSan's
+# object-size check takes that for an access past the variable (Linux hides the sum from
+# the compiler with RELOC_HIDE; kernel/percpu.h does not). Off for the files that use it.
+$(HT_OBJ)/smp/k/kernel/%.o: HT_PERCPU_CFLAGS := -fno-sanitize=object-size
+
+$(HT_OBJ)/smp/t/%.o: tests/host/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HT_TCFLAGS) -DHOST_SMP=1 -c $< -o $@
+
+# ThreadSanitizer flavour: the same sources with -fsanitize=thread instead of ASan+UBSan,
+# objects under $(HT_OBJ)/tsan/. Its suppressions are compiled into the test (tsan_supp.c).
+HT_TSAN_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(HOST_CFLAGS)) -fsanitize=thread
+HT_TSAN_KCFLAGS = $(HT_TSAN_CFLAGS) -include tests/host/shim/host_kernel.h -DHOST_SMP=1 -MMD -MP
+HT_TSAN_TCFLAGS = $(filter-out -I%,$(HT_TSAN_CFLAGS)) \
+	$(addprefix -iquote ,tests/host/shim tests/host $(KERNEL_DIRS)) -D_GNU_SOURCE -DHOST_SMP=1 -MMD -MP
+HT_TSAN_OBJS := $(patsubst %.c,$(HT_OBJ)/tsan/k/%.o,$(HT_SMP_KSRCS)) \
+	$(patsubst %,$(HT_OBJ)/tsan/t/%.o,$(HT_SMP_GLUE) shim/tsan_supp) $(HT_OBJ)/tsan/k/strlcpy.o
+
+$(HT)/test_slab_tsan: $(HT_OBJ)/tsan/t/test_slab_tsan.o $(HT_TSAN_OBJS) tests/host/shim/percpu.ld
+	$(HOSTCC) $(HT_TSAN_CFLAGS) $(HT_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
+
+$(HT_OBJ)/tsan/k/%.o: %.c tests/host/shim/host_kernel.h
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HT_TSAN_KCFLAGS) -c $< -o $@
+
+$(HT_OBJ)/tsan/t/%.o: tests/host/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HT_TSAN_TCFLAGS) -c $< -o $@
+
+$(HT_OBJ)/tsan/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HT_TSAN_KCFLAGS) -fno-builtin -fno-tree-loop-distribute-patterns \
+		-MF $(@:.o=.d) -MT $@ -c $< -o $@.full
+	objcopy --keep-global-symbol=strlcpy $@.full $@
+	rm -f $@.full
+
+# Keep the objects: make would delete them as intermediates of the pattern rules.
+.SECONDARY: $(patsubst $(HT)/%,$(HT_OBJ)/t/%.o,$(HOST_TESTS)) $(HT_KOBJS) $(HT_COMMON) \
+	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(HT_OBJ)/smp/t/test_slab.o $(HT_OBJ)/tsan/t/test_slab_tsan.o
+
+-include $(wildcard $(HT_OBJ)/*/*.d $(HT_OBJ)/*/*/*.d $(HT_OBJ)/*/*/*/*.d)

@@ -41,8 +41,8 @@ static inline bool cmpxchg_double(void *ptr, u64 old1, u64 old2, u64 new1, u64 n
 	return ok;
 }
 
-/* Only against this CPU's own interrupts, i.e. this thread and its signal handlers, which
- * TSan counts as the same thread: nothing to tell it, but kept symmetrical. */
+/* Only against this CPU's own interrupts: this thread and its signal handlers, which TSan
+ * counts as one thread. Nothing to tell it. */
 static inline bool cmpxchg_double_local(void *ptr, u64 old1, u64 old2, u64 new1, u64 new2)
 {
 	return host_asm_cmpxchg_double_local(ptr, old1, old2, new1, new2);

@@ -68,11 +68,14 @@ void panic(const char *fmt, ...)
 }
 
 /*
- * What kernel/spinlock.c's halting waiters need. The host has one CPU and no hypervisor
- * path (spin_pv stays false), so these are never reached; they only have to link.
+ * What kernel/spinlock.c's halting waiters need. The host has no hypervisor path (spin_pv
+ * stays false), so these are never reached; they only have to link. With HOST_SMP the CPUs
+ * are threads: kernel/smp.c has nr_cpu_ids and shim/host_smp.c the per-cpu offsets.
  */
+#ifndef HOST_SMP
 unsigned long __per_cpu_offset[NR_CPUS];
 int nr_cpu_ids = 1;
+#endif
 u64 tsc_khz = 1000000;
 
 void arch_kick_cpu(int cpu)

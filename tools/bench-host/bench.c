@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+/*
+ * make bench-host: slablab's kmem_cache (mm/slub.c and its schemes, built for Linux user
+ * space) next to glibc malloc, jemalloc, mimalloc and tcmalloc, on this machine, in one run,
+ * measured in TSC cycles (rdtsc between lfences).
+ *
+ *   bench-host [--rounds R] [--quick] [--peer NAME=LIB[@VERSION]]...
+ *
+ * The parent runs R rounds; in each it starts one child process per allocator (this same
+ * program with --child), in an order that rotates from round to round so that drift of the
+ * machine spreads over all of them. A peer's child runs with LD_PRELOAD=LIB (glibc's with
+ * none) and drives malloc/free; slablab's child calls kmem_cache_alloc/kmem_cache_free
+ * directly, for each scheme and fastpath. Children print raw samples (cycles per object of
+ * one timed loop); the parent pools them over the rounds and prints, per allocator and
+ * work, the median with p10/p90 and min/max: a human table, then one JSON line per figure.
+ *
+ * The work (the same code for every allocator, differing only in the two calls):
+ *   pair-S     alloc + free of S bytes, repeated
+ *   batch-N    N allocs of 256 B, then the N frees in allocation order; per object
+ *   bulk-N     slablab only: kmem_cache_alloc_bulk + kmem_cache_free_bulk of N; per object
+ *   spsc       a producer on one core allocates 256 B objects and passes them through a
+ *              single-producer single-consumer ring to a consumer on the other core, which
+ *              frees them; per object, from the start until the consumer freed the last
+ *
+ * slablab in user space (shim/cpu.h, HOST_SMP=2): threads are CPUs; "interrupts off" is a
+ * thread-local flag set between compiler barriers, no system call (an IPI, a signal, that
+ * arrives meanwhile is recorded and run when the flag clears); cmpxchg16b is the kernel's.
+ */
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_smp.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "slab.h"
+#include "smp.h"
+
+#define ARENA_SIZE (128UL << 20)
+#define RING 256 /* slots of the spsc ring */
+#define MAX_ALLOCATORS 16
+#define MAX_SAMPLES 4096
+
+/* ---- timing ---- */
+
+static inline uint64_t tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* The compiler must assume p is used: no allocation is optimised away. */
+static inline void escape(void *p)
+{
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+static void __attribute__((noreturn)) oom(void)
+{
+	fprintf(stderr, "bench-host: an allocation failed\n");
+	exit(3);
+}
+
+/* ---- the work ---- */
+
+enum kind { PAIR, BATCH, BULK, SPSC };
+
+struct work {
+	const char *id;
+	enum kind kind;
+	unsigned int size, n;
+	long objects; /* per sample */
+	int samples;  /* per round */
+	const char *what;
+};
+
+static const struct work works[] = {
+	{ "pair-64", PAIR, 64, 1, 20000, 21, "alloc+free pair, 64 B" },
+	{ "pair-256", PAIR, 256, 1, 20000, 21, "alloc+free pair, 256 B" },
+	{ "pair-1024", PAIR, 1024, 1, 20000, 21, "alloc+free pair, 1024 B" },
+	{ "batch-8", BATCH, 256, 8, 24000, 21, "N allocs then N frees, 256 B, N=8" },
+	{ "batch-16", BATCH, 256, 16, 24000, 21, "same, N=16" },
+	{ "batch-64", BATCH, 256, 64, 24000, 21, "same, N=64" },
+	{ "batch-250", BATCH, 256, 250, 24000, 21, "same, N=250" },
+	{ "bulk-8", BULK, 256, 8, 24000, 21, "bulk API, 256 B, N=8" },
+	{ "bulk-16", BULK, 256, 16, 24000, 21, "bulk API, N=16" },
+	{ "bulk-64", BULK, 256, 64, 24000, 21, "bulk API, N=64" },
+	{ "bulk-250", BULK, 256, 250, 24000, 21, "bulk API, N=250" },
+	{ "spsc", SPSC, 256, 1, 40000, 7, "producer allocs, consumer on the other core frees (SPSC ring)" },
+};
+#define NR_WORKS (sizeof(works) / sizeof(works[0]))
+
+static double sample_scale = 1.0; /* --quick: fewer samples */
+
+struct ring {
+	unsigned long head __attribute__((aligned(64))); /* written by the producer */
+	unsigned long tail __attribute__((aligned(64))); /* written by the consumer */
+	int ready __attribute__((aligned(64)));
+	unsigned long generation, consumer_gen;
+	long n;
+	unsigned int size;
+	unsigned long bad; /* objects that arrived with the wrong contents */
+	uint64_t cycles;
+	void *slot[RING] __attribute__((aligned(64)));
+};
+
+static void ring_start(struct ring *r)
+{
+	__atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) < 2)
+		__builtin_ia32_pause();
+}
+
+/*
+ * The timed loops, once per allocator: SETUP runs before the clock starts, ALLOC(size) and
+ * FREE(p) are the two calls. The loops are the same for every allocator.
+ */
+#define DEFINE_WORK(NAME, SETUP, ALLOC, FREE)                                                      \
+	static double NAME##_pair(unsigned int size, long iters)                                   \
+	{                                                                                          \
+		SETUP;                                                                             \
+		uint64_t t0 = tsc();                                                               \
+		for (long i = 0; i < iters; i++) {                                                 \
+			void *p = ALLOC(size);                                                     \
+			if (__builtin_expect(!p, 0))                                               \
+				oom();                                                             \
+			escape(p);                                                                 \
+			FREE(p);                                                                   \
+		}                                                                                  \
+		return (double)(tsc() - t0) / (double)iters;                                       \
+	}                                                                                          \
+	static double NAME##_batch(unsigned int size, unsigned int n, long loops, void **v)        \
+	{                                                                                          \
+		SETUP;                                                                             \
+		uint64_t t0 = tsc();                                                               \
+		for (long l = 0; l < loops; l++) {                                                 \
+			for (unsigned int i = 0; i < n; i++) {                                     \
+				void *p = ALLOC(size);                                             \
+				if (__builtin_expect(!p, 0))                                       \
+					oom();                                                     \
+				v[i] = p;                                                          \
+			}                                                                          \
+			escape(v);                                                                 \
+			for (unsigned int i = 0; i < n; i++)                                       \
+				FREE(v[i]);                                                        \
+		}                                                                                  \
+		return (double)(tsc() - t0) / ((double)loops * n);                                 \
+	}                                                                                          \
+	static void NAME##_producer(struct ring *r)                                                \
+	{                                                                                          \
+		unsigned int size = r->size;                                                       \
+		unsigned long head = 0, tail = 0;                                                  \
+		SETUP;                                                                             \
+		ring_start(r);                                                                     \
+		uint64_t t0 = tsc();                                                               \
+		for (long i = 0; i < r->n; i++) {                                                  \
+			void *p = ALLOC(size);                                                     \
+			if (__builtin_expect(!p, 0))                                               \
+				oom();                                                             \
+			*(long *)p = i;                                                            \
+			while (head - tail >= RING) {                                              \
+				__builtin_ia32_pause();                                            \
+				tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);                \
+			}                                                                          \
+			r->slot[head % RING] = p;                                                  \
+			__atomic_store_n(&r->head, ++head, __ATOMIC_RELEASE);                      \
+		}                                                                                  \
+		while (__atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) != (unsigned long)r->n)         \
+			__builtin_ia32_pause();                                                    \
+		r->cycles = tsc() - t0;                                                            \
+	}                                                                                          \
+	static void NAME##_consumer(struct ring *r)                                                \
+	{                                                                                          \
+		unsigned int size = r->size;                                                       \
+		unsigned long head = 0, tail = 0;                                                  \
+		SETUP;                                                                             \
+		ring_start(r);                                                                     \
+		while (tail != (unsigned long)r->n) {                                              \
+			void *p;                                                                   \
+			while (head == tail) {                                                     \
+				__builtin_ia32_pause();                                            \
+				head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);                \
+			}                                                                          \
+			p = r->slot[tail % RING];                                                  \
+			if (*(long *)p != (long)tail)                                              \
+				r->bad++;                                                          \
+			FREE(p);                                                                   \
+			__atomic_store_n(&r->tail, ++tail, __ATOMIC_RELEASE);                      \
+		}                                                                                  \
+		(void)size;                                                                        \
+	}
+
+/* malloc/free: whichever allocator LD_PRELOAD put in front of glibc's. */
+#define M_SETUP (void)0
+#define M_ALLOC(size) malloc(size)
+#define M_FREE(p) free(p)
+DEFINE_WORK(m, M_SETUP, M_ALLOC, M_FREE)
+
+/* slablab: the cache of the variant under test for this size. */
+static struct kmem_cache *caches[3]; /* 64, 256, 1024 B */
+
+static struct kmem_cache *cache_for(unsigned int size)
+{
+	return caches[size <= 64 ? 0 : size <= 256 ? 1 : 2];
+}
+
+#define S_SETUP struct kmem_cache *s_ = cache_for(size)
+#define S_ALLOC(size) kmem_cache_alloc(s_, GFP_KERNEL)
+#define S_FREE(p) kmem_cache_free(s_, p)
+DEFINE_WORK(s, S_SETUP, S_ALLOC, S_FREE)
+
+static double s_bulk(unsigned int size, unsigned int n, long loops, void **v)
+{
+	struct kmem_cache *s = cache_for(size);
+	uint64_t t0 = tsc();
+
+	for (long l = 0; l < loops; l++) {
+		if (__builtin_expect(kmem_cache_alloc_bulk(s, GFP_KERNEL, n, v) != (int)n, 0))
+			oom();
+		escape(v);
+		kmem_cache_free_bulk(s, n, v);
+	}
+	return (double)(tsc() - t0) / ((double)loops * n);
+}
+
+/* ---- the child: one allocator (slablab: each variant), raw samples on stdout ---- */
+
+static void emit(const char *allocator, const struct work *w, double v)
+{
+	printf("S %s %s %.3f\n", allocator, w->id, v);
+}
+
+static int nsamples(const struct work *w)
+{
+	int n = (int)(w->samples * sample_scale);
+
+	return n < 3 ? 3 : n;
+}
+
+/* spsc for malloc: a consumer thread on the second core, kept for all samples. */
+static struct ring the_ring;
+
+static void *m_consumer_thread(void *arg)
+{
+	struct ring *r = arg;
+	unsigned long seen = 0;
+
+	host_pin_to_core(1);
+	for (;;) {
+		unsigned long gen;
+
+		while ((gen = __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE)) == seen)
+			__builtin_ia32_pause();
+		if (gen == ~0UL)
+			return NULL;
+		seen = gen;
+		m_consumer(r);
+		__atomic_store_n(&r->consumer_gen, gen, __ATOMIC_RELEASE);
+	}
+}
+
+static void ring_reset(struct ring *r, const struct work *w)
+{
+	r->head = r->tail = 0;
+	r->ready = 0;
+	r->n = w->objects;
+	r->size = w->size;
+	r->cycles = 0;
+}
+
+static void child_malloc(const char *name)
+{
+	void **v = calloc(512, sizeof(*v));
+	pthread_t consumer;
+
+	for (size_t k = 0; k < NR_WORKS; k++) {
+		const struct work *w = &works[k];
+
+		if (w->kind == BULK)
+			continue;
+		if (w->kind == SPSC) {
+			if (host_nr_cores() < 2)
+				continue;
+			if (pthread_create(&consumer, NULL, m_consumer_thread, &the_ring))
+				oom();
+			for (int i = -1; i < nsamples(w); i++) { /* -1: warm-up */
+				unsigned long gen = (unsigned long)i + 2;
+
+				ring_reset(&the_ring, w);
+				__atomic_store_n(&the_ring.generation, gen, __ATOMIC_RELEASE);
+				m_producer(&the_ring);
+				while (__atomic_load_n(&the_ring.consumer_gen, __ATOMIC_ACQUIRE) != gen)
+					__builtin_ia32_pause();
+				if (the_ring.bad)
+					fprintf(stderr, "bench-host: %s: spsc objects corrupted\n", name);
+				if (i >= 0)
+					emit(name, w, (double)the_ring.cycles / (double)w->objects);
+			}
+			__atomic_store_n(&the_ring.generation, ~0UL, __ATOMIC_RELEASE);
+			pthread_join(consumer, NULL);
+			continue;
+		}
+		for (int i = -1; i < nsamples(w); i++) {
+			double c = w->kind == PAIR ? m_pair(w->size, w->objects)
+						   : m_batch(w->size, w->n, w->objects / w->n, v);
+			if (i >= 0)
+				emit(name, w, c);
+		}
+	}
+	free(v);
+}
+
+static void spsc_on_cpu(void *arg)
+{
+	struct ring *r = arg;
+
+	if (smp_processor_id() == 0) {
+		s_producer(r);
+	} else {
+		static __thread int pinned;
+
+		if (!pinned) {
+			host_pin_to_core(1);
+			pinned = 1;
+		}
+		s_consumer(r);
+	}
+}
+
+static void child_slablab(void)
+{
+	static const char *const schemes[] = { "lock", "partial" };
+	static const char *const fastpaths[] = { "irq", "cmpxchg" };
+	void **v = calloc(512, sizeof(*v));
+
+	host_arena_init(HOST_ARENA_BASE, ARENA_SIZE);
+	host_smp_init(2);
+	for (int sc = 0; sc < 2; sc++) {
+		for (int fp = 0; fp < 2; fp++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "slablab-%s-%s", schemes[sc], fastpaths[fp]);
+			for (int k = 0; k < 3; k++) {
+				unsigned int size = 64u << (2 * k);
+
+				caches[k] = kmem_cache_create_scheme(
+					"bench", size, 0, 0, NULL, schemes[sc],
+					fp ? SLAB_FASTPATH_CMPXCHG : SLAB_FASTPATH_IRQ);
+				if (!caches[k])
+					oom();
+			}
+			for (size_t k = 0; k < NR_WORKS; k++) {
+				const struct work *w = &works[k];
+
+				if (w->kind == SPSC && host_nr_cores() < 2)
+					continue;
+				for (int i = -1; i < nsamples(w); i++) {
+					double c;
+
+					if (w->kind == SPSC) {
+						ring_reset(&the_ring, w);
+						host_run_on_cpus(2, spsc_on_cpu, &the_ring);
+						if (the_ring.bad)
+							fprintf(stderr, "bench-host: %s: spsc objects "
+									"corrupted\n", name);
+						c = (double)the_ring.cycles / (double)w->objects;
+					} else if (w->kind == PAIR) {
+						c = s_pair(w->size, w->objects);
+					} else if (w->kind == BATCH) {
+						c = s_batch(w->size, w->n, w->objects / w->n, v);
+					} else {
+						c = s_bulk(w->size, w->n, w->objects / w->n, v);
+					}
+					if (i >= 0)
+						emit(name, w, c);
+				}
+			}
+			for (int k = 0; k < 3; k++)
+				kmem_cache_destroy(caches[k]);
+		}
+	}
+	if (slab_bad_input_count())
+		fprintf(stderr, "bench-host: slablab reported bad input\n");
+	free(v);
+}
+
+/* ---- the parent ---- */
+
+struct allocator {
+	const char *name;    /* column name: "glibc", "slablab-lock-irq", ... */
+	const char *lib;     /* LD_PRELOAD; NULL for none */
+	const char *version;
+	bool child_slablab;  /* the one child that runs the four slablab variants */
+};
+
+struct series {
+	double v[MAX_SAMPLES];
+	int n;
+};
+
+static struct allocator procs[MAX_ALLOCATORS]; /* one child each */
+static int nprocs;
+static const char *columns[MAX_ALLOCATORS];    /* result columns, in table order */
+static const char *column_version[MAX_ALLOCATORS];
+static int ncolumns;
+static struct series *results[MAX_ALLOCATORS][NR_WORKS];
+
+static int column_of(const char *name)
+{
+	for (int c = 0; c < ncolumns; c++)
+		if (!strcmp(columns[c], name))
+			return c;
+	return -1;
+}
+
+static void run_child(const struct allocator *a)
+{
+	int pipefd[2];
+	pid_t pid;
+	FILE *in;
+	char line[256];
+	int status;
+
+	if (pipe(pipefd))
+		oom();
+	pid = fork();
+	if (pid < 0)
+		oom();
+	if (pid == 0) {
+		char scale[32];
+
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		if (a->lib)
+			setenv("LD_PRELOAD", a->lib, 1);
+		else
+			unsetenv("LD_PRELOAD");
+		snprintf(scale, sizeof(scale), "%g", sample_scale);
+		execl("/proc/self/exe", "bench-host", "--child",
+		      a->child_slablab ? "slablab" : a->name, "--scale", scale, (char *)NULL);
+		perror("bench-host: exec");
+		_exit(127);
+	}
+	close(pipefd[1]);
+	in = fdopen(pipefd[0], "r");
+	while (fgets(line, sizeof(line), in)) {
+		char who[64], id[64];
+		double v;
+		int c;
+
+		if (sscanf(line, "S %63s %63s %lf", who, id, &v) != 3)
+			continue;
+		c = column_of(who);
+		for (size_t k = 0; c >= 0 && k < NR_WORKS; k++) {
+			if (strcmp(works[k].id, id))
+				continue;
+			if (!results[c][k])
+				results[c][k] = calloc(1, sizeof(struct series));
+			if (results[c][k]->n < MAX_SAMPLES)
+				results[c][k]->v[results[c][k]->n++] = v;
+		}
+	}
+	fclose(in);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "bench-host: the %s child failed (status %#x)\n", a->name, status);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stats {
+	double median, p10, p90, min, max;
+	int n;
+};
+
+static double pct(const double *v, int n, double p) /* nearest rank */
+{
+	int k = (int)(p * (n - 1) + 0.5);
+
+	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
+static bool get_stats(int c, size_t k, struct stats *st)
+{
+	struct series *s = results[c][k];
+
+	if (!s || !s->n)
+		return false;
+	qsort(s->v, (size_t)s->n, sizeof(double), cmp_double);
+	st->n = s->n;
+	st->min = s->v[0];
+	st->max = s->v[s->n - 1];
+	st->median = s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
+	st->p10 = pct(s->v, s->n, 0.10);
+	st->p90 = pct(s->v, s->n, 0.90);
+	return true;
+}
+
+static double tsc_mhz(void)
+{
+	struct timespec a, b;
+	uint64_t t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = tsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 200000000L);
+	t1 = tsc();
+	return (double)(t1 - t0) /
+	       ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1e3);
+}
+
+static void cpu_model(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(out, len, "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(out, len, "%s", colon + 2);
+			out[strcspn(out, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20)
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void add_column(const char *name, const char *version)
+{
+	columns[ncolumns] = name;
+	column_version[ncolumns] = version;
+	ncolumns++;
+}
+
+static int parent(int rounds, char **peers, int npeers)
+{
+	static const char *const variants[] = { "slablab-lock-irq", "slablab-lock-cmpxchg",
+						"slablab-partial-irq", "slablab-partial-cmpxchg" };
+	char model[256], date[64];
+	struct utsname un;
+	time_t now = time(NULL);
+	double mhz = tsc_mhz();
+
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	cpu_model(model, sizeof(model));
+	uname(&un);
+
+	procs[nprocs++] = (struct allocator){ .name = "slablab", .child_slablab = true };
+	for (int i = 0; i < 4; i++)
+		add_column(variants[i], "");
+	procs[nprocs++] = (struct allocator){ .name = "glibc", .version = gnu_get_libc_version() };
+	add_column("glibc", gnu_get_libc_version());
+	for (int i = 0; i < npeers && nprocs < MAX_ALLOCATORS && ncolumns < MAX_ALLOCATORS; i++) {
+		char *spec = strdup(peers[i]), *eq = strchr(spec, '='), *at;
+
+		if (!eq) {
+			fprintf(stderr, "bench-host: --peer NAME=LIB[@VERSION], not %s\n", peers[i]);
+			return 2;
+		}
+		*eq = '\0';
+		at = strchr(eq + 1, '@');
+		if (at)
+			*at = '\0';
+		procs[nprocs++] = (struct allocator){ .name = spec, .lib = eq + 1,
+						      .version = at ? at + 1 : "" };
+		add_column(spec, at ? at + 1 : "");
+	}
+
+	printf("bench-host: slablab's kmem_cache next to user-space allocators, %s\n", date);
+	printf("machine: %s, %d cores usable, TSC %.0f MHz (measured), Linux %s, glibc %s\n", model,
+	       host_nr_cores(), mhz, un.release, gnu_get_libc_version());
+	printf("figures: TSC cycles per object (rdtsc between lfences), median of %d rounds x N "
+	       "samples, [p10-p90] below; each allocator in its own process per round\n",
+	       rounds);
+	printf("slablab: mm/slub.c + mm/scheme_*.c + mm/page_alloc.c built for user space; "
+	       "threads are CPUs; \"interrupts off\" = a thread-local flag between compiler "
+	       "barriers (no system call; an IPI signal arriving meanwhile runs when it clears); "
+	       "cmpxchg16b as in the kernel\n");
+	printf("peers: the same driver calling malloc/free, allocator loaded with LD_PRELOAD:");
+	for (int p = 2; p < nprocs; p++)
+		printf(" %s %s (%s)", procs[p].name, procs[p].version, procs[p].lib);
+	printf("\n");
+	fflush(stdout);
+
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < nprocs; i++)
+			run_child(&procs[(i + r) % nprocs]);
+
+	/* The table of medians, then the spread. */
+	for (int pass = 0; pass < 2; pass++) {
+		printf("\n%s\n", pass ? "p10-p90 (min-max in the JSON lines)" : "median TSC cycles per object");
+		printf("%-28s", "work");
+		for (int c = 0; c < ncolumns; c++)
+			printf(" %*s", pass ? 15 : 10,
+			       strncmp(columns[c], "slablab-", 8) ? columns[c] : columns[c] + 8);
+		printf("\n");
+		for (size_t k = 0; k < NR_WORKS; k++) {
+			printf("%-28s", works[k].id);
+			for (int c = 0; c < ncolumns; c++) {
+				struct stats st;
+				char cell[48];
+
+				if (!get_stats(c, k, &st))
+					snprintf(cell, sizeof(cell), "-");
+				else if (pass)
+					snprintf(cell, sizeof(cell), "%.1f-%.1f", st.p10, st.p90);
+				else
+					snprintf(cell, sizeof(cell), "%.1f", st.median);
+				printf(" %*s", pass ? 15 : 10, cell);
+			}
+			printf("\n");
+		}
+	}
+	printf("\nwork:");
+	for (size_t k = 0; k < NR_WORKS; k++)
+		printf("%s %s = %s", k ? ";" : "", works[k].id, works[k].what);
+	printf("\n\n");
+
+	for (int c = 0; c < ncolumns; c++) {
+		for (size_t k = 0; k < NR_WORKS; k++) {
+			const struct work *w = &works[k];
+			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc" };
+			struct stats st;
+			bool slablab = !strncmp(columns[c], "slablab-", 8);
+
+			if (!get_stats(c, k, &st))
+				continue;
+			printf("{\"bench\":\"host\",\"allocator\":");
+			json_string(slablab ? "slablab" : columns[c]);
+			if (slablab) {
+				char scheme[32];
+				const char *fp = strrchr(columns[c], '-') + 1;
+
+				snprintf(scheme, sizeof(scheme), "%.*s", (int)(fp - 1 - columns[c] - 8),
+					 columns[c] + 8);
+				printf(",\"scheme\":\"%s\",\"fastpath\":\"%s\"", scheme, fp);
+			} else {
+				printf(",\"version\":");
+				json_string(column_version[c]);
+			}
+			printf(",\"work\":\"%s\",\"size\":%u,\"n\":%u,\"cycles\":%.1f,\"p10\":%.1f,"
+			       "\"p90\":%.1f,\"min\":%.1f,\"max\":%.1f,\"samples\":%d,"
+			       "\"unit\":\"tsc_cycles_per_object\",\"tsc_mhz\":%.0f,\"date\":\"%s\","
+			       "\"accel\":\"host\"}\n",
+			       kinds[w->kind], w->size, w->n, st.median, st.p10, st.p90, st.min, st.max,
+			       st.n, mhz, date);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *child = NULL;
+	char **peers = calloc((size_t)argc + 1, sizeof(*peers));
+	int npeers = 0, rounds = 5;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--child") && i + 1 < argc)
+			child = argv[++i];
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			sample_scale = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--quick"))
+			sample_scale = 0.2, rounds = 1;
+		else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+			peers[npeers++] = argv[++i];
+		else {
+			fprintf(stderr, "usage: bench-host [--rounds R] [--quick] "
+					"[--peer NAME=LIB[@VERSION]]...\n");
+			return 2;
+		}
+	}
+	host_nr_cores(); /* remember the allowed cores before pinning */
+	if (!child)
+		return parent(rounds < 1 ? 1 : rounds, peers, npeers);
+	host_pin_to_core(0);
+	if (!strcmp(child, "slablab"))
+		child_slablab();
+	else
+		child_malloc(child);
+	fflush(stdout);
+	return 0;
+}
