@@ -11,28 +11,21 @@
 
 #include "types.h"
 
-static inline bool cmpxchg_double(void *ptr, u64 old1, u64 old2, u64 new1, u64 new2)
-{
-	bool ok;
+/* One body, two prefixes: "lock " for shared data, "" for this cpu's own data. */
+#define DEFINE_CMPXCHG16B(name, prefix)                                                            \
+	static inline bool name(void *ptr, u64 old1, u64 old2, u64 new1, u64 new2)               \
+	{                                                                                          \
+		bool ok;                                                                           \
+                                                                                                   \
+		__asm__ __volatile__(prefix "cmpxchg16b %1"                                       \
+				     : "=@ccz"(ok), "+m"(*(volatile unsigned __int128 *)ptr),      \
+				       "+a"(old1), "+d"(old2)                                      \
+				     : "b"(new1), "c"(new2)                                        \
+				     : "memory");                                                  \
+		return ok;                                                                 \
+	}
 
-	__asm__ __volatile__("lock cmpxchg16b %1"
-			     : "=@ccz"(ok), "+m"(*(volatile unsigned __int128 *)ptr), "+a"(old1),
-			       "+d"(old2)
-			     : "b"(new1), "c"(new2)
-			     : "memory");
-	return ok;
-}
-
-static inline bool cmpxchg_double_local(void *ptr, u64 old1, u64 old2, u64 new1, u64 new2)
-{
-	bool ok;
-
-	__asm__ __volatile__("cmpxchg16b %1"
-			     : "=@ccz"(ok), "+m"(*(volatile unsigned __int128 *)ptr), "+a"(old1),
-			       "+d"(old2)
-			     : "b"(new1), "c"(new2)
-			     : "memory");
-	return ok;
-}
+DEFINE_CMPXCHG16B(cmpxchg_double, "lock ")
+DEFINE_CMPXCHG16B(cmpxchg_double_local, "")
 
 #endif
