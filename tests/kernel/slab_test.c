@@ -600,6 +600,87 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 	}
 }
 
+/*
+ * Interrupt handlers allocate too: cpu 1 runs the fastpath in a loop while cpu 0 floods it
+ * with cross-calls whose handlers allocate and free from the same cache. Every object is
+ * stamped and checked; under "cmpxchg" an interrupted fastpath must retry (its tid changed),
+ * under "irq" the handler waits for interrupts to come back on.
+ */
+struct irq_race {
+	struct kmem_cache *s;
+	volatile int stop;
+	int errors;
+	long handler_ops;
+};
+
+static void handler_alloc_free(void *arg)
+{
+	struct irq_race *r = arg;
+	u64 *p = kmem_cache_alloc(r->s, GFP_ATOMIC);
+
+	if (!p) {
+		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	p[0] = 0x1111;
+	p[1] = (u64)(uptr)p;
+	if (p[0] != 0x1111 || p[1] != (u64)(uptr)p)
+		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(r->s, p);
+	r->handler_ops++;
+}
+
+static void loop_on_fastpath(struct kunit *test, void *arg)
+{
+	struct irq_race *r = arg;
+
+	if (smp_processor_id() == 0) {
+		for (int i = 0; i < 3000; i++)
+			smp_call_function_single(1, handler_alloc_free, r, i % 4 == 0);
+		r->stop = 1;
+		return;
+	}
+	if (smp_processor_id() != 1)
+		return;
+	while (!r->stop) {
+		u64 *a = kmem_cache_alloc(r->s, GFP_KERNEL), *b = kmem_cache_alloc(r->s, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		KUNIT_ASSERT_NOT_NULL(test, b);
+		KUNIT_EXPECT_PTR_NE(test, a, b);
+		a[0] = 0xaaaa;
+		b[0] = 0xbbbb;
+		a[1] = (u64)(uptr)a;
+		b[1] = (u64)(uptr)b;
+		cpu_relax();
+		if (a[0] != 0xaaaa || b[0] != 0xbbbb || a[1] != (u64)(uptr)a || b[1] != (u64)(uptr)b)
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+		kmem_cache_free(r->s, b);
+		kmem_cache_free(r->s, a);
+	}
+}
+
+static void interrupt_handlers_allocate_too(struct kunit *test)
+{
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	for_each_variant(v) {
+		struct irq_race r = { .s = make_cache(test, v, 64, 0, 0, NULL) };
+		struct slab_cache_info info;
+
+		kunit_run_on_all_cpus(test, loop_on_fastpath, &r);
+		/* The last calls were not waited for: let them finish before counting. */
+		kmem_cache_shrink(r.s);
+		KUNIT_EXPECT_EQ_MSG(test, r.errors, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ(test, r.handler_ops, 3000);
+		kmem_cache_info(r.s, &info);
+		KUNIT_EXPECT_EQ(test, info.active_objects, 0);
+		kunit_info(test, "%s/%s: %llu fastpath retries after an interrupt", VNAME(v),
+			   (unsigned long long)kmem_cache_stat(r.s, CMPXCHG_DOUBLE_CPU_FAIL));
+		kmem_cache_destroy(r.s);
+	}
+}
+
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(kmalloc_sizes_and_alignment),
 	KUNIT_CASE(kzalloc_krealloc_kcalloc),
@@ -617,6 +698,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(random_stress_all_cpus),
 	KUNIT_CASE(stats_count_paths),
 	KUNIT_CASE(schemes_differ_where_partial_slabs_go),
+	KUNIT_CASE(interrupt_handlers_allocate_too),
 	{}
 };
 
