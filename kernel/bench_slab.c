@@ -24,6 +24,7 @@ static const struct variant variants[] = {
 	{ "lock", SLAB_FASTPATH_CMPXCHG, "cmpxchg" },
 	{ "partial", SLAB_FASTPATH_IRQ, "irq" },
 	{ "partial", SLAB_FASTPATH_CMPXCHG, "cmpxchg" },
+	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaf" },
 };
 
 static void emit(const char *bench, const char *params, const char *figure,

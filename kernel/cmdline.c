@@ -10,7 +10,7 @@
 
 struct boot_options boot_opts;
 
-static const char *const scheme_names[] = { "lock", "partial", NULL };
+static const char *const scheme_names[] = { "lock", "partial", "sheaves", NULL };
 static const char *const fastpath_names[] = { "irq", "cmpxchg", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
@@ -43,11 +43,13 @@ static const struct option options[] = {
 	{ .name = "ap_timeout_ms", .kind = OPT_UINT, FIELD(ap_timeout_ms), .min = 1, .max = 60000,
 	  .help = "how long to wait for the other CPUs to start, in ms" },
 	{ .name = "scheme", .kind = OPT_ENUM, FIELD(scheme), .choices = scheme_names,
-	  .help = "slab scheme of the caches created at boot: lock partial" },
+	  .help = "slab scheme of the caches created at boot: lock partial sheaves" },
 	{ .name = "fastpath", .kind = OPT_ENUM, FIELD(fastpath), .choices = fastpath_names,
 	  .help = "slab fastpath of the caches created at boot: irq cmpxchg" },
 	{ .name = "cpu_partial", .kind = OPT_UINT, FIELD(cpu_partial), .min = 1, .max = 100000,
 	  .help = "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)" },
+	{ .name = "sheaf_capacity", .kind = OPT_UINT, FIELD(sheaf_capacity), .min = 1, .max = 500,
+	  .help = "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)" },
 	{ .name = "slabinfo", .kind = OPT_UINT, FIELD(slabinfo), .min = 0, .max = 1,
 	  .help = "1: print slabinfo at the end of the run" },
 	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,

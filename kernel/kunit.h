@@ -160,6 +160,7 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 #define KUNIT_EXPECT_PTR_NE(t, l, r) __KUNIT_PTR(t, KUNIT_EXPECTATION, l, !=, r, NULL)
 #define KUNIT_EXPECT_NULL(t, p) __KUNIT_PTR(t, KUNIT_EXPECTATION, p, ==, NULL, NULL)
 #define KUNIT_EXPECT_NOT_NULL(t, p) __KUNIT_PTR(t, KUNIT_EXPECTATION, p, !=, NULL, NULL)
+#define KUNIT_EXPECT_NOT_NULL_MSG(t, p, f, ...) __KUNIT_PTR(t, KUNIT_EXPECTATION, p, !=, NULL, f, ##__VA_ARGS__)
 #define KUNIT_EXPECT_STREQ(t, l, r) __KUNIT_STR(t, KUNIT_EXPECTATION, l, ==, r, NULL)
 #define KUNIT_EXPECT_STRNEQ(t, l, r) __KUNIT_STR(t, KUNIT_EXPECTATION, l, !=, r, NULL)
 

@@ -74,7 +74,13 @@ static void free_block_locked(unsigned long pfn, unsigned int order)
 		if (buddy + (1UL << order) > max_pfn)
 			break;
 		b = pfn_to_page(buddy);
-		if (!(b->flags & PG_buddy) || b->order != order)
+		/*
+		 * The buddy may be an allocated page whose owner (a slab being discarded) changes
+		 * its flags without zone.lock: relaxed atomic loads. Only PG_buddy decides, and
+		 * only zone.lock holders set or clear it.
+		 */
+		if (!(__atomic_load_n(&b->flags, __ATOMIC_RELAXED) & PG_buddy) ||
+		    __atomic_load_n(&b->order, __ATOMIC_RELAXED) != order)
 			break;
 		del_free_block(b, order);
 		pfn &= ~(1UL << order);

@@ -8,28 +8,6 @@
 #include "printk.h"
 #include "slub.h"
 
-static void *lock_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
-{
-	struct kmem_cache_node *n = get_node(s);
-	struct slab *slab;
-	void *freelist;
-	int objects;
-
-	if (!READ_ONCE(n->nr_partial)) /* racy peek: spares the lock when the list is empty */
-		return NULL;
-	slub_lock_node(s, c, n);
-	if (list_empty(&n->partial)) {
-		spin_unlock(&n->list_lock);
-		return NULL;
-	}
-	slab = list_first_entry(&n->partial, struct slab, slab_list);
-	freelist = acquire_slab(s, n, slab, true, &objects);
-	spin_unlock(&n->list_lock);
-	c->slab = slab;
-	stat(s, c, ALLOC_FROM_PARTIAL);
-	return freelist;
-}
-
 static void lock_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				 struct slab *slab)
 {
@@ -44,7 +22,7 @@ static void lock_flush_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *
 const struct slab_scheme slab_scheme_lock = {
 	.name = "lock",
 	.cpu_partial = false,
-	.get_partial = lock_get_partial,
+	.get_partial = get_partial_node,
 	.put_cpu_partial = lock_put_cpu_partial,
 	.flush_cpu_partial = lock_flush_cpu_partial,
 };

@@ -59,7 +59,7 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		 * objects while frozen); leave it as a full cpu slab and look further. */
 		c->slab = NULL;
 	}
-	if (!READ_ONCE(n->nr_partial))
+	if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
 		return NULL;
 	slub_lock_node(s, c, n);
 	list_for_each_entry_safe(slab, tmp, &n->partial, slab_list) {

@@ -12,8 +12,8 @@
  * requests go to the page allocator. kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts;
  * kfree(NULL) does nothing; power-of-two sizes are naturally aligned.
  *
- * slablab's addition: every cache has a scheme (how partial slabs are kept: "lock" or
- * "partial", more to come) and a fastpath ("irq" or "cmpxchg"). The boot options scheme= and
+ * slablab's addition: every cache has a scheme (how partial slabs are kept: "lock",
+ * "partial", or "sheaves" with per-cpu arrays of objects in front, more to come) and a fastpath ("irq" or "cmpxchg"). The boot options scheme= and
  * fastpath= set the defaults; kmem_cache_create_scheme() picks them per cache, so one boot can
  * compare them side by side. The design is in mm/slub.c's opening comment.
  */
@@ -61,6 +61,17 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void *krealloc(const void *p, size_t new_size, gfp_t gfp);
 void kfree(const void *p);
 size_t ksize(const void *p);
+
+/*
+ * Prefilled sheaves (Linux 6.18's API; any scheme here): reserve n objects up front, then
+ * allocate them where failing is not an option; return the sheaf with what is left.
+ */
+struct slab_sheaf;
+#define SLAB_SHEAF_MAX 500
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int n);
+void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf);
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf);
+unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 
 /* What slabinfo shows for one cache (mm/slub.c). */
 struct slab_cache_info {

@@ -80,10 +80,14 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
 	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
 	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
-	"list_lock", "list_lock_contended",
+	"list_lock", "list_lock_contended", "sheaf_alloc", "sheaf_free", "sheaf_swap",
+	"sheaf_refill", "sheaf_flush", "barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
+	"sheaf_prefill",
 };
+_Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
-static const struct slab_scheme *const schemes[] = { &slab_scheme_lock, &slab_scheme_partial };
+static const struct slab_scheme *const schemes[] = { &slab_scheme_lock, &slab_scheme_partial,
+						      &slab_scheme_sheaves };
 static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
 
 static LIST_HEAD(slab_caches);
@@ -92,6 +96,7 @@ static unsigned long bad_input;
 static const struct slab_scheme *default_scheme = &slab_scheme_partial;
 static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 unsigned int slub_cpu_partial_override;
+unsigned int slub_sheaf_capacity_override;
 
 /* ---- small helpers ---- */
 
@@ -141,8 +146,8 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 }
 
 /* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
-static void __noinline report_bad(struct kmem_cache *s, const void *p, void *caller,
-				  const char *what)
+void __noinline slab_report_bad(struct kmem_cache *s, const void *p, void *caller,
+				 const char *what)
 {
 	u64 off;
 	const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
@@ -170,7 +175,8 @@ void slub_lock_node(struct kmem_cache *s, struct kmem_cache_cpu *c, struct kmem_
 void add_partial(struct kmem_cache_node *n, struct slab *slab, bool tail)
 {
 	assert_spin_locked(&n->list_lock);
-	n->nr_partial++;
+	/* Peeked at without the lock (get_partial): relaxed atomic, never torn. */
+	__atomic_store_n(&n->nr_partial, n->nr_partial + 1, __ATOMIC_RELAXED);
 	if (tail)
 		list_add_tail(&slab->slab_list, &n->partial);
 	else
@@ -182,10 +188,33 @@ void remove_partial(struct kmem_cache_node *n, struct slab *slab)
 {
 	assert_spin_locked(&n->list_lock);
 	list_del(&slab->slab_list);
-	n->nr_partial--;
+	__atomic_store_n(&n->nr_partial, n->nr_partial - 1, __ATOMIC_RELAXED);
 }
 
 /* ---- slabs from and to the page allocator ---- */
+
+/*
+ * Flag the first page of a slab or large kmalloc and point the others at it (PG_tail).
+ * Relaxed atomic stores: the page allocator reads the flags of neighbouring blocks while
+ * merging, without our knowledge (mm/page_alloc.c).
+ */
+static void mark_compound(struct page *page, unsigned int order, u32 flag)
+{
+	for (unsigned long i = 1; i < (1UL << order); i++) {
+		page[i].private_[0] = (u64)(uptr)page;
+		__atomic_store_n(&page[i].flags, PG_tail, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&page->flags, page->flags | flag, __ATOMIC_RELAXED);
+}
+
+static void unmark_compound(struct page *page, unsigned int order, u32 flag)
+{
+	for (unsigned long i = 1; i < (1UL << order); i++) {
+		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		page[i].private_[0] = 0;
+	}
+	__atomic_store_n(&page->flags, page->flags & ~flag, __ATOMIC_RELAXED);
+}
 
 static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 {
@@ -197,11 +226,7 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	if (!page)
 		return NULL;
 	slab = (struct slab *)page;
-	page->flags |= PG_slab;
-	for (unsigned long i = 1; i < (1UL << s->order); i++) {
-		page[i].flags = PG_tail;
-		page[i].private_[0] = (u64)(uptr)page;
-	}
+	mark_compound(page, s->order, PG_slab);
 	slab->slab_cache = s;
 	slab->counters = 0;
 	slab->objects = s->objects;
@@ -226,11 +251,7 @@ void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *s
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
-	for (unsigned long i = 1; i < (1UL << s->order); i++) {
-		page[i].flags = 0;
-		page[i].private_[0] = 0;
-	}
-	page->flags &= ~PG_slab;
+	unmark_compound(page, s->order, PG_slab);
 	memset(page->private_, 0, sizeof(page->private_));
 	if (c)
 		stat(s, c, FREE_SLAB);
@@ -368,6 +389,30 @@ void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 	}
 }
 
+/* Take one slab off the node partial list as this cpu's slab (interrupts off). */
+void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *slab;
+	void *freelist;
+	int objects;
+
+	/* Racy peek: spares the lock when the list is empty (re-checked under it). */
+	if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+		return NULL;
+	slub_lock_node(s, c, n);
+	if (list_empty(&n->partial)) {
+		spin_unlock(&n->list_lock);
+		return NULL;
+	}
+	slab = list_first_entry(&n->partial, struct slab, slab_list);
+	freelist = acquire_slab(s, n, slab, true, &objects);
+	spin_unlock(&n->list_lock);
+	c->slab = slab;
+	stat(s, c, ALLOC_FROM_PARTIAL);
+	return freelist;
+}
+
 /* ---- allocation ---- */
 
 /* ___slab_alloc: the cpu freelist is empty. Interrupts off. */
@@ -459,10 +504,23 @@ redo:
 	return object;
 }
 
+/* One object from the cpu slab, for a layer in front of it. Interrupts off. */
+void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	void *object = c->freelist;
+
+	if (unlikely(!object))
+		return slab_alloc_slow(s, c, gfp);
+	c->freelist = get_freepointer(s, object);
+	c->tid = next_tid(c->tid);
+	return object;
+}
+
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	void *p = s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
-						       : slab_alloc_irq(s, gfp);
+	void *p = unlikely(s->scheme->alloc) ? s->scheme->alloc(s, gfp)
+		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
+							  : slab_alloc_irq(s, gfp);
 
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
@@ -498,7 +556,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 		prior = slab->freelist;
 		counters = slab->counters;
 		if (unlikely(prior == head)) {
-			report_bad(s, head, caller, "double free of");
+			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
 		set_freepointer(s, tail, prior);
@@ -554,7 +612,7 @@ static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *
 	if (likely(slab == c->slab)) {
 		if (unlikely(head == c->freelist)) {
 			local_irq_restore(flags);
-			report_bad(s, head, caller, "double free of");
+			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
 		set_freepointer(s, tail, c->freelist);
@@ -580,7 +638,7 @@ redo:
 	if (likely(slab == READ_ONCE(c->slab))) {
 		freelist = READ_ONCE(c->freelist);
 		if (unlikely(head == freelist)) {
-			report_bad(s, head, caller, "double free of");
+			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
 		set_freepointer(s, tail, freelist);
@@ -615,16 +673,17 @@ static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cach
 	char what[80];
 
 	snprintf(what, sizeof(what), "free of an object of cache %s:", owner->name);
-	report_bad(s, p, caller, what);
+	slab_report_bad(s, p, caller, what);
 }
 
 /* The slab of an object being freed to s, or NULL after reporting why it is not one. */
+struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
 {
 	struct slab *slab = virt_to_slab(p);
 
 	if (unlikely(!slab)) {
-		report_bad(s, p, caller, "free of a pointer that is not a slab object:");
+		slab_report_bad(s, p, caller, "free of a pointer that is not a slab object:");
 		return NULL;
 	}
 	if (unlikely(slab->slab_cache != s)) {
@@ -632,10 +691,15 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		return NULL;
 	}
 	if (unlikely(!object_start(s, slab, p))) {
-		report_bad(s, p, caller, "free of a pointer inside an object:");
+		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
 		return NULL;
 	}
 	return slab;
+}
+
+struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller)
+{
+	return free_check(s, p, caller);
 }
 
 void kmem_cache_free(struct kmem_cache *s, void *p)
@@ -646,7 +710,11 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 	if (unlikely(!p))
 		return;
 	slab = free_check(s, p, caller);
-	if (likely(slab))
+	if (unlikely(!slab))
+		return;
+	if (unlikely(s->scheme->free))
+		s->scheme->free(s, p, caller);
+	else
 		slab_free(s, slab, p, p, 1, caller);
 }
 
@@ -658,6 +726,8 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 	unsigned long flags;
 	size_t i;
 
+	if (s->scheme->alloc_bulk)
+		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	for (i = 0; i < size; i++) {
@@ -727,7 +797,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
 		    object_start(s, df->slab, object)) {
 			if (object == df->freelist) { /* the same object twice in one call */
-				report_bad(s, object, caller, "double free (twice in one bulk) of");
+				slab_report_bad(s, object, caller, "double free (twice in one bulk) of");
 				p[size] = NULL;
 				continue;
 			}
@@ -749,6 +819,10 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
 	void *caller = __builtin_return_address(0);
 
+	if (s->scheme->free_bulk) {
+		s->scheme->free_bulk(s, size, p, caller);
+		return;
+	}
 	while (size) {
 		struct detached_freelist df;
 
@@ -756,6 +830,84 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 		if (df.slab)
 			slab_free(s, df.slab, df.freelist, df.tail, df.cnt, caller);
 	}
+}
+
+/*
+ * Give n objects (checked, entries may be NULL) back to their slabs, for a layer in front of
+ * the cpu slab; interrupts off on this cpu. p[] is consumed (entries set to NULL).
+ */
+void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
+			void *caller)
+{
+	while (n) {
+		struct detached_freelist df;
+
+		n = build_detached_freelist(s, n, p, &df, caller);
+		if (!df.slab)
+			continue;
+		if (df.slab == c->slab) {
+			set_freepointer(s, df.tail, c->freelist);
+			c->freelist = df.freelist;
+			c->tid = next_tid(c->tid);
+		} else {
+			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
+		}
+	}
+}
+
+/* ---- sheaves prefilled for a caller (any scheme) ---- */
+
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size)
+{
+	struct slab_sheaf *sheaf;
+	struct page *page;
+
+	if (size > SLAB_SHEAF_MAX) {
+		printk("kmem_cache_prefill_sheaf(%s): %u objects, the most is %u\n", s->name, size,
+		       SLAB_SHEAF_MAX);
+		return NULL;
+	}
+	page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, 0);
+	if (!page)
+		return NULL;
+	sheaf = page_address(page);
+	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->capacity = MAX(size, s->sheaf_capacity);
+	sheaf->size = 0;
+	if (size && !kmem_cache_alloc_bulk(s, gfp & ~__GFP_ZERO, size, sheaf->objects)) {
+		free_pages((unsigned long)sheaf, 0);
+		return NULL;
+	}
+	sheaf->size = size;
+	stat(s, this_cpu_slab(s), SHEAF_PREFILL);
+	return sheaf;
+}
+
+void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
+{
+	void *p;
+
+	if (!sheaf || !sheaf->size) {
+		printk("kmem_cache_alloc_from_sheaf(%s): the sheaf is empty\n", s->name);
+		return NULL;
+	}
+	p = sheaf->objects[--sheaf->size];
+	if (gfp & __GFP_ZERO)
+		memset(p, 0, s->object_size);
+	return p;
+}
+
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
+{
+	if (!sheaf)
+		return;
+	kmem_cache_free_bulk(s, sheaf->size, sheaf->objects);
+	free_pages((unsigned long)sheaf, 0);
+}
+
+unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf)
+{
+	return sheaf ? sheaf->size : 0;
 }
 
 /* ---- caches ---- */
@@ -860,8 +1012,15 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 		s->cpu_partial = 52;
 	else
 		s->cpu_partial = 120;
+	if (slub_sheaf_capacity_override)
+		s->sheaf_capacity = slub_sheaf_capacity_override;
+	else
+		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
 	spin_lock_init(&s->node[0].list_lock, "list_lock");
 	INIT_LIST_HEAD(&s->node[0].partial);
+	spin_lock_init(&s->node[0].barn.lock, "barn");
+	INIT_LIST_HEAD(&s->node[0].barn.full);
+	INIT_LIST_HEAD(&s->node[0].barn.empty);
 	cpu_bytes = sizeof(struct kmem_cache_cpu) * (size_t)nr_cpu_ids;
 	while ((PAGE_SIZE << order) < cpu_bytes)
 		order++;
@@ -892,6 +1051,8 @@ static void flush_cpu_slab(void *arg)
 	struct kmem_cache *s = arg;
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
+	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
+	s->scheme->flush_cpu_partial(s, c);
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, c->freelist);
@@ -899,7 +1060,6 @@ static void flush_cpu_slab(void *arg)
 		c->freelist = NULL;
 		c->tid = next_tid(c->tid);
 	}
-	s->scheme->flush_cpu_partial(s, c);
 }
 
 static void flush_all(struct kmem_cache *s)
@@ -933,6 +1093,8 @@ static void free_empty_partials(struct kmem_cache *s)
 int kmem_cache_shrink(struct kmem_cache *s)
 {
 	flush_all(s);
+	if (s->scheme->shrink)
+		s->scheme->shrink(s);
 	free_empty_partials(s);
 	return 0;
 }
@@ -1014,11 +1176,7 @@ void *kmalloc(size_t size, gfp_t gfp)
 
 	if (!page)
 		return NULL;
-	page->flags |= PG_large_kmalloc;
-	for (unsigned long i = 1; i < (1UL << page->order); i++) {
-		page[i].flags = PG_tail;
-		page[i].private_[0] = (u64)(uptr)page;
-	}
+	mark_compound(page, page->order, PG_large_kmalloc);
 	return page_address(page);
 }
 
@@ -1061,7 +1219,7 @@ void kfree(const void *p)
 	if (ZERO_OR_NULL_PTR(p))
 		return;
 	if (unlikely(!virt_addr_valid(p))) {
-		report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
+		slab_report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
 		return;
 	}
 	page = compound_head(virt_to_page(p));
@@ -1069,20 +1227,20 @@ void kfree(const void *p)
 		struct kmem_cache *s = ((struct slab *)page)->slab_cache;
 		struct slab *slab = free_check(s, p, caller);
 
-		if (slab)
+		if (!slab)
+			return;
+		if (unlikely(s->scheme->free))
+			s->scheme->free(s, (void *)p, caller);
+		else
 			slab_free(s, slab, (void *)p, (void *)p, 1, caller);
 		return;
 	}
 	if ((page->flags & PG_large_kmalloc) && p == page_address(page)) {
-		page->flags &= ~PG_large_kmalloc;
-		for (unsigned long i = 1; i < (1UL << page->order); i++) {
-			page[i].flags = 0;
-			page[i].private_[0] = 0;
-		}
+		unmark_compound(page, page->order, PG_large_kmalloc);
 		__free_pages(page, page->order);
 		return;
 	}
-	report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
+	slab_report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
 }
 
 void *krealloc(const void *p, size_t new_size, gfp_t gfp)
@@ -1126,6 +1284,8 @@ static void count_cpu_free(void *arg)
 		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
 	for (struct slab *slab = c->partial; slab; slab = slab->next)
 		n += slab->objects - slab->inuse;
+	if (cf->s->scheme->count_free)
+		n += cf->s->scheme->count_free(cf->s, c);
 	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
 }
 
@@ -1142,6 +1302,8 @@ int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
 		node_free += slab->objects - slab->inuse;
 	out->partial_slabs = n->nr_partial;
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (s->scheme->count_node_free)
+		node_free += s->scheme->count_node_free(s);
 	out->name = s->name;
 	out->scheme = s->scheme->name;
 	out->fastpath = fastpath_names[s->fastpath];
@@ -1205,6 +1367,7 @@ void slab_init(void)
 	default_fastpath = !strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
 								  : SLAB_FASTPATH_IRQ;
 	slub_cpu_partial_override = boot_opts.cpu_partial;
+	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
 	for (unsigned i = 0; i < NR_KMALLOC; i++) {
 		char name[32];
 

@@ -39,6 +39,16 @@ enum stat_item {
 	CPU_PARTIAL_DRAIN,       /* cpu partial list drained to the node list */
 	LIST_LOCK,               /* list_lock acquisitions */
 	LIST_LOCK_CONTENDED,     /* of which found the lock held */
+	SHEAF_ALLOC,             /* "sheaves": object handed out from the main sheaf */
+	SHEAF_FREE,              /* "sheaves": object put into the main sheaf */
+	SHEAF_SWAP,              /* main and spare sheaves swapped */
+	SHEAF_REFILL,            /* empty main sheaf refilled from slabs */
+	SHEAF_FLUSH,             /* full main sheaf emptied into slabs */
+	BARN_GET,                /* full sheaf taken from the barn (alloc) or empty one (free) */
+	BARN_GET_FAIL,           /* the barn had none */
+	BARN_PUT,                /* full sheaf given to the barn (free) */
+	BARN_PUT_FAIL,           /* the barn was at its bound */
+	SHEAF_PREFILL,           /* sheaf prefilled for kmem_cache_prefill_sheaf */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -78,20 +88,33 @@ _Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags)
 _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
 
 /* Per cache and per cpu. freelist and tid are one cmpxchg16b for the lockless fastpath. */
+struct slab_sheaf;
+
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL */
 	struct slab *partial;  /* cpu partial list (frozen slabs), "partial" scheme */
+	struct slab_sheaf *main;  /* "sheaves": objects handed out and taken back here first */
+	struct slab_sheaf *spare; /* "sheaves": swapped with main when it runs empty or full */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
+
+/* "sheaves": the node's store of full and empty sheaves, bounded (mm/scheme_sheaves.c). */
+struct node_barn {
+	struct spinlock lock;
+	/* lock must be held to use these: */
+	struct list_head full, empty;
+	unsigned int nr_full, nr_empty;
+};
 
 struct kmem_cache_node {
 	struct spinlock list_lock;
 	/* list_lock must be held to use these: */
 	unsigned long nr_partial;
 	struct list_head partial;
+	struct node_barn barn;
 	/* Changed atomically: */
 	long nr_slabs;
 	long total_objects;
@@ -113,6 +136,7 @@ struct kmem_cache {
 	u32 reciprocal_size;      /* (2^32 + size - 1) / size: object index without a division */
 	unsigned int cpu_partial; /* cpu partial budget, in objects */
 	unsigned long min_partial;/* empty slabs kept on the node list */
+	unsigned int sheaf_capacity; /* "sheaves": objects per sheaf */
 	void (*ctor)(void *);
 	char name[KMEM_CACHE_NAME_MAX + 1];
 	struct list_head list;    /* slab_caches; slab_mutex */
@@ -135,10 +159,24 @@ struct slab_scheme {
 	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
 	/* Give this cpu's partial slabs back to the node (shrink, destroy). */
 	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	/*
+	 * Optional, for schemes that put their own layer in front of the cpu slab ("sheaves"):
+	 * they replace the fastpaths. free gets objects the core has checked. count_free adds
+	 * the free objects this cpu's layer holds (interrupts off); shrink empties what the
+	 * node keeps (the barn) after every cpu was flushed.
+	 */
+	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
+	void (*free)(struct kmem_cache *s, void *object, void *caller);
+	int (*alloc_bulk)(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
+	void (*free_bulk)(struct kmem_cache *s, size_t n, void **p, void *caller);
+	unsigned long (*count_free)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	unsigned long (*count_node_free)(struct kmem_cache *s);
+	void (*shrink)(struct kmem_cache *s);
 };
 
 extern const struct slab_scheme slab_scheme_lock;
 extern const struct slab_scheme slab_scheme_partial;
+extern const struct slab_scheme slab_scheme_sheaves;
 
 /* Core services for the schemes (mm/slub.c). */
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s)
@@ -168,7 +206,25 @@ void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab 
 		   bool for_cpu_slab, int *objects);
 void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list);
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c);
+void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
+struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
+/* For layers in front of the cpu slab, interrupts off on this cpu: */
+void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
+			void *caller);
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
+extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */
+
+/* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
+struct slab_sheaf {
+	struct list_head barn_list; /* in the barn; barn->lock */
+	unsigned int size;          /* objects in it now */
+	unsigned int capacity;
+	void *objects[];
+};
+_Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
+	       "a sheaf fits a page");
 
 #endif

@@ -295,6 +295,7 @@ else
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
     extra "bench[fastpath,bulk]" "bench=fastpath,bulk" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved"
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock    cmpxchg"
+    extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
     extra "crash[df]" "crash=df" 3 -- "#DF"
     extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1"

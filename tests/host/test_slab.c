@@ -42,6 +42,7 @@ static const struct variant variants[] = {
 	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg" },
 	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
 	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
+	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
 };
 
 static const struct variant *cur; /* the variant under test */
@@ -225,6 +226,15 @@ static void alloc_free_patterns(void)
 	i = info(s);
 	kt_check(i.active_objects == 0, N("all freed: no active objects"), "active %lu",
 		 i.active_objects);
+	if (!strcmp(cur->scheme, "sheaves"))
+		kt_check(kmem_cache_stat(s, SHEAF_ALLOC) > NOBJ && kmem_cache_stat(s, ALLOC_SLAB) > 0 &&
+			     kmem_cache_stat(s, SHEAF_FREE) > NOBJ,
+			 N("statistics count sheaf allocations, new slabs and sheaf frees"),
+			 "sheaf_alloc %llu alloc_slab %llu sheaf_free %llu",
+			 (unsigned long long)kmem_cache_stat(s, SHEAF_ALLOC),
+			 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB),
+			 (unsigned long long)kmem_cache_stat(s, SHEAF_FREE));
+	else
 	kt_check(kmem_cache_stat(s, ALLOC_FASTPATH) > NOBJ && kmem_cache_stat(s, ALLOC_SLAB) > 0 &&
 		     kmem_cache_stat(s, FREE_FASTPATH) > 0,
 		 N("statistics count fastpath allocations, new slabs and fastpath frees"),
@@ -541,11 +551,20 @@ static void cross_cpu_frees(void)
 		 "%lu failed allocations or broken patterns, %lu calls left interrupts off",
 		 errors, irq_off);
 	i = info(x->s);
+	if (!strcmp(cur->scheme, "sheaves"))
+		kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, SHEAF_FREE) >= XOBJ &&
+				 kmem_cache_stat(x->s, CPU_PARTIAL_FREE) == 0,
+			 N("remote frees go into the freeing CPU's sheaves, nothing left active"),
+			 "active %lu, sheaf_free %llu", i.active_objects,
+			 (unsigned long long)kmem_cache_stat(x->s, SHEAF_FREE));
+	else
 	kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, FREE_SLOWPATH) >= XOBJ,
 		 N("remote frees take the slow path and leave nothing active"),
 		 "active %lu, free_slowpath %llu", i.active_objects,
 		 (unsigned long long)kmem_cache_stat(x->s, FREE_SLOWPATH));
-	if (!strcmp(cur->scheme, "partial"))
+	if (!strcmp(cur->scheme, "sheaves"))
+		;
+	else if (!strcmp(cur->scheme, "partial"))
 		kt_check(kmem_cache_stat(x->s, CPU_PARTIAL_FREE) > 0 &&
 				 kmem_cache_stat(x->s, FREE_ADD_PARTIAL) == 0,
 			 N("full slabs made partial by a remote free go to that CPU's partial list"),

@@ -34,6 +34,7 @@ static const struct {
 	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg" },
 	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
 	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
+	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
 };
 
 static double now_s(void)

@@ -22,10 +22,12 @@ static const struct variant variants[] = {
 	{ "lock", SLAB_FASTPATH_CMPXCHG },
 	{ "partial", SLAB_FASTPATH_IRQ },
 	{ "partial", SLAB_FASTPATH_CMPXCHG },
+	{ "sheaves", SLAB_FASTPATH_IRQ },
 };
 
 #define for_each_variant(v) for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)
 #define VNAME(v) (v)->scheme, (v)->fastpath == SLAB_FASTPATH_IRQ ? "irq" : "cmpxchg"
+#define IS_SHEAVES(v) (!strcmp((v)->scheme, "sheaves"))
 
 static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
 				     unsigned align, unsigned long flags, void (*ctor)(void *))
@@ -376,13 +378,13 @@ static void free_neighbours_slots(struct kunit *test, void *arg)
 static void cross_cpu_frees(struct kunit *test)
 {
 	for_each_variant(v) {
+		void **slots = kmalloc_array((size_t)nr_cpu_ids * 300, sizeof(void *), GFP_KERNEL);
 		unsigned long free_before = nr_free_pages();
 		struct xcpu x = { .s = make_cache(test, v, 96, 0, 0, NULL), .per_cpu = 300 };
 		struct slab_cache_info info;
 
-		x.slots = kmalloc_array((size_t)nr_cpu_ids * (size_t)x.per_cpu, sizeof(void *),
-					GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, x.slots);
+		KUNIT_ASSERT_NOT_NULL(test, slots);
+		x.slots = slots;
 		for (int round = 0; round < 3; round++) {
 			kunit_run_on_all_cpus(test, alloc_own_slots, &x);
 			kunit_run_on_all_cpus(test, free_neighbours_slots, &x);
@@ -390,9 +392,9 @@ static void cross_cpu_frees(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, x.errors, 0);
 		kmem_cache_info(x.s, &info);
 		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
-		kfree(x.slots);
 		kmem_cache_destroy(x.s);
 		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+		kfree(slots);
 	}
 }
 
@@ -532,11 +534,18 @@ static void stats_count_paths(struct kunit *test)
 			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		for (int i = 0; i < 100; i++)
 			kmem_cache_free(s, p[i]);
-		KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, ALLOC_FASTPATH) +
-						  kmem_cache_stat(s, ALLOC_SLOWPATH), 100,
-				    "%s/%s", VNAME(v));
-		KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, FREE_FASTPATH) +
-					      kmem_cache_stat(s, FREE_SLOWPATH), 100);
+		if (IS_SHEAVES(v)) {
+			/* Every object comes from and goes to a sheaf. */
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_ALLOC), 100);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 100);
+			KUNIT_EXPECT_GE(test, kmem_cache_stat(s, SHEAF_REFILL), 100 / s->sheaf_capacity);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, ALLOC_FASTPATH) +
+							  kmem_cache_stat(s, ALLOC_SLOWPATH), 100,
+					    "%s/%s", VNAME(v));
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, FREE_FASTPATH) +
+						      kmem_cache_stat(s, FREE_SLOWPATH), 100);
+		}
 		KUNIT_EXPECT_GE(test, kmem_cache_stat(s, ALLOC_SLAB), 1);
 		kmem_cache_destroy(s);
 	}
@@ -581,7 +590,13 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		}
 		/* Every other object, on cpu 1: each full slab becomes partial there. */
 		smp_call_function_single(1, free_them, &rf, 1);
-		if (partial) {
+		if (IS_SHEAVES(v)) {
+			/* Into cpu 1's sheaves, full ones to the barn, the overflow to slabs. */
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 1000);
+			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, BARN_PUT), 0);
+			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, SHEAF_FLUSH), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
+		} else if (partial) {
 			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0, "%s/%s",
 					    VNAME(v));
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
@@ -592,7 +607,8 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
 		}
-		KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
+		if (!IS_SHEAVES(v))
+			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
 		rf.objs = odd;
 		smp_call_function_single(1, free_them, &rf, 1);
 		kmem_cache_destroy(s);
@@ -681,6 +697,47 @@ static void interrupt_handlers_allocate_too(struct kunit *test)
 	}
 }
 
+/* n objects reserved up front can all be allocated even with the page allocator empty. */
+static void prefilled_sheaf_cannot_fail(struct kunit *test)
+{
+	for_each_variant(v) {
+		struct kmem_cache *s = make_cache(test, v, 512, 0, 0, NULL);
+		struct slab_sheaf *sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 100);
+		struct page *hog = NULL, *pg;
+		void *got[100];
+
+		KUNIT_ASSERT_NOT_NULL(test, sheaf);
+		KUNIT_EXPECT_EQ(test, kmem_cache_sheaf_size(sheaf), 100);
+		while ((pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0))) {
+			*(struct page **)page_address(pg) = hog;
+			hog = pg;
+		}
+		/* Memory is gone: the cache may fail, the sheaf may not. */
+		for (int i = 0; i < 100; i++) {
+			got[i] = kmem_cache_alloc_from_sheaf(s, GFP_KERNEL | __GFP_ZERO, sheaf);
+			KUNIT_EXPECT_NOT_NULL_MSG(test, got[i], "%s/%s: object %d", VNAME(v), i);
+			if (got[i])
+				KUNIT_EXPECT_EQ(test, *(u64 *)got[i], 0);
+		}
+		KUNIT_EXPECT_NULL(test, kmem_cache_alloc_from_sheaf(s, GFP_KERNEL, sheaf));
+		while (hog) {
+			pg = *(struct page **)page_address(hog);
+			__free_pages(hog, 0);
+			hog = pg;
+		}
+		for (int i = 0; i < 100; i++)
+			kmem_cache_free(s, got[i]);
+		kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+		kmem_cache_destroy(s);
+	}
+	{
+		struct kmem_cache *s = make_cache(test, &variants[0], 64, 0, 0, NULL);
+
+		KUNIT_EXPECT_NULL(test, kmem_cache_prefill_sheaf(s, GFP_KERNEL, SLAB_SHEAF_MAX + 1));
+		kmem_cache_destroy(s);
+	}
+}
+
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(kmalloc_sizes_and_alignment),
 	KUNIT_CASE(kzalloc_krealloc_kcalloc),
@@ -699,6 +756,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(stats_count_paths),
 	KUNIT_CASE(schemes_differ_where_partial_slabs_go),
 	KUNIT_CASE(interrupt_handlers_allocate_too),
+	KUNIT_CASE(prefilled_sheaf_cannot_fail),
 	{}
 };
 

@@ -340,17 +340,22 @@ static void spsc_on_cpu(void *arg)
 
 static void child_slablab(void)
 {
-	static const char *const schemes[] = { "lock", "partial" };
-	static const char *const fastpaths[] = { "irq", "cmpxchg" };
+	/* scheme, fastpath: the same five as the parent's columns */
+	static const char *const schemes[] = { "lock", "lock", "partial", "partial", "sheaves" };
+	static const char *const fastpaths[] = { "irq", "cmpxchg", "irq", "cmpxchg", "irq" };
 	void **v = calloc(512, sizeof(*v));
 
 	host_arena_init(HOST_ARENA_BASE, ARENA_SIZE);
 	host_smp_init(2);
-	for (int sc = 0; sc < 2; sc++) {
-		for (int fp = 0; fp < 2; fp++) {
+	for (int sc = 0; sc < 5; sc++) {
+		for (int fp = !strcmp(fastpaths[sc], "cmpxchg"), once = 0; !once; once = 1) {
 			char name[64];
 
-			snprintf(name, sizeof(name), "slablab-%s-%s", schemes[sc], fastpaths[fp]);
+			if (!strcmp(schemes[sc], "sheaves"))
+				snprintf(name, sizeof(name), "slablab-sheaves");
+			else
+				snprintf(name, sizeof(name), "slablab-%s-%s", schemes[sc],
+					 fastpaths[sc]);
 			for (int k = 0; k < 3; k++) {
 				unsigned int size = 64u << (2 * k);
 
@@ -569,7 +574,8 @@ static void add_column(const char *name, const char *version)
 static int parent(int rounds, char **peers, int npeers)
 {
 	static const char *const variants[] = { "slablab-lock-irq", "slablab-lock-cmpxchg",
-						"slablab-partial-irq", "slablab-partial-cmpxchg" };
+						"slablab-partial-irq", "slablab-partial-cmpxchg",
+						"slablab-sheaves" };
 	char model[256], date[64];
 	struct utsname un;
 	time_t now = time(NULL);
@@ -580,7 +586,7 @@ static int parent(int rounds, char **peers, int npeers)
 	uname(&un);
 
 	procs[nprocs++] = (struct allocator){ .name = "slablab", .child_slablab = true };
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		add_column(variants[i], "");
 	procs[nprocs++] = (struct allocator){ .name = "glibc", .version = gnu_get_libc_version() };
 	add_column("glibc", gnu_get_libc_version());

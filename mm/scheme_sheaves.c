@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "sheaves" scheme: per-cpu arrays of object pointers in front of the slabs, the design
+ * that replaced per-cpu partial lists in Linux 7.0 (opt-in per cache in 6.18), of the family
+ * of Bonwick's magazines and FreeBSD UMA's per-cpu buckets.
+ *
+ * Each cpu has a main and a spare sheaf (kmem_cache_cpu->main, ->spare); each node a barn of
+ * full and empty sheaves under barn->lock, at most BARN_MAX_FULL full and BARN_MAX_EMPTY empty.
+ * Behind them the slabs are kept as in the "lock" scheme: a cpu slab that refills sheaves and
+ * the node partial list under list_lock, with no per-cpu partial lists (as in 7.0).
+ *
+ * Allocation (interrupts off, on this cpu):
+ *   1. pop from main                                     SHEAF_ALLOC
+ *   2. main empty, spare has objects: swap them          SHEAF_SWAP
+ *   3. a full sheaf from the barn; main goes to spare or back to the barn as empty
+ *                                                        BARN_GET / BARN_GET_FAIL
+ *   4. refill main from the slabs (the cpu slab, the node partial list, a new slab)
+ *                                                        SHEAF_REFILL
+ * Free (the core has checked the object; interrupts off, on this cpu):
+ *   1. push onto main                                    SHEAF_FREE
+ *   2. main full, spare empty: swap them
+ *   3. main to the barn as full, an empty sheaf from it (or a new one) as main
+ *                                                        BARN_PUT / BARN_PUT_FAIL
+ *   4. the barn is at its bound: empty main into the slabs  SHEAF_FLUSH
+ *
+ * Who touches a sheaf when: main and spare only by their cpu with interrupts off; a sheaf in
+ * the barn only under barn->lock, by whoever takes it out (it is then that cpu's). Objects
+ * freed on another cpu go into that cpu's sheaves, not back to their slab: the objects in
+ * a sheaf may come from any slab of the cache. A sheaf is one page from the page allocator
+ * (never from a slab cache: no recursion when kmalloc caches use sheaves).
+ */
+#include "irqflags.h"
+#include "percpu.h"
+#include "printk.h"
+#include "slub.h"
+#include "string.h"
+
+#define BARN_MAX_FULL 10
+#define BARN_MAX_EMPTY 10
+
+static struct slab_sheaf *new_sheaf(struct kmem_cache *s)
+{
+	struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
+	struct slab_sheaf *sheaf;
+
+	if (!page)
+		return NULL;
+	sheaf = page_address(page);
+	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->size = 0;
+	sheaf->capacity = s->sheaf_capacity;
+	return sheaf;
+}
+
+static void free_sheaf(struct slab_sheaf *sheaf)
+{
+	free_pages((unsigned long)sheaf, 0);
+}
+
+static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	return &s->cpu_slab[smp_processor_id()];
+}
+
+/* ---- the barn ---- */
+
+static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *c, bool full)
+{
+	struct node_barn *barn = &get_node(s)->barn;
+	struct list_head *list = full ? &barn->full : &barn->empty;
+	struct slab_sheaf *sheaf = NULL;
+
+	/* Racy peek, re-checked under the lock. */
+	if (!__atomic_load_n(full ? &barn->nr_full : &barn->nr_empty, __ATOMIC_RELAXED)) {
+		stat(s, c, BARN_GET_FAIL);
+		return NULL;
+	}
+	spin_lock(&barn->lock);
+	if (!list_empty(list)) {
+		sheaf = list_first_entry(list, struct slab_sheaf, barn_list);
+		list_del(&sheaf->barn_list);
+		if (full)
+			__atomic_store_n(&barn->nr_full, barn->nr_full - 1, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&barn->lock);
+	stat(s, c, sheaf ? BARN_GET : BARN_GET_FAIL);
+	return sheaf;
+}
+
+/* false: the barn is at its bound for such sheaves. */
+static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf)
+{
+	struct node_barn *barn = &get_node(s)->barn;
+	bool full = sheaf->size > 0, ok = false;
+
+	spin_lock(&barn->lock);
+	if (full && barn->nr_full < BARN_MAX_FULL) {
+		list_add(&sheaf->barn_list, &barn->full);
+		__atomic_store_n(&barn->nr_full, barn->nr_full + 1, __ATOMIC_RELAXED);
+		ok = true;
+	} else if (!full && barn->nr_empty < BARN_MAX_EMPTY) {
+		list_add(&sheaf->barn_list, &barn->empty);
+		__atomic_store_n(&barn->nr_empty, barn->nr_empty + 1, __ATOMIC_RELAXED);
+		ok = true;
+	}
+	spin_unlock(&barn->lock);
+	if (full)
+		stat(s, c, ok ? BARN_PUT : BARN_PUT_FAIL);
+	return ok;
+}
+
+/* ---- refill and flush ---- */
+
+static void refill(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf,
+		   gfp_t gfp)
+{
+	while (sheaf->size < sheaf->capacity) {
+		void *object = slab_alloc_irqs_off(s, c, gfp | __GFP_NOWARN);
+
+		if (!object)
+			break;
+		sheaf->objects[sheaf->size++] = object;
+	}
+	stat(s, c, SHEAF_REFILL);
+}
+
+static void flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf,
+		  void *caller)
+{
+	slab_free_irqs_off(s, c, sheaf->size, sheaf->objects, caller);
+	sheaf->size = 0;
+	stat(s, c, SHEAF_FLUSH);
+}
+
+/* ---- allocation ---- */
+
+/* Make c->main non-empty if at all possible. Interrupts off. */
+static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	struct slab_sheaf *main = c->main, *full;
+
+	if (likely(main && main->size))
+		return true;
+	if (!main) {
+		main = c->main = new_sheaf(s);
+		if (!main)
+			return false;
+	}
+	if (c->spare && c->spare->size) {
+		c->main = c->spare;
+		c->spare = main;
+		stat(s, c, SHEAF_SWAP);
+		return true;
+	}
+	full = barn_get(s, c, true);
+	if (full) {
+		if (!c->spare)
+			c->spare = main;
+		else if (!barn_put(s, c, main))
+			free_sheaf(main);
+		c->main = full;
+		return true;
+	}
+	refill(s, c, main, gfp);
+	return main->size > 0;
+}
+
+static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	void *object = NULL;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (likely(main_has_objects(s, c, gfp))) {
+		object = c->main->objects[--c->main->size];
+		stat(s, c, SHEAF_ALLOC);
+	} else if (!c->main) {
+		/* No memory even for a sheaf: straight from the slabs. */
+		object = slab_alloc_irqs_off(s, c, gfp);
+	}
+	local_irq_restore(flags);
+	if (!object && !(gfp & __GFP_NOWARN))
+		printk("slab: %s: out of memory\n", s->name);
+	return object;
+}
+
+static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	size_t done = 0;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	while (done < n) {
+		size_t take;
+
+		if (!main_has_objects(s, c, gfp | __GFP_NOWARN))
+			break;
+		take = MIN(n - done, (size_t)c->main->size);
+		c->main->size -= (unsigned)take;
+		memcpy(p + done, &c->main->objects[c->main->size], take * sizeof(void *));
+		done += take;
+		c->stat[SHEAF_ALLOC] += take;
+	}
+	local_irq_restore(flags);
+	if (done < n) {
+		kmem_cache_free_bulk(s, done, p);
+		return 0;
+	}
+	if (gfp & __GFP_ZERO)
+		for (size_t i = 0; i < n; i++)
+			memset(p[i], 0, s->object_size);
+	return (int)n;
+}
+
+/* ---- free ---- */
+
+/* Make room in c->main. false: no sheaf at all (no memory). Interrupts off. */
+static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *caller)
+{
+	struct slab_sheaf *main = c->main, *empty;
+
+	if (likely(main && main->size < main->capacity))
+		return true;
+	if (!main) {
+		main = c->main = new_sheaf(s);
+		return main != NULL;
+	}
+	if (c->spare && !c->spare->size) {
+		c->main = c->spare;
+		c->spare = main;
+		stat(s, c, SHEAF_SWAP);
+		return true;
+	}
+	empty = barn_get(s, c, false);
+	if (!empty)
+		empty = new_sheaf(s);
+	if (empty && barn_put(s, c, main)) {
+		c->main = empty;
+		return true;
+	}
+	if (empty && !barn_put(s, c, empty))
+		free_sheaf(empty);
+	flush(s, c, main, caller);
+	return true;
+}
+
+/* An obvious double free: the object is the last one this cpu freed. */
+static bool last_freed(struct kmem_cache_cpu *c, void *object)
+{
+	return c->main && c->main->size && c->main->objects[c->main->size - 1] == object;
+}
+
+static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(last_freed(c, object))) {
+		local_irq_restore(flags);
+		slab_report_bad(s, object, caller, "double free of");
+		return;
+	}
+	if (likely(main_has_room(s, c, caller))) {
+		c->main->objects[c->main->size++] = object;
+		stat(s, c, SHEAF_FREE);
+	} else {
+		slab_free_irqs_off(s, c, 1, &object, caller);
+	}
+	local_irq_restore(flags);
+}
+
+static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	/*
+	 * Interrupts off once; each object checked like a single free, then pushed onto main.
+	 * A duplicate among the eight entries before it is refused (the core's bulk free looks
+	 * about as far).
+	 */
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	for (size_t i = 0; i < n; i++) {
+		bool twice = false;
+
+		if (!p[i])
+			continue;
+		for (size_t j = i > 8 ? i - 8 : 0; j < i && !twice; j++)
+			twice = p[j] == p[i];
+		if (twice || last_freed(c, p[i])) {
+			slab_report_bad(s, p[i], caller,
+					twice ? "double free (twice in one bulk) of" : "double free of");
+			continue;
+		}
+		if (!slab_free_check(s, p[i], caller))
+			continue;
+		if (unlikely(!main_has_room(s, c, caller))) {
+			slab_free_irqs_off(s, c, 1, &p[i], caller);
+			continue;
+		}
+		c->main->objects[c->main->size++] = p[i];
+		stat(s, c, SHEAF_FREE);
+	}
+	local_irq_restore(flags);
+}
+
+/* ---- flushing, counting ---- */
+
+/* This cpu's sheaves back into the slabs (shrink, destroy). Interrupts off. */
+static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab_sheaf *sheaves[2] = { c->main, c->spare };
+
+	c->main = c->spare = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (!sheaves[i])
+			continue;
+		if (sheaves[i]->size)
+			flush(s, c, sheaves[i], __builtin_return_address(0));
+		free_sheaf(sheaves[i]);
+	}
+}
+
+/* After every cpu was flushed: empty the barn. */
+static void sheaves_shrink(struct kmem_cache *s)
+{
+	struct node_barn *barn = &get_node(s)->barn;
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	LIST_HEAD(taken);
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	spin_lock(&barn->lock);
+	while (!list_empty(&barn->full)) {
+		struct slab_sheaf *sheaf = list_first_entry(&barn->full, struct slab_sheaf,
+							    barn_list);
+
+		list_del(&sheaf->barn_list);
+		list_add(&sheaf->barn_list, &taken);
+	}
+	while (!list_empty(&barn->empty)) {
+		struct slab_sheaf *sheaf = list_first_entry(&barn->empty, struct slab_sheaf,
+							    barn_list);
+
+		list_del(&sheaf->barn_list);
+		list_add(&sheaf->barn_list, &taken);
+	}
+	__atomic_store_n(&barn->nr_full, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&barn->nr_empty, 0, __ATOMIC_RELAXED);
+	spin_unlock(&barn->lock);
+	while (!list_empty(&taken)) {
+		struct slab_sheaf *sheaf = list_first_entry(&taken, struct slab_sheaf, barn_list);
+
+		list_del(&sheaf->barn_list);
+		if (sheaf->size)
+			flush(s, c, sheaf, __builtin_return_address(0));
+		free_sheaf(sheaf);
+	}
+	local_irq_restore(flags);
+}
+
+static unsigned long sheaves_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	return (c->main ? c->main->size : 0) + (c->spare ? c->spare->size : 0);
+}
+
+static unsigned long sheaves_count_node_free(struct kmem_cache *s)
+{
+	struct node_barn *barn = &get_node(s)->barn;
+	struct slab_sheaf *sheaf;
+	unsigned long flags, n = 0;
+
+	spin_lock_irqsave(&barn->lock, flags);
+	list_for_each_entry(sheaf, &barn->full, barn_list)
+		n += sheaf->size;
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return n;
+}
+
+static void sheaves_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				    struct slab *slab)
+{
+	panic("slab: %s: the sheaves scheme has no cpu partial list", s->name);
+}
+
+const struct slab_scheme slab_scheme_sheaves = {
+	.name = "sheaves",
+	.cpu_partial = false,
+	.get_partial = get_partial_node,
+	.put_cpu_partial = sheaves_put_cpu_partial,
+	.flush_cpu_partial = sheaves_flush_cpu,
+	.alloc = sheaves_alloc,
+	.free = sheaves_free,
+	.alloc_bulk = sheaves_alloc_bulk,
+	.free_bulk = sheaves_free_bulk,
+	.count_free = sheaves_count_free,
+	.count_node_free = sheaves_count_node_free,
+	.shrink = sheaves_shrink,
+};
