@@ -175,7 +175,7 @@ static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (likely(main_has_objects(s, c, gfp))) {
+	if (likely(c->main && c->main->size) || main_has_objects(s, c, gfp)) {
 		object = c->main->objects[--c->main->size];
 		stat(s, c, SHEAF_ALLOC);
 	} else if (!c->main) {
@@ -268,7 +268,8 @@ static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
 		slab_report_bad(s, object, caller, "double free of");
 		return;
 	}
-	if (likely(main_has_room(s, c, caller))) {
+	if (likely(c->main && c->main->size < c->main->capacity) ||
+	    main_has_room(s, c, caller)) {
 		c->main->objects[c->main->size++] = object;
 		stat(s, c, SHEAF_FREE);
 	} else {

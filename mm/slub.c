@@ -518,7 +518,7 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	void *p = unlikely(s->scheme->alloc) ? s->scheme->alloc(s, gfp)
+	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
 		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
 							  : slab_alloc_irq(s, gfp);
 
@@ -712,8 +712,8 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 	slab = free_check(s, p, caller);
 	if (unlikely(!slab))
 		return;
-	if (unlikely(s->scheme->free))
-		s->scheme->free(s, p, caller);
+	if (unlikely(s->layer_free))
+		s->layer_free(s, p, caller);
 	else
 		slab_free(s, slab, p, p, 1, caller);
 }
@@ -987,6 +987,8 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	_Static_assert(sizeof(struct kmem_cache) <= PAGE_SIZE, "a cache fits a page");
 	strlcpy(s->name, name, sizeof(s->name));
 	s->scheme = scheme;
+	s->layer_alloc = scheme->alloc;
+	s->layer_free = scheme->free;
 	s->fastpath = fastpath;
 	s->flags = flags;
 	s->ctor = ctor;
@@ -1229,8 +1231,8 @@ void kfree(const void *p)
 
 		if (!slab)
 			return;
-		if (unlikely(s->scheme->free))
-			s->scheme->free(s, (void *)p, caller);
+		if (unlikely(s->layer_free))
+			s->layer_free(s, (void *)p, caller);
 		else
 			slab_free(s, slab, (void *)p, (void *)p, 1, caller);
 		return;

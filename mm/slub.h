@@ -124,6 +124,9 @@ struct slab_scheme;
 
 struct kmem_cache {
 	struct kmem_cache_cpu *cpu_slab; /* [nr_cpu_ids] */
+	/* The scheme's own layer, if it has one (copied from scheme: one load on the fastpath). */
+	void *(*layer_alloc)(struct kmem_cache *s, gfp_t gfp);
+	void (*layer_free)(struct kmem_cache *s, void *object, void *caller);
 	const struct slab_scheme *scheme;
 	enum slab_fastpath fastpath;
 	unsigned long flags;
