@@ -7,7 +7,10 @@
  */
 #include "bench.h"
 #include "printk.h"
+#include "page_alloc.h"
+#include "percpu.h"
 #include "slab.h"
+#include "smp.h"
 #include "time.h"
 #include "x86.h"
 
@@ -200,3 +203,81 @@ static const struct bench bulk_bench = {
 	.run = run_bulk_bench,
 };
 bench_register(bulk_bench);
+
+/* ---- held: what per-cpu caching keeps when nothing is in use ---- */
+
+#define HELD_OBJECTS 2000
+
+struct held_run {
+	struct kmem_cache *s;
+	void **objs; /* nr_cpu_ids * HELD_OBJECTS, allocated by their cpu */
+};
+
+static void held_alloc(void *arg)
+{
+	struct held_run *h = arg;
+	void **mine = h->objs + (size_t)smp_processor_id() * HELD_OBJECTS;
+
+	for (int i = 0; i < HELD_OBJECTS; i++)
+		mine[i] = kmem_cache_alloc(h->s, GFP_KERNEL);
+}
+
+/* Free the previous cpu's objects: remote frees, as a producer/consumer workload does. */
+static void held_free(void *arg)
+{
+	struct held_run *h = arg;
+	int from = (smp_processor_id() + nr_cpu_ids - 1) % nr_cpu_ids;
+	void **theirs = h->objs + (size_t)from * HELD_OBJECTS;
+
+	for (int i = 0; i < HELD_OBJECTS; i++)
+		kmem_cache_free(h->s, theirs[i]);
+}
+
+static void run_held(void)
+{
+	char params[160];
+	struct cpumask all;
+
+	cpumask_setall(&all);
+	printk("pages held with no object in use, after every cpu allocated %d 256-byte objects "
+	       "and the next cpu freed them (%d cpus)\n", HELD_OBJECTS, nr_cpu_ids);
+	for (unsigned v = 0; v < ARRAY_SIZE(variants); v++) {
+		struct held_run h = { 0 };
+		unsigned long before, held, after_shrink;
+
+		h.objs = kmalloc_array((size_t)nr_cpu_ids * HELD_OBJECTS, sizeof(void *), GFP_KERNEL);
+		if (!h.objs)
+			return;
+		before = nr_used_pages();
+		h.s = kmem_cache_create_scheme("bench-held", 256, 0, 0, NULL, variants[v].scheme,
+					       variants[v].fastpath);
+		if (!h.s) {
+			kfree(h.objs);
+			return;
+		}
+		for (int round = 0; round < 3; round++) {
+			smp_run_on_cpus(&all, held_alloc, &h);
+			smp_run_on_cpus(&all, held_free, &h);
+		}
+		held = nr_used_pages() - before;
+		kmem_cache_shrink(h.s);
+		after_shrink = nr_used_pages() - before;
+		kmem_cache_destroy(h.s);
+		kfree(h.objs);
+		printk("  %9s/%-7s %6lu pages held (%lu KiB), %lu after kmem_cache_shrink\n",
+		       variants[v].scheme, variants[v].fp_name, held, held * 4, after_shrink);
+		snprintf(params, sizeof(params),
+			 "\"scheme\":\"%s\",\"fastpath\":\"%s\",\"size\":256,\"objects_per_cpu\":%d",
+			 variants[v].scheme, variants[v].fp_name, HELD_OBJECTS);
+		bench_json("held", params, "pages_held_idle", (u64)held * 10, "pages", NULL);
+		bench_json("held", params, "pages_after_shrink", (u64)after_shrink * 10, "pages",
+			   NULL);
+	}
+}
+
+static const struct bench held_bench = {
+	.name = "held",
+	.what = "memory per-cpu caching keeps with no object in use, every scheme",
+	.run = run_held,
+};
+bench_register(held_bench);
