@@ -54,6 +54,11 @@
  *     empties an unfrozen slab and the node keeps min_partial slabs already, the slab goes
  *     back to the page allocator.
  *
+ * Scheme layers: a scheme may put its own per-cpu layer in front of all this ("sheaves",
+ * mm/scheme_sheaves.c: arrays of object pointers). Then kmem_cache_alloc/free go to the
+ * layer (after the same checks on free), and the layer refills from and flushes to the cpu
+ * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
+ *
  * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
  * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
  * interrupt handler may allocate and free too. The barriers: cmpxchg16b is a full barrier
