@@ -23,9 +23,25 @@ void arch_idle(void)
 	safe_halt();
 }
 
-void arch_halt_keep_irqs(void)
+/*
+ * Halt unless *p == v, without leaving the interrupt flag's state. Waking is by NMI when
+ * interrupts are off, and an NMI that lands between the check and the hlt would be slept
+ * through; so the check and the hlt form a window [halt_window_start, halt_window_end), and
+ * arch/traps.c returns from any NMI that lands inside it to the end of the window instead.
+ * The caller re-checks and, if it must, calls again.
+ */
+void __attribute__((noinline, noclone)) arch_halt_while_ne(const volatile u32 *p, u32 v)
 {
-	halt();
+	__asm__ __volatile__(".globl halt_window_start\n"
+			     ".globl halt_window_end\n"
+			     "halt_window_start:\n\t"
+			     "cmpl %1, %0\n\t"
+			     "je halt_window_end\n\t"
+			     "hlt\n"
+			     "halt_window_end:\n"
+			     :
+			     : "m"(*p), "r"(v)
+			     : "memory", "cc");
 }
 
 void arch_kick_cpu(int cpu)

@@ -112,8 +112,13 @@ static void __noreturn die(struct trap_frame *f)
 	panic_end();
 }
 
+extern const char halt_window_start[], halt_window_end[];
+
 static void nmi(struct trap_frame *f)
 {
+	/* Landed between arch_halt_while_ne's check and its hlt: skip the hlt (see cpu.c). */
+	if (f->rip >= (u64)(uptr)halt_window_start && f->rip < (u64)(uptr)halt_window_end)
+		f->rip = (u64)(uptr)halt_window_end;
 	if (stopping) {
 		this_cpu(stopped) = true;
 		for (;;)

@@ -8,8 +8,8 @@
 void arch_send_call_ipi(int cpu);   /* "your cross-call queue has work" */
 void arch_send_wakeup_ipi(int cpu); /* "leave hlt and look at your work" */
 void arch_idle(void);               /* enable interrupts and halt until one arrives */
-void arch_halt_keep_irqs(void);     /* halt; wakes on NMI, or an interrupt if enabled */
-void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_keep_irqs() */
+void arch_halt_while_ne(const volatile u32 *p, u32 v); /* halt unless *p == v; NMI-safe */
+void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_while_ne() */
 bool arch_hypervisor(void);         /* running under a hypervisor (CPUID.1:ECX[31]) */
 void arch_stop_other_cpus(void);    /* NMI every other online CPU into a halt loop */
 void arch_backtrace(void);          /* print the caller's frame-pointer backtrace */

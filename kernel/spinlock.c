@@ -65,8 +65,7 @@ static void wait_for_ticket(struct spinlock *l, u32 ticket)
 		w->ticket = ticket;
 		__atomic_store_n(&w->halted, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&nr_halted, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket)
-			arch_halt_keep_irqs();
+		arch_halt_while_ne(&l->serving, ticket); /* re-checks serving, then halts */
 		__atomic_store_n(&w->halted, 0, __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&nr_halted, 1, __ATOMIC_SEQ_CST);
 	}

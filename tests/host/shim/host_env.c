@@ -83,8 +83,10 @@ void arch_kick_cpu(int cpu)
 	(void)cpu;
 }
 
-void arch_halt_keep_irqs(void)
+void arch_halt_while_ne(const volatile u32 *p, u32 v)
 {
+	(void)p;
+	(void)v;
 }
 
 u64 ns_to_cycles(u64 ns)
