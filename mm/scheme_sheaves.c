@@ -388,17 +388,10 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 	return n;
 }
 
-static void sheaves_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				    struct slab *slab)
-{
-	panic("slab: %s: the sheaves scheme has no cpu partial list", s->name);
-}
-
 const struct slab_scheme slab_scheme_sheaves = {
 	.name = "sheaves",
 	.cpu_partial = false,
 	.get_partial = get_partial_node,
-	.put_cpu_partial = sheaves_put_cpu_partial,
 	.flush_cpu_partial = sheaves_flush_cpu,
 	.alloc = sheaves_alloc,
 	.free = sheaves_free,

@@ -1059,7 +1059,8 @@ static void flush_cpu_slab(void *arg)
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
 	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
-	s->scheme->flush_cpu_partial(s, c);
+	if (s->scheme->flush_cpu_partial)
+		s->scheme->flush_cpu_partial(s, c);
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, c->freelist);

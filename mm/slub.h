@@ -158,9 +158,9 @@ struct slab_scheme {
 	/* Find a slab with free objects for this cpu; freeze it, take its freelist, make it the
 	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab. */
 	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
-	/* A slow free froze a formerly full slab for this cpu (cpu_partial schemes). */
+	/* A slow free froze a formerly full slab for this cpu (only with cpu_partial). */
 	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
-	/* Give this cpu's partial slabs back to the node (shrink, destroy). */
+	/* Give this cpu's partial slabs (or its layer) back (shrink, destroy); optional. */
 	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	/*
 	 * Optional, for schemes that put their own layer in front of the cpu slab ("sheaves"):
