@@ -944,6 +944,11 @@ static unsigned int calculate_order(unsigned int size)
 	return 3;
 }
 
+const char *slab_scheme_name(unsigned int i)
+{
+	return i < ARRAY_SIZE(schemes) ? schemes[i]->name : NULL;
+}
+
 static const struct slab_scheme *find_scheme(const char *name)
 {
 	for (unsigned i = 0; i < ARRAY_SIZE(schemes); i++)
