@@ -10,7 +10,8 @@
 
 struct boot_options boot_opts;
 
-static const char *const scheme_names[] = { "lock", "partial", "sheaves", NULL };
+static const char *const scheme_names[] = { "lock", "partial", "sheaves", "ipi", "ipi-batch",
+						   "remote-atomic", NULL };
 static const char *const fastpath_names[] = { "irq", "cmpxchg", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
@@ -43,13 +44,16 @@ static const struct option options[] = {
 	{ .name = "ap_timeout_ms", .kind = OPT_UINT, FIELD(ap_timeout_ms), .min = 1, .max = 60000,
 	  .help = "how long to wait for the other CPUs to start, in ms" },
 	{ .name = "scheme", .kind = OPT_ENUM, FIELD(scheme), .choices = scheme_names,
-	  .help = "slab scheme of the caches created at boot: lock partial sheaves" },
+	  .help = "slab scheme of the caches created at boot: lock partial sheaves ipi ipi-batch "
+		  "remote-atomic" },
 	{ .name = "fastpath", .kind = OPT_ENUM, FIELD(fastpath), .choices = fastpath_names,
 	  .help = "slab fastpath of the caches created at boot: irq cmpxchg" },
 	{ .name = "cpu_partial", .kind = OPT_UINT, FIELD(cpu_partial), .min = 1, .max = 100000,
 	  .help = "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)" },
 	{ .name = "sheaf_capacity", .kind = OPT_UINT, FIELD(sheaf_capacity), .min = 1, .max = 500,
 	  .help = "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)" },
+	{ .name = "ipi_wait_us", .kind = OPT_UINT, FIELD(ipi_wait_us), .min = 0, .max = 1000000,
+	  .help = "ipi schemes: how long a cpu waits for slabs it asked another cpu for (default 200)" },
 	{ .name = "slabinfo", .kind = OPT_UINT, FIELD(slabinfo), .min = 0, .max = 1,
 	  .help = "1: print slabinfo at the end of the run" },
 	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,
@@ -63,6 +67,7 @@ void cmdline_defaults(struct boot_options *o)
 	strlcpy(o->bench, "none", sizeof(o->bench));
 	o->ap_timeout_ms = 5000;
 	o->ap_skip = -1;
+	o->ipi_wait_us = 200;
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
 }
