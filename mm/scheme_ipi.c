@@ -67,6 +67,7 @@
  * object of the cache is on any remote-free list and no structure of it on a notify list.
  */
 #include "cmdline.h"
+#include "cpu.h"
 #include "irqflags.h"
 #include "percpu.h"
 #include "printk.h"
@@ -74,7 +75,6 @@
 #include "slub.h"
 #include "string.h"
 #include "time.h"
-#include "x86.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 
@@ -148,16 +148,22 @@ static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
 
 /* ---- the owner's side: interrupts off, on the owner ---- */
 
+/* nr_owned is read by cpus looking for one to ask for slabs: store it whole. */
+static inline void set_nr_owned(struct kmem_cache_cpu *c, unsigned int n)
+{
+	__atomic_store_n(&c->nr_owned, n, __ATOMIC_RELAXED);
+}
+
 static void put_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
 	slab->ipi_state = IPI_SLAB_OWNED;
-	c->nr_owned++;
+	set_nr_owned(c, c->nr_owned + 1);
 	if (slab->inuse) {
 		list_add(&slab->slab_list, &c->owned);
 		return;
 	}
 	if (c->nr_empty >= empty_budget(s)) {
-		c->nr_owned--;
+		set_nr_owned(c, c->nr_owned - 1);
 		discard_slab(s, c, slab);
 		return;
 	}
@@ -168,14 +174,14 @@ static void put_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sla
 static void take_owned(struct kmem_cache_cpu *c, struct slab *slab)
 {
 	list_del(&slab->slab_list);
-	c->nr_owned--;
+	set_nr_owned(c, c->nr_owned - 1);
 	if (!slab->inuse)
 		c->nr_empty--;
 }
 
 static void __noinline report_double_free(struct kmem_cache *s, void *object, void *caller)
 {
-	slab_report_bad(s, object, caller, "double free (the object is already free):");
+	slab_report_bad(s, object, caller, "double free of");
 }
 
 /* Free an object of a slab this cpu owns. */
@@ -208,7 +214,7 @@ static void free_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 	case IPI_SLAB_OWNED:
 		if (!slab->inuse) { /* now empty: to the tail, or back to the page allocator */
 			list_del(&slab->slab_list);
-			c->nr_owned--;
+			set_nr_owned(c, c->nr_owned - 1);
 			put_owned(s, c, slab);
 		}
 		break;
@@ -220,12 +226,15 @@ static void free_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int owner,
 			void *object, void *caller);
 
-/* Take the whole remote-free list and free what is ours; send on what moved away. */
+/*
+ * Take the whole remote-free list and free what is ours; send on what moved away.
+ * Returns how many were sent on.
+ */
 static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	void *object = __atomic_exchange_n(&c->remote_free, NULL, __ATOMIC_ACQUIRE);
 	int me = smp_processor_id();
-	unsigned long n = 0;
+	unsigned long n = 0, forwarded = 0;
 
 	while (object) {
 		void *next = get_fp(s, object);
@@ -237,6 +246,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		} else {
 			stat(s, c, REMOTE_FORWARD);
 			free_remote(s, c, owner, object, NULL);
+			forwarded++;
 		}
 		object = next;
 		n++;
@@ -247,7 +257,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		if (n > c->stat[REMOTE_DRAIN_MAX])
 			c->stat[REMOTE_DRAIN_MAX] = n;
 	}
-	return n;
+	return forwarded;
 }
 
 /* File the slabs other cpus handed over. */
@@ -263,8 +273,8 @@ static void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	}
 }
 
-/* Answer a request for slabs, if there is one. */
-static void answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
+/* Answer a request for slabs, if there is one. Returns the slabs handed over. */
+static unsigned int answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	int req = __atomic_exchange_n(&c->transfer_req, 0, __ATOMIC_ACQUIRE);
 	unsigned int budget = owned_budget(s), moved = 0;
@@ -272,7 +282,7 @@ static void answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	int to;
 
 	if (!req)
-		return;
+		return 0;
 	to = req - 1;
 	ac = cpu_c(s, to);
 	while (c->nr_owned > budget && moved < TRANSFER_MAX) {
@@ -295,30 +305,39 @@ static void answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	__atomic_store_n(&ac->transfer_asked, 0, __ATOMIC_RELEASE); /* the answer */
 	if (moved)
 		notify(s, c, to, ac, true);
+	return moved;
 }
 
-/* All the work other cpus posted to c. */
-static void process(struct kmem_cache *s, struct kmem_cache_cpu *c)
+/* All the work other cpus posted to c. Returns the objects and slabs it sent on. */
+static unsigned long process(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	answer_request(s, c);
+	unsigned long moved = answer_request(s, c);
+
 	accept_transfers(s, c);
-	drain_remote(s, c);
+	return moved + drain_remote(s, c);
 }
 
-/* VEC_SLAB: work for this cpu in one or more caches. Interrupts off. */
-void slab_ipi_interrupt(void)
+static unsigned long process_notified(void)
 {
 	struct kmem_cache_cpu *c = __atomic_exchange_n(&this_cpu(slab_notify), NULL,
 						       __ATOMIC_ACQUIRE);
+	unsigned long moved = 0;
 
 	while (c) {
 		struct kmem_cache_cpu *next = c->notify_next;
 
 		__atomic_exchange_n(&c->notify_queued, 0, __ATOMIC_ACQ_REL);
 		stat(c->cache, c, IPI_RECEIVED);
-		process(c->cache, c);
+		moved += process(c->cache, c);
 		c = next;
 	}
+	return moved;
+}
+
+/* VEC_SLAB: work for this cpu in one or more caches. Interrupts off. */
+void slab_ipi_interrupt(void)
+{
+	process_notified();
 }
 
 /* ---- the freeing cpu's side ---- */
@@ -396,16 +415,16 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 	__atomic_store_n(&c->transfer_asked, best + 1, __ATOMIC_RELAXED); /* the answer clears it */
 	if (!__atomic_compare_exchange_n(&bc->transfer_req, &zero, me + 1, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED)) {
-		c->transfer_asked = 0; /* someone else is asking that cpu */
+		__atomic_store_n(&c->transfer_asked, 0, __ATOMIC_RELAXED); /* someone else asks it */
 		return false;
 	}
 	stat(s, c, OWNER_REQ_SENT);
 	notify(s, c, best, bc, true);
 	if (irqs_disabled_flags(flags) || !slub_ipi_wait_us)
 		return false; /* whatever comes is picked up later */
-	deadline = rdtsc() + ns_to_cycles((u64)slub_ipi_wait_us * 1000);
+	deadline = get_cycles() + ns_to_cycles((u64)slub_ipi_wait_us * 1000);
 	local_irq_enable();
-	while (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE) && rdtsc() < deadline)
+	while (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE) && get_cycles() < deadline)
 		cpu_relax();
 	local_irq_disable();
 	if (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE))
@@ -533,7 +552,7 @@ static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller
 			continue;
 		/* Like the core's bulk free: the same object twice in a row is reported. */
 		if (unlikely(i && p[i] == p[i - 1])) {
-			report_double_free(s, p[i], caller);
+			slab_report_bad(s, p[i], caller, "double free (twice in one bulk) of");
 			continue;
 		}
 		free_one(s, c, p[i], caller);
@@ -543,13 +562,16 @@ static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller
 
 /* ---- shrink, destroy, counting ---- */
 
-/* On each cpu (cross-call, interrupts off): all posted work, the cpu slab, empty slabs. */
-static void ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
+/*
+ * On each cpu (cross-call, interrupts off): all posted work, the cpu slab, empty slabs.
+ * Returns the objects and slabs it sent to other cpus.
+ */
+static unsigned long ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
+	unsigned long moved = process_notified(); /* every cache's: nothing is left queued */
 	struct slab *slab, *tmp;
 
-	slab_ipi_interrupt(); /* every cache's notified work: nothing is left queued */
-	process(s, c);        /* remote-atomic queues nothing */
+	moved += process(s, c); /* remote-atomic queues nothing */
 	slab = c->slab;
 	if (slab) {
 		unsigned int free = 0;
@@ -572,18 +594,20 @@ static void ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 			discard_slab(s, c, slab);
 		}
 	}
+	return moved;
 }
 
-static u64 moves(struct kmem_cache *s)
-{
-	return kmem_cache_stat(s, REMOTE_FORWARD) + kmem_cache_stat(s, OWNER_SLABS_MOVED);
-}
+struct flush_round {
+	struct kmem_cache *s;
+	unsigned long moved;
+};
 
 static void flush_cpu_fn(void *arg)
 {
-	struct kmem_cache *s = arg;
+	struct flush_round *r = arg;
+	unsigned long moved = ipi_flush_cpu(r->s, &r->s->cpu_slab[smp_processor_id()]);
 
-	ipi_flush_cpu(s, &s->cpu_slab[smp_processor_id()]);
+	__atomic_fetch_add(&r->moved, moved, __ATOMIC_RELAXED);
 }
 
 /*
@@ -593,10 +617,10 @@ static void flush_cpu_fn(void *arg)
 static void ipi_shrink(struct kmem_cache *s)
 {
 	for (int round = 0;; round++) {
-		u64 before = moves(s);
+		struct flush_round r = { .s = s, .moved = 0 };
 
-		on_each_cpu(flush_cpu_fn, s, 1);
-		if (moves(s) == before)
+		on_each_cpu(flush_cpu_fn, &r, 1);
+		if (!r.moved)
 			return;
 		if (round == 1000) {
 			printk("slab: %s: objects still moving between cpus after %d flushes\n",
@@ -624,7 +648,7 @@ static unsigned long ipi_count_free(struct kmem_cache *s, struct kmem_cache_cpu 
 
 static void ipi_flush_hook(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	ipi_flush_cpu(s, c);
+	ipi_flush_cpu(s, c); /* ipi_shrink, which follows, flushes until nothing moves */
 }
 
 #define IPI_SCHEME(var, nm)                                                                        \

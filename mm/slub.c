@@ -151,7 +151,9 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
 	unsigned long idx = (off * s->reciprocal_size) >> 32;
 
-	return idx * s->size == off && idx < slab->objects;
+	/* s->objects, not slab->objects: the same, and never written while others read it
+	 * (an ipi scheme's owner updates the counters word beside it without atomics). */
+	return idx * s->size == off && idx < s->objects;
 }
 
 /* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
