@@ -30,6 +30,7 @@ checks_run=(
 )
 checks_test=(
     py:python3:python3
+    cmd:spin:spin
 )
 
 usage() {
