@@ -294,7 +294,10 @@ else
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
     extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"'
-    extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock    cmpxchg"
+    extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock          cmpxchg"
+    extra "cmdline[scheme=ipi,smp4]" "test=slab,slab_ipi scheme=ipi slabinfo=1" 0 SMP=4 -- ktap "kmalloc-64           ipi " "ipi_sent="
+    extra "cmdline[scheme=ipi-batch,smp8]" "test=slab,slab_ipi scheme=ipi-batch slabinfo=1" 0 SMP=8 TIMEOUT=240 -- ktap "kmalloc-64           ipi-batch " "remote_drained="
+    extra "cmdline[scheme=remote-atomic,smp2]" "test=slab,slab_ipi scheme=remote-atomic ipi_wait_us=0 slabinfo=1" 0 SMP=2 -- ktap "kmalloc-64           remote-atomic " "remote_free="
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
     extra "crash[df]" "crash=df" 3 -- "#DF"
