@@ -248,8 +248,12 @@ static void print_summary(void)
 	for (int i = 0; i < nr_headlines; i++) {
 		const struct headline *h = &headlines[i], *lock = NULL;
 
-		if (i && !strcmp(headlines[i - 1].bench, h->bench) &&
-		    !strcmp(headlines[i - 1].figure, h->figure))
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
+					!strcmp(headlines[j].figure, h->figure));
+		if (seen)
 			continue; /* printed with the first of its group */
 		printk("%-10s %s (%s):\n", h->bench, h->figure, h->unit);
 		for (int j = i; j < nr_headlines; j++)
@@ -257,10 +261,11 @@ static void print_summary(void)
 			    !strcmp(headlines[j].figure, h->figure) &&
 			    !strcmp(headlines[j].scheme, "lock"))
 				lock = &headlines[j];
-		for (int j = i; j < nr_headlines && !strcmp(headlines[j].bench, h->bench) &&
-				!strcmp(headlines[j].figure, h->figure);
-		     j++) {
+		for (int j = i; j < nr_headlines; j++) {
 			const struct headline *x = &headlines[j];
+
+			if (strcmp(x->bench, h->bench) || strcmp(x->figure, h->figure))
+				continue;
 
 			snprintf(params, sizeof(params), "\"of\":\"%s\",\"headline\":\"%s\","
 				 "\"scheme\":\"%s\"", x->bench, x->figure, x->scheme);

@@ -413,7 +413,7 @@ out:
 
 /* ---- the benchmark: rows (groups, loops), a column per scheme ---- */
 
-#define HB_REPS_DEFAULT 3
+#define HB_REPS_DEFAULT 5
 
 static enum slab_fastpath boot_fastpath(void)
 {

@@ -78,11 +78,11 @@ void cmdline_defaults(struct boot_options *o)
 	o->ap_skip = -1;
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
-	o->hackbench_groups = 4;
-	o->hackbench_loops = 50;
-	o->remote_objects = 20000;
-	o->scaling_ops = 20000;
-	o->latency_samples = 5000;
+	o->hackbench_groups = 10;
+	o->hackbench_loops = 40;
+	o->remote_objects = 50000;
+	o->scaling_ops = 50000;
+	o->latency_samples = 10000;
 }
 
 const char *cmdline_help(void)
