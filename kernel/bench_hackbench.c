@@ -214,8 +214,11 @@ static bool receiver_step(struct hb_run *r, struct hb_task *t, struct hb_cpu *me
 		for (; head != tail; head++) {
 			struct hb_msg *m = q->slot[head % HB_QUEUE];
 
-			if (!check_msg(r, t, s, q, m))
+			if (!check_msg(r, t, s, q, m)) {
+				/* leave it queued: drain_queues frees it, not what came before */
+				__atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
 				return false;
+			}
 			q->received++;
 			kmem_cache_free(hb->payload, m->payload);
 			kmem_cache_free(hb->header, m);

@@ -120,6 +120,7 @@ static void consumer(struct remote_run *r, int pair, int peer)
 			u64 *p = q->slot[head % RING];
 
 			if (p[0] != (TAG | (u64)pair) || p[1] != i) {
+				__atomic_store_n(&q->head, head, __ATOMIC_RELEASE); /* drain frees it */
 				remote_abort(r, pair, p[0] != (TAG | (u64)pair) ? "bad tag" : "sequence",
 					     p[0] != (TAG | (u64)pair) ? p[0] : p[1],
 					     p[0] != (TAG | (u64)pair) ? (TAG | (u64)pair) : i);

@@ -79,7 +79,7 @@ void cmdline_defaults(struct boot_options *o)
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
 	o->hackbench_groups = 10;
-	o->hackbench_loops = 40;
+	o->hackbench_loops = 20;
 	o->remote_objects = 50000;
 	o->scaling_ops = 50000;
 	o->latency_samples = 10000;

@@ -137,7 +137,7 @@ static void defaults(void)
 	KT_EQ_U("default scheme_given false", d.scheme_given, 0);
 	KT_EQ_U("default bench_reps 0 (each benchmark's own)", d.bench_reps, 0);
 	KT_EQ_U("default hackbench_groups 10", d.hackbench_groups, 10);
-	KT_EQ_U("default hackbench_loops 40", d.hackbench_loops, 40);
+	KT_EQ_U("default hackbench_loops 20", d.hackbench_loops, 20);
 	KT_EQ_U("default remote_objects 50000", d.remote_objects, 50000);
 	KT_EQ_U("default scaling_ops 50000", d.scaling_ops, 50000);
 	KT_EQ_U("default latency_samples 10000", d.latency_samples, 10000);
