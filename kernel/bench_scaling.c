@@ -285,7 +285,7 @@ u64 mix_run(struct mix_setup *m, const char *who)
 
 /* ---- bench=scaling ---- */
 
-#define SCALING_REPS_DEFAULT 3
+#define SCALING_REPS_DEFAULT 5
 
 static void run_scaling(void)
 {
