@@ -76,6 +76,17 @@ static void emit(const char *bench, const char *params, const char *figure,
 	bench_json(bench, params, figure, ns.median, "ns", &ns);
 }
 
+/* Self-check: everything a benchmark allocated from s has come back. */
+static void check_empty(const char *bench, struct kmem_cache *s, const struct variant *v)
+{
+	struct slab_cache_info info;
+
+	kmem_cache_info(s, &info);
+	if (info.active_objects)
+		bench_fail(bench, "%s/%s: %lu objects still allocated after the runs", v->scheme,
+			   v->fp_name, info.active_objects);
+}
+
 /* ---- fastpath ---- */
 
 #define FP_PAIRS 1000
@@ -124,6 +135,7 @@ static void run_fastpath(void)
 				return;
 			}
 			measure_pairs(s, &st[z][v], samples, reps);
+			check_empty("fastpath", s, &variants[v]);
 			kmem_cache_destroy(s);
 			snprintf(params, sizeof(params),
 				 "\"scheme\":\"%s\",\"fastpath\":\"%s\",\"size\":%u,\"pairs\":%d,"
@@ -252,6 +264,7 @@ static void run_bulk_bench(void)
 				bench_headline("bulk", variants[v].scheme, "bulk per object, N=16",
 					       bs.median, "cycles");
 		}
+		check_empty("bulk", s, &variants[v]);
 		kmem_cache_destroy(s);
 	}
 	kfree(single);
@@ -321,6 +334,7 @@ static void run_held(void)
 			smp_run_on_cpus(&all, held_alloc, &h);
 			smp_run_on_cpus(&all, held_free, &h);
 		}
+		check_empty("held", h.s, &variants[v]);
 		held = nr_used_pages() - before;
 		kmem_cache_shrink(h.s);
 		after_shrink = nr_used_pages() - before;
