@@ -18,6 +18,11 @@ void arch_send_wakeup_ipi(int cpu)
 	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_WAKEUP);
 }
 
+void arch_send_slab_ipi(int cpu)
+{
+	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_SLAB);
+}
+
 void arch_idle(void)
 {
 	safe_halt();

@@ -158,6 +158,10 @@ static void dispatch(u64 v)
 		apic_eoi();
 		smp_wakeup_interrupt();
 		return;
+	case VEC_SLAB:
+		apic_eoi();
+		smp_slab_interrupt();
+		return;
 	case VEC_SPURIOUS: /* no EOI for a spurious interrupt */
 		this_cpu(spurious_count)++;
 		return;

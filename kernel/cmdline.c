@@ -51,6 +51,8 @@ static const struct option options[] = {
 	  .help = "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)" },
 	{ .name = "sheaf_capacity", .kind = OPT_UINT, FIELD(sheaf_capacity), .min = 1, .max = 500,
 	  .help = "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)" },
+	{ .name = "ipi_wait_us", .kind = OPT_UINT, FIELD(ipi_wait_us), .min = 0, .max = 1000000,
+	  .help = "ipi schemes: how long a cpu waits for slabs it asked another cpu for (default 200)" },
 	{ .name = "slabinfo", .kind = OPT_UINT, FIELD(slabinfo), .min = 0, .max = 1,
 	  .help = "1: print slabinfo at the end of the run" },
 	{ .name = "bench_reps", .kind = OPT_UINT, FIELD(bench_reps), .min = 1, .max = 1001,
@@ -76,6 +78,7 @@ void cmdline_defaults(struct boot_options *o)
 	strlcpy(o->bench, "none", sizeof(o->bench));
 	o->ap_timeout_ms = 5000;
 	o->ap_skip = -1;
+	o->ipi_wait_us = 200;
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
 	o->hackbench_groups = 10;

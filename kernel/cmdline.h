@@ -24,6 +24,7 @@ struct boot_options {
 	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
 	unsigned int cpu_partial; /* per-cpu partial budget in objects; 0: by object size */
 	unsigned int slabinfo;   /* 1: print slabinfo at the end */
+	unsigned int ipi_wait_us;    /* ipi schemes: wait for a slab transfer, us */
 	unsigned int sheaf_capacity; /* objects per sheaf ("sheaves"); 0: by object size */
 	/* Benchmark sizes and counts (README.md); 0 in bench_reps: each benchmark's own. */
 	unsigned int bench_reps;

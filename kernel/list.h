@@ -59,5 +59,6 @@ static inline bool list_empty(const struct list_head *head)
 	for (pos = list_entry((head)->next, __typeof__(*pos), member),                             \
 	    n = list_entry(pos->member.next, __typeof__(*pos), member);                            \
 	     &pos->member != (head); pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+#define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
 
 #endif

@@ -18,6 +18,7 @@
 #include "page_alloc.h"
 #include "percpu.h"
 #include "printk.h"
+#include "slab.h"
 #include "smp.h"
 #include "string.h"
 
@@ -267,6 +268,18 @@ void on_each_cpu(smp_call_func_t fn, void *info, int wait)
 void smp_wakeup_interrupt(void)
 {
 	this_cpu(ipi_stats).wakeup_received++;
+}
+
+void smp_slab_interrupt(void)
+{
+	this_cpu(ipi_stats).slab_received++;
+	slab_ipi_interrupt();
+}
+
+void smp_send_slab_ipi(int cpu)
+{
+	this_cpu(ipi_stats).slab_sent++;
+	arch_send_slab_ipi(cpu);
 }
 
 void smp_send_reschedule(int cpu)

@@ -63,6 +63,7 @@ void smp_call_function(smp_call_func_t fn, void *info, int wait); /* all others 
 void on_each_cpu(smp_call_func_t fn, void *info, int wait);        /* all, caller too */
 
 void smp_send_reschedule(int cpu); /* the wake-up IPI, counted */
+void smp_send_slab_ipi(int cpu);   /* the slab allocator's IPI (mm/scheme_ipi.c), counted */
 void smp_wait_event(int *counter, int stop); /* halt until *counter == stop (interrupts on) */
 
 void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *arg);
@@ -73,6 +74,7 @@ struct ipi_stats {
 	u64 call_sent, call_received;     /* cross-call IPIs */
 	u64 wakeup_sent, wakeup_received; /* idle-loop wake-ups */
 	u64 calls_run;                    /* cross-call functions run here */
+	u64 slab_sent, slab_received;     /* the slab allocator's IPIs */
 };
 void ipi_stats_get(int cpu, struct ipi_stats *out);
 
@@ -85,6 +87,7 @@ bool in_irq_context(void);
 /* From arch/traps.c: the IPI handlers. */
 void smp_call_function_interrupt(void);
 void smp_wakeup_interrupt(void);
+void smp_slab_interrupt(void);
 
 /* Boot: set up queues for nr_cpu_ids CPUs (kernel/smp.c), then each AP idles here. */
 void smp_init(void);

@@ -87,12 +87,16 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
 	"list_lock", "list_lock_contended", "sheaf_alloc", "sheaf_free", "sheaf_swap",
 	"sheaf_refill", "sheaf_flush", "barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
-	"sheaf_prefill",
+	"sheaf_prefill", "remote_free", "remote_forward", "ipi_sent", "ipi_received",
+	"remote_drain", "remote_drained", "remote_drain_max", "owner_req_sent",
+	"owner_req_granted", "owner_req_refused", "owner_req_timeout", "owner_slabs_moved",
 };
 _Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
-static const struct slab_scheme *const schemes[] = { &slab_scheme_lock, &slab_scheme_partial,
-						      &slab_scheme_sheaves };
+static const struct slab_scheme *const schemes[] = {
+	&slab_scheme_lock, &slab_scheme_partial, &slab_scheme_sheaves,
+	&slab_scheme_ipi, &slab_scheme_ipi_batch, &slab_scheme_remote_atomic,
+};
 static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
 
 static LIST_HEAD(slab_caches);
@@ -147,7 +151,9 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
 	unsigned long idx = (off * s->reciprocal_size) >> 32;
 
-	return idx * s->size == off && idx < slab->objects;
+	/* s->objects, not slab->objects: the same, and never written while others read it
+	 * (an ipi scheme's owner updates the counters word beside it without atomics). */
+	return idx * s->size == off && idx < s->objects;
 }
 
 /* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
@@ -221,7 +227,7 @@ static void unmark_compound(struct page *page, unsigned int order, u32 flag)
 	__atomic_store_n(&page->flags, page->flags & ~flag, __ATOMIC_RELAXED);
 }
 
-static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 {
 	struct page *page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
 	struct kmem_cache_node *n = get_node(s);
@@ -1043,8 +1049,11 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	}
 	s->cpu_slab = page_address(page);
 	s->cpu_slab_order = order;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		s->cpu_slab[cpu].tid = (unsigned long)cpu;
+		s->cpu_slab[cpu].cache = s;
+		INIT_LIST_HEAD(&s->cpu_slab[cpu].owned);
+	}
 	spin_lock(&slab_mutex);
 	list_add_tail(&s->list, &slab_caches);
 	spin_unlock(&slab_mutex);
@@ -1336,9 +1345,33 @@ u64 kmem_cache_stat(struct kmem_cache *s, int item)
 
 	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
 		return 0;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		u64 v = READ_ONCE(s->cpu_slab[cpu].stat[item]);
+
+		sum = item == REMOTE_DRAIN_MAX ? MAX(sum, v) : sum + v;
+	}
 	return sum;
+}
+
+/* The ipi schemes' traffic per cpu: who sent what to whom. */
+static void slabinfo_print_remote(struct kmem_cache *s)
+{
+	static const int items[] = { REMOTE_FREE, IPI_SENT, IPI_RECEIVED, REMOTE_DRAIN,
+				     REMOTE_DRAINED, REMOTE_DRAIN_MAX, OWNER_REQ_SENT,
+				     OWNER_REQ_GRANTED, OWNER_REQ_REFUSED, OWNER_REQ_TIMEOUT,
+				     OWNER_SLABS_MOVED, REMOTE_FORWARD };
+
+	if (!kmem_cache_stat(s, REMOTE_FREE) && !kmem_cache_stat(s, OWNER_REQ_SENT))
+		return;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		const u64 *st = s->cpu_slab[cpu].stat;
+
+		printk("  %-18s cpu %d:", s->name, cpu);
+		for (unsigned i = 0; i < ARRAY_SIZE(items); i++)
+			printk(" %s=%llu", slub_stat_names[items[i]],
+			       (unsigned long long)READ_ONCE(st[items[i]]));
+		printk("\n");
+	}
 }
 
 void slabinfo_print(void)
@@ -1346,7 +1379,7 @@ void slabinfo_print(void)
 	struct kmem_cache *s;
 
 	printk("slabinfo - version: slablab 1\n");
-	printk("# %-18s %-7s %-7s %10s %10s %7s %6s %5s %8s %8s  stats\n", "name", "scheme",
+	printk("# %-18s %-13s %-7s %10s %10s %7s %6s %5s %8s %8s  stats\n", "name", "scheme",
 	       "fastpath", "active_objs", "num_objs", "objsize", "objper", "order", "slabs",
 	       "partial");
 	spin_lock(&slab_mutex);
@@ -1354,7 +1387,7 @@ void slabinfo_print(void)
 		struct slab_cache_info i;
 
 		kmem_cache_info(s, &i);
-		printk("%-20s %-7s %-8s %10lu %10lu %7u %6u %5u %8lu %8lu ", i.name, i.scheme,
+		printk("%-20s %-13s %-8s %10lu %10lu %7u %6u %5u %8lu %8lu ", i.name, i.scheme,
 		       i.fastpath, i.active_objects, i.objects, i.object_size, i.objects_per_slab,
 		       i.order, i.slabs, i.partial_slabs);
 		for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++) {
@@ -1366,7 +1399,14 @@ void slabinfo_print(void)
 		if (s->node[0].list_lock.contended)
 			printk(" list_lock_spin_cycles=%llu",
 			       (unsigned long long)s->node[0].list_lock.spin_cycles);
+		if (kmem_cache_stat(s, REMOTE_DRAIN))
+			printk(" objects_per_drain=%llu.%llu",
+			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) /
+						    kmem_cache_stat(s, REMOTE_DRAIN)),
+			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) * 10 /
+						    kmem_cache_stat(s, REMOTE_DRAIN) % 10));
 		printk("\n");
+		slabinfo_print_remote(s);
 	}
 	spin_unlock(&slab_mutex);
 }
@@ -1391,6 +1431,7 @@ void slab_init(void)
 								  : SLAB_FASTPATH_IRQ;
 	slub_cpu_partial_override = boot_opts.cpu_partial;
 	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
+	slub_ipi_wait_us = boot_opts.ipi_wait_us;
 	for (unsigned i = 0; i < NR_KMALLOC; i++) {
 		char name[32];
 

@@ -49,6 +49,18 @@ enum stat_item {
 	BARN_PUT,                /* full sheaf given to the barn (free) */
 	BARN_PUT_FAIL,           /* the barn was at its bound */
 	SHEAF_PREFILL,           /* sheaf prefilled for kmem_cache_prefill_sheaf */
+	REMOTE_FREE,             /* ipi schemes: free sent to the slab's owner cpu */
+	REMOTE_FORWARD,          /* ipi schemes: drained object whose slab moved on, sent on */
+	IPI_SENT,                /* ipi schemes: slab IPIs sent (remote frees, transfers) */
+	IPI_RECEIVED,            /* ipi schemes: slab IPIs that found work for this cache */
+	REMOTE_DRAIN,            /* ipi schemes: remote-free lists drained (non-empty) */
+	REMOTE_DRAINED,          /* ipi schemes: objects those drains freed */
+	REMOTE_DRAIN_MAX,        /* ipi schemes: most objects in one drain (a maximum, not a sum) */
+	OWNER_REQ_SENT,          /* ipi schemes: asked another cpu for slabs */
+	OWNER_REQ_GRANTED,       /* ipi schemes: requests this cpu answered with slabs */
+	OWNER_REQ_REFUSED,       /* ipi schemes: requests this cpu answered with none */
+	OWNER_REQ_TIMEOUT,       /* ipi schemes: no answer in time, allocated a slab instead */
+	OWNER_SLABS_MOVED,       /* ipi schemes: slabs this cpu handed to another */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -76,9 +88,17 @@ struct slab {
 			int owner;             /* cpu that froze it last (for slabinfo; issue 4 uses it) */
 		};
 	};
-	struct slab *next; /* cpu partial list link */
-	int slabs;         /* cpu partial list: slabs from here to the end */
-	int pobjects;      /* cpu partial list: free objects from here to the end (approx.) */
+	struct slab *next; /* cpu partial list link; ipi schemes: transfer list link */
+	union {
+		struct {
+			int slabs;    /* cpu partial list: slabs from here to the end */
+			int pobjects; /* cpu partial list: free objects from here to the end (approx.) */
+		};
+		struct {
+			int ipi_state; /* ipi schemes: enum ipi_slab_state (mm/scheme_ipi.c) */
+			int ipi_pad;
+		};
+	};
 };
 _Static_assert(sizeof(struct slab) == sizeof(struct page), "struct slab overlays struct page");
 _Static_assert(offsetof(struct slab, freelist) % 16 == 0, "cmpxchg16b needs 16-byte alignment");
@@ -97,6 +117,18 @@ struct kmem_cache_cpu {
 	struct slab *partial;  /* cpu partial list (frozen slabs), "partial" scheme */
 	struct slab_sheaf *main;  /* "sheaves": objects handed out and taken back here first */
 	struct slab_sheaf *spare; /* "sheaves": swapped with main when it runs empty or full */
+	/* The ipi schemes (mm/scheme_ipi.c): owned slabs and what other cpus send here. */
+	struct kmem_cache *cache;      /* the cache this belongs to (for the IPI handler) */
+	struct list_head owned;        /* owned slabs with free objects, not the cpu slab */
+	unsigned int nr_owned;         /* slabs on owned (read racily by other cpus) */
+	unsigned int nr_empty;         /* of which empty */
+	void *remote_free;             /* objects other cpus freed, linked through themselves */
+	struct slab *transfer_in;      /* slabs another cpu handed over, linked by slab->next */
+	int transfer_req;              /* cpu + 1 that asks this cpu for slabs, 0: none */
+	int notify_queued;             /* on its cpu's notify list (IPI pending) */
+	struct kmem_cache_cpu *notify_next;
+	unsigned long transfer_answers; /* answers this cpu got to its requests */
+	int transfer_asked;            /* cpu + 1 asked and not answered yet, 0: none */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
@@ -156,7 +188,8 @@ struct slab_scheme {
 	/* frees that make a full slab partial freeze it onto the freeing cpu's partial list */
 	bool cpu_partial;
 	/* Find a slab with free objects for this cpu; freeze it, take its freelist, make it the
-	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab. */
+	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab.
+	 * Unused (NULL) in schemes whose layer replaces the core's paths (the ipi schemes). */
 	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	/* A slow free froze a formerly full slab for this cpu (only with cpu_partial). */
 	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
@@ -180,6 +213,7 @@ struct slab_scheme {
 extern const struct slab_scheme slab_scheme_lock;
 extern const struct slab_scheme slab_scheme_partial;
 extern const struct slab_scheme slab_scheme_sheaves;
+extern const struct slab_scheme slab_scheme_ipi, slab_scheme_ipi_batch, slab_scheme_remote_atomic;
 
 /* Core services for the schemes (mm/slub.c). */
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s)
@@ -209,6 +243,13 @@ void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab 
 		   bool for_cpu_slab, int *objects);
 void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list);
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
+
+/* The slab of an object the core has already checked (slab_free_check). */
+static inline struct slab *obj_to_slab(const void *p)
+{
+	return (struct slab *)compound_head(virt_to_page(p));
+}
 void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
@@ -219,6 +260,7 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
 extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */
+extern unsigned int slub_ipi_wait_us; /* boot option ipi_wait_us= */
 
 /* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
 struct slab_sheaf {

@@ -43,9 +43,13 @@ static const struct variant variants[] = {
 	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
 	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
 	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
+	{ "ipi", SLAB_FASTPATH_IRQ, "ipi" },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch" },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic" },
 };
 
 static const struct variant *cur; /* the variant under test */
+#define IS_IPI_SCHEME(name) (!strncmp((name), "ipi", 3) || !strcmp((name), "remote-atomic"))
 static char name_buf[200];
 
 /* "scheme/fastpath: what" */
@@ -551,7 +555,14 @@ static void cross_cpu_frees(void)
 		 "%lu failed allocations or broken patterns, %lu calls left interrupts off",
 		 errors, irq_off);
 	i = info(x->s);
-	if (!strcmp(cur->scheme, "sheaves"))
+	if (IS_IPI_SCHEME(cur->scheme))
+		kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, REMOTE_FREE) >= XOBJ &&
+				 kmem_cache_stat(x->s, LIST_LOCK) == 0,
+			 N("remote frees go to the owner CPU, no list_lock, nothing left active"),
+			 "active %lu, remote_free %llu, list_lock %llu", i.active_objects,
+			 (unsigned long long)kmem_cache_stat(x->s, REMOTE_FREE),
+			 (unsigned long long)kmem_cache_stat(x->s, LIST_LOCK));
+	else if (!strcmp(cur->scheme, "sheaves"))
 		kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, SHEAF_FREE) >= XOBJ &&
 				 kmem_cache_stat(x->s, CPU_PARTIAL_FREE) == 0,
 			 N("remote frees go into the freeing CPU's sheaves, nothing left active"),
@@ -562,7 +573,7 @@ static void cross_cpu_frees(void)
 		 N("remote frees take the slow path and leave nothing active"),
 		 "active %lu, free_slowpath %llu", i.active_objects,
 		 (unsigned long long)kmem_cache_stat(x->s, FREE_SLOWPATH));
-	if (!strcmp(cur->scheme, "sheaves"))
+	if (!strcmp(cur->scheme, "sheaves") || IS_IPI_SCHEME(cur->scheme))
 		;
 	else if (!strcmp(cur->scheme, "partial"))
 		kt_check(kmem_cache_stat(x->s, CPU_PARTIAL_FREE) > 0 &&

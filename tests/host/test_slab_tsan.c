@@ -35,6 +35,9 @@ static const struct {
 	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
 	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
 	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
+	{ "ipi", SLAB_FASTPATH_IRQ, "ipi" },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch" },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic" },
 };
 
 static double now_s(void)

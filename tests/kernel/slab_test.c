@@ -23,11 +23,15 @@ static const struct variant variants[] = {
 	{ "partial", SLAB_FASTPATH_IRQ },
 	{ "partial", SLAB_FASTPATH_CMPXCHG },
 	{ "sheaves", SLAB_FASTPATH_IRQ },
+	{ "ipi", SLAB_FASTPATH_IRQ },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ },
 };
 
 #define for_each_variant(v) for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)
 #define VNAME(v) (v)->scheme, (v)->fastpath == SLAB_FASTPATH_IRQ ? "irq" : "cmpxchg"
 #define IS_SHEAVES(v) (!strcmp((v)->scheme, "sheaves"))
+#define IS_IPI(v) (!strncmp((v)->scheme, "ipi", 3) || !strcmp((v)->scheme, "remote-atomic"))
 
 static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
 				     unsigned align, unsigned long flags, void (*ctor)(void *))
@@ -590,7 +594,20 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		}
 		/* Every other object, on cpu 1: each full slab becomes partial there. */
 		smp_call_function_single(1, free_them, &rf, 1);
-		if (IS_SHEAVES(v)) {
+		if (IS_IPI(v)) {
+			/* Every free goes to the owner, cpu 0; no list_lock anywhere. */
+			u64 ipis = kmem_cache_stat(s, IPI_SENT);
+
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, REMOTE_FREE), 1000, "%s", v->scheme);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, LIST_LOCK), 0);
+			if (!strcmp(v->scheme, "ipi"))
+				KUNIT_EXPECT_EQ(test, ipis, 1000);
+			else if (!strcmp(v->scheme, "ipi-batch"))
+				KUNIT_EXPECT_TRUE_MSG(test, ipis >= 1 && ipis < 1000, "%llu IPIs",
+						      (unsigned long long)ipis);
+			else
+				KUNIT_EXPECT_EQ(test, ipis, 0);
+		} else if (IS_SHEAVES(v)) {
 			/* Into cpu 1's sheaves, full ones to the barn, the overflow to slabs. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 1000);
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, BARN_PUT), 0);
@@ -607,7 +624,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
 		}
-		if (!IS_SHEAVES(v))
+		if (!IS_SHEAVES(v) && !IS_IPI(v))
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
 		rf.objs = odd;
 		smp_call_function_single(1, free_them, &rf, 1);

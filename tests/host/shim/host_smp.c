@@ -47,8 +47,10 @@
 
 #define SIG_CALL SIGUSR1
 #define SIG_WAKE SIGUSR2
+#define SIG_SLAB SIGURG /* the slab allocator's IPI (VEC_SLAB) */
 #define IPI_CALL 1u
 #define IPI_WAKE 2u
+#define IPI_SLAB 4u
 
 __thread int host_cpu;
 __thread unsigned long host_percpu_off;
@@ -63,7 +65,7 @@ extern char __percpu_start[], __percpu_end[]; /* shim/percpu.ld */
 
 static pthread_t cpu_thread[NR_CPUS];
 static void *percpu_copy[NR_CPUS];
-static sigset_t ipi_set; /* SIG_CALL and SIG_WAKE */
+static sigset_t ipi_set; /* SIG_CALL, SIG_WAKE, SIG_SLAB */
 
 static void die(const char *what)
 {
@@ -81,13 +83,15 @@ static void run_ipis(unsigned int bits)
 		smp_call_function_interrupt();
 	if (bits & IPI_WAKE)
 		smp_wakeup_interrupt();
+	if (bits & IPI_SLAB)
+		smp_slab_interrupt();
 	irq_exit();
 	ipis_handled++;
 }
 
 static void ipi_handler(int sig)
 {
-	unsigned int bit = sig == SIG_CALL ? IPI_CALL : IPI_WAKE;
+	unsigned int bit = sig == SIG_CALL ? IPI_CALL : sig == SIG_WAKE ? IPI_WAKE : IPI_SLAB;
 	int saved_errno = errno;
 
 #if HOST_SMP == HOST_SMP_SIGMASK
@@ -139,6 +143,7 @@ void arch_idle(void)
 	pthread_sigmask(SIG_BLOCK, &ipi_set, &wait);
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
+	sigdelset(&wait, SIG_SLAB);
 	host_irq_off = 0; /* true from the moment sigsuspend swaps the mask */
 	sigsuspend(&wait);
 	pthread_sigmask(SIG_UNBLOCK, &ipi_set, NULL);
@@ -176,6 +181,7 @@ void arch_idle(void)
 	wait = old;
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
+	sigdelset(&wait, SIG_SLAB);
 	sigsuspend(&wait);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -190,6 +196,11 @@ void arch_send_call_ipi(int cpu)
 void arch_send_wakeup_ipi(int cpu)
 {
 	pthread_kill(cpu_thread[cpu], SIG_WAKE);
+}
+
+void arch_send_slab_ipi(int cpu)
+{
+	pthread_kill(cpu_thread[cpu], SIG_SLAB);
 }
 
 unsigned long host_ipis_handled(void)
@@ -287,11 +298,13 @@ void host_smp_init(int ncpus)
 	sigemptyset(&ipi_set);
 	sigaddset(&ipi_set, SIG_CALL);
 	sigaddset(&ipi_set, SIG_WAKE);
+	sigaddset(&ipi_set, SIG_SLAB);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ipi_handler;
 	sa.sa_mask = ipi_set;
 	sa.sa_flags = SA_RESTART;
-	if (sigaction(SIG_CALL, &sa, NULL) || sigaction(SIG_WAKE, &sa, NULL))
+	if (sigaction(SIG_CALL, &sa, NULL) || sigaction(SIG_WAKE, &sa, NULL) ||
+	    sigaction(SIG_SLAB, &sa, NULL))
 		die("sigaction");
 
 	smp_init(); /* the cross-call queues */

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ipi schemes: every slab has an owner cpu, partial slabs live only on their owner's
+ * per-cpu list, and nothing on the alloc or free path takes a lock. This is what the first
+ * seed's remark describes ("BSD has gone to a scheme with partial pages only per cpu ...
+ * Transfer of cpu ownerships is done using IPIs. Probably too much overhead for our taste"):
+ * DragonFly's kern_slaballoc.c, whose zones each belong to one cpu. Three variants:
+ *
+ *   ipi            a free on another cpu is sent to the owner with one IPI per free, and the
+ *                  owner frees it in its IPI handler (DragonFly 2005: one passive IPI message
+ *                  per remote free).
+ *   ipi-batch      the freeing cpu pushes the object lock-free onto the owner's remote-free
+ *                  list and sends an IPI only when the list goes from empty to non-empty; the
+ *                  owner drains the list in its IPI handler and in its allocation slow path
+ *                  (DragonFly 2010: z_RChunks, "virtually no IPI traffic").
+ *   remote-atomic  the same list and no IPI at all: the owner drains only when it allocates
+ *                  (mimalloc's thread-free list); separates the cost of the IPI from the list.
+ *
+ * Slabs and their owner
+ *   slab->owner is the cpu that owns the slab. Only the owner touches slab->freelist,
+ *   slab->inuse, slab->ipi_state and the slab's place on its owned list, always with
+ *   interrupts off. Every other cpu may only read slab->owner and push a freed object onto
+ *   the owner's remote-free list (kmem_cache_cpu->remote_free, linked through the objects'
+ *   free pointers, cmpxchg to push, one xchg by the owner to take them all: no ABA).
+ *
+ *   state     where                          free objects
+ *   CPU       kmem_cache_cpu->slab           on c->freelist (the cpu's), slab->freelist NULL
+ *   OWNED     c->owned (with free objects)   on slab->freelist
+ *   FULL      on no list                     none
+ *   TRANSIT   the new owner's transfer_in    on slab->freelist (the new owner's already)
+ *
+ *   inuse counts the objects not on a freelist of the slab or the cpu: an object on a
+ *   remote-free list still counts, so an empty slab (inuse 0) has no object anywhere in
+ *   flight, and only then may its owner give it back to the page allocator.
+ *
+ * Allocation (interrupts off): the cpu freelist; then drain the remote-free list (objects of
+ * the cpu slab go straight to the cpu freelist); take slabs handed over by other cpus; the
+ * first owned slab; ask a cpu that owns more than its budget to hand some over (ipi and
+ * ipi-batch); a new slab from the page allocator.
+ *
+ * Ownership transfer (ipi, ipi-batch). Cpu A, out of owned slabs, finds the cpu B owning the
+ * most slabs beyond its budget (a racy read of B's nr_owned), sets B's transfer_req to A+1
+ * (cmpxchg from 0: one request at a time per cpu and cache), and notifies B (below). B, in
+ * its IPI handler, takes up to TRANSFER_MAX slabs off its owned list, sets each one's state
+ * to TRANSIT and then, with a release store, its owner to A, and pushes it onto A's
+ * transfer_in (cmpxchg); then it answers by clearing A's transfer_asked (release) and
+ * notifies A. From the release store on, B never touches the slab: a free on B of one of
+ * its objects, or a drain on B that finds one, reads owner == A and sends it to A like any
+ * remote free (REMOTE_FORWARD). A may free objects of a TRANSIT slab as its owner (they go
+ * on slab->freelist) but files the slab on its owned list only when it takes it off
+ * transfer_in. A waits for the answer only if the caller had interrupts on, with them on,
+ * for at most ipi_wait_us; otherwise, or when the time is up, it allocates a new slab and
+ * picks up whatever arrives later.
+ *
+ * Notification. Each cpu has a notify list of kmem_cache_cpu structures (its own, one per
+ * cache) that have work: remote frees, a transfer request, slabs handed over. Whoever posts
+ * work sets the structure's notify_queued flag with xchg; only the one that turned it on
+ * pushes the structure onto the cpu's notify list; then it sends the IPI (VEC_SLAB) if the
+ * scheme wants one. The handler takes the whole list with xchg, and for each structure
+ * reads notify_next, clears notify_queued (xchg: a full barrier), and only then looks at
+ * the work: what is posted after the clear queues the structure again, what was posted
+ * before it is seen. docs/ipi-protocol.md has the whole argument and the Promela model
+ * (tools/model/ipi.pml) that spin checks for 2 and 3 cpus.
+ *
+ * Shrink and destroy flush every cpu by cross-call (drain, accept, give back the cpu slab,
+ * free empty slabs) in rounds until a round forwards nothing and moves no slab: then no
+ * object of the cache is on any remote-free list and no structure of it on a notify list.
+ */
+#include "cmdline.h"
+#include "cpu.h"
+#include "irqflags.h"
+#include "percpu.h"
+#include "printk.h"
+#include "smp.h"
+#include "slub.h"
+#include "string.h"
+#include "time.h"
+
+enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
+
+enum ipi_slab_state {
+	IPI_SLAB_CPU = 1,
+	IPI_SLAB_OWNED,
+	IPI_SLAB_FULL,
+	IPI_SLAB_TRANSIT,
+};
+
+#define TRANSFER_MAX 8 /* slabs handed over per request */
+
+static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
+unsigned int slub_ipi_wait_us = 200;
+
+static inline enum ipi_mode mode_of(struct kmem_cache *s)
+{
+	return s->scheme == &slab_scheme_ipi ? MODE_IPI
+	       : s->scheme == &slab_scheme_ipi_batch ? MODE_BATCH : MODE_ATOMIC;
+}
+
+static inline struct kmem_cache_cpu *cpu_c(struct kmem_cache *s, int cpu)
+{
+	return &s->cpu_slab[cpu];
+}
+
+static inline void *get_fp(struct kmem_cache *s, void *object)
+{
+	return *(void **)((char *)object + s->offset);
+}
+
+static inline void set_fp(struct kmem_cache *s, void *object, void *fp)
+{
+	*(void **)((char *)object + s->offset) = fp;
+}
+
+static inline int slab_owner(struct slab *slab)
+{
+	return __atomic_load_n(&slab->owner, __ATOMIC_ACQUIRE);
+}
+
+/* Owned slabs a cpu keeps before others may ask for some; empty ones it keeps. */
+static inline unsigned int owned_budget(struct kmem_cache *s)
+{
+	return MAX(2u, s->cpu_partial / s->objects);
+}
+
+static inline unsigned int empty_budget(struct kmem_cache *s)
+{
+	return MIN(2u, owned_budget(s));
+}
+
+/* Tell cpu `cpu` that its structure oc has work; with an IPI if `ipi`. */
+static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
+		   struct kmem_cache_cpu *oc, bool ipi)
+{
+	if (!__atomic_exchange_n(&oc->notify_queued, 1, __ATOMIC_ACQ_REL)) {
+		struct kmem_cache_cpu **head = &per_cpu(slab_notify, cpu);
+		struct kmem_cache_cpu *old = __atomic_load_n(head, __ATOMIC_RELAXED);
+
+		do {
+			oc->notify_next = old;
+		} while (!__atomic_compare_exchange_n(head, &old, oc, true, __ATOMIC_RELEASE,
+						      __ATOMIC_RELAXED));
+	}
+	if (ipi) {
+		stat(s, me, IPI_SENT);
+		smp_send_slab_ipi(cpu);
+	}
+}
+
+/* ---- the owner's side: interrupts off, on the owner ---- */
+
+/* nr_owned is read by cpus looking for one to ask for slabs: store it whole. */
+static inline void set_nr_owned(struct kmem_cache_cpu *c, unsigned int n)
+{
+	__atomic_store_n(&c->nr_owned, n, __ATOMIC_RELAXED);
+}
+
+static void put_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	slab->ipi_state = IPI_SLAB_OWNED;
+	set_nr_owned(c, c->nr_owned + 1);
+	if (slab->inuse) {
+		list_add(&slab->slab_list, &c->owned);
+		return;
+	}
+	if (c->nr_empty >= empty_budget(s)) {
+		set_nr_owned(c, c->nr_owned - 1);
+		discard_slab(s, c, slab);
+		return;
+	}
+	c->nr_empty++;
+	list_add_tail(&slab->slab_list, &c->owned); /* partly used slabs are taken first */
+}
+
+static void take_owned(struct kmem_cache_cpu *c, struct slab *slab)
+{
+	list_del(&slab->slab_list);
+	set_nr_owned(c, c->nr_owned - 1);
+	if (!slab->inuse)
+		c->nr_empty--;
+}
+
+static void __noinline report_double_free(struct kmem_cache *s, void *object, void *caller)
+{
+	slab_report_bad(s, object, caller, "double free of");
+}
+
+/* Free an object of a slab this cpu owns. */
+static void free_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+		       void *object, void *caller)
+{
+	void *prior;
+
+	if (slab == c->slab) {
+		if (unlikely(object == c->freelist)) {
+			report_double_free(s, object, caller);
+			return;
+		}
+		set_fp(s, object, c->freelist);
+		c->freelist = object;
+		return;
+	}
+	prior = slab->freelist;
+	if (unlikely(object == prior)) {
+		report_double_free(s, object, caller);
+		return;
+	}
+	set_fp(s, object, prior);
+	slab->freelist = object;
+	slab->inuse--;
+	switch (slab->ipi_state) {
+	case IPI_SLAB_FULL:
+		put_owned(s, c, slab);
+		break;
+	case IPI_SLAB_OWNED:
+		if (!slab->inuse) { /* now empty: to the tail, or back to the page allocator */
+			list_del(&slab->slab_list);
+			set_nr_owned(c, c->nr_owned - 1);
+			put_owned(s, c, slab);
+		}
+		break;
+	default: /* TRANSIT: filed when taken off transfer_in */
+		break;
+	}
+}
+
+static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int owner,
+			void *object, void *caller);
+
+/*
+ * Take the whole remote-free list and free what is ours; send on what moved away.
+ * Returns how many were sent on.
+ */
+static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *object = __atomic_exchange_n(&c->remote_free, NULL, __ATOMIC_ACQUIRE);
+	int me = smp_processor_id();
+	unsigned long n = 0, forwarded = 0;
+
+	while (object) {
+		void *next = get_fp(s, object);
+		struct slab *slab = obj_to_slab(object);
+		int owner = slab_owner(slab);
+
+		if (owner == me) {
+			free_owned(s, c, slab, object, NULL);
+		} else {
+			stat(s, c, REMOTE_FORWARD);
+			free_remote(s, c, owner, object, NULL);
+			forwarded++;
+		}
+		object = next;
+		n++;
+	}
+	if (n) {
+		stat(s, c, REMOTE_DRAIN);
+		c->stat[REMOTE_DRAINED] += n;
+		if (n > c->stat[REMOTE_DRAIN_MAX])
+			c->stat[REMOTE_DRAIN_MAX] = n;
+	}
+	return forwarded;
+}
+
+/* File the slabs other cpus handed over. */
+static void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab = __atomic_exchange_n(&c->transfer_in, NULL, __ATOMIC_ACQUIRE);
+
+	while (slab) {
+		struct slab *next = slab->next;
+
+		put_owned(s, c, slab);
+		slab = next;
+	}
+}
+
+/* Answer a request for slabs, if there is one. Returns the slabs handed over. */
+static unsigned int answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	int req = __atomic_exchange_n(&c->transfer_req, 0, __ATOMIC_ACQUIRE);
+	unsigned int budget = owned_budget(s), moved = 0;
+	struct kmem_cache_cpu *ac;
+	int to;
+
+	if (!req)
+		return 0;
+	to = req - 1;
+	ac = cpu_c(s, to);
+	while (c->nr_owned > budget && moved < TRANSFER_MAX) {
+		struct slab *slab = list_last_entry(&c->owned, struct slab, slab_list);
+		struct slab *old;
+
+		take_owned(c, slab);
+		slab->ipi_state = IPI_SLAB_TRANSIT;
+		/* Everything this cpu wrote to the slab is visible to the new owner first. */
+		__atomic_store_n(&slab->owner, to, __ATOMIC_RELEASE);
+		old = __atomic_load_n(&ac->transfer_in, __ATOMIC_RELAXED);
+		do {
+			slab->next = old;
+		} while (!__atomic_compare_exchange_n(&ac->transfer_in, &old, slab, true,
+						      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+		moved++;
+	}
+	c->stat[OWNER_SLABS_MOVED] += moved;
+	stat(s, c, moved ? OWNER_REQ_GRANTED : OWNER_REQ_REFUSED);
+	__atomic_store_n(&ac->transfer_asked, 0, __ATOMIC_RELEASE); /* the answer */
+	if (moved)
+		notify(s, c, to, ac, true);
+	return moved;
+}
+
+/* All the work other cpus posted to c. Returns the objects and slabs it sent on. */
+static unsigned long process(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	unsigned long moved = answer_request(s, c);
+
+	accept_transfers(s, c);
+	return moved + drain_remote(s, c);
+}
+
+static unsigned long process_notified(void)
+{
+	struct kmem_cache_cpu *c = __atomic_exchange_n(&this_cpu(slab_notify), NULL,
+						       __ATOMIC_ACQUIRE);
+	unsigned long moved = 0;
+
+	while (c) {
+		struct kmem_cache_cpu *next = c->notify_next;
+
+		__atomic_exchange_n(&c->notify_queued, 0, __ATOMIC_ACQ_REL);
+		stat(c->cache, c, IPI_RECEIVED);
+		moved += process(c->cache, c);
+		c = next;
+	}
+	return moved;
+}
+
+/* VEC_SLAB: work for this cpu in one or more caches. Interrupts off. */
+void slab_ipi_interrupt(void)
+{
+	process_notified();
+}
+
+/* ---- the freeing cpu's side ---- */
+
+/* Send an object to its owner's remote-free list. Interrupts off (for the counters). */
+static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int owner,
+			void *object, void *caller)
+{
+	struct kmem_cache_cpu *oc = cpu_c(s, owner);
+	void *old = __atomic_load_n(&oc->remote_free, __ATOMIC_RELAXED);
+	enum ipi_mode mode = mode_of(s);
+
+	do {
+		if (unlikely(old == object)) {
+			report_double_free(s, object, caller);
+			return;
+		}
+		set_fp(s, object, old);
+	} while (!__atomic_compare_exchange_n(&oc->remote_free, &old, object, true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	stat(s, me, REMOTE_FREE);
+	if (mode == MODE_IPI || (mode == MODE_BATCH && !old))
+		notify(s, me, owner, oc, true);
+}
+
+static void free_one(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, void *caller)
+{
+	struct slab *slab = obj_to_slab(object);
+	int owner = slab_owner(slab);
+
+	if (likely(owner == smp_processor_id())) {
+		free_owned(s, c, slab, object, caller);
+		stat(s, c, FREE_FASTPATH);
+	} else {
+		free_remote(s, c, owner, object, caller);
+	}
+}
+
+static void ipi_free(struct kmem_cache *s, void *object, void *caller)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	free_one(s, &s->cpu_slab[smp_processor_id()], object, caller);
+	local_irq_restore(flags);
+}
+
+/* ---- allocation ---- */
+
+/*
+ * Ask the cpu that owns the most slabs beyond its budget for some. Waits for the answer,
+ * with interrupts on, only if the caller had them on (flags): then returns true, and the
+ * caller must look at its state again (an interrupt handler may have used this cache).
+ */
+static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned long flags)
+{
+	int me = smp_processor_id(), best = -1, cpu, zero = 0;
+	unsigned int most = owned_budget(s);
+	struct kmem_cache_cpu *bc;
+	u64 deadline;
+
+	if (mode_of(s) == MODE_ATOMIC || __atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE))
+		return false; /* no IPIs in this scheme, or a request is still out */
+	for_each_online_cpu(cpu) {
+		unsigned int n = __atomic_load_n(&cpu_c(s, cpu)->nr_owned, __ATOMIC_RELAXED);
+
+		if (cpu != me && n > most) {
+			most = n;
+			best = cpu;
+		}
+	}
+	if (best < 0)
+		return false;
+	bc = cpu_c(s, best);
+	__atomic_store_n(&c->transfer_asked, best + 1, __ATOMIC_RELAXED); /* the answer clears it */
+	if (!__atomic_compare_exchange_n(&bc->transfer_req, &zero, me + 1, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED)) {
+		__atomic_store_n(&c->transfer_asked, 0, __ATOMIC_RELAXED); /* someone else asks it */
+		return false;
+	}
+	stat(s, c, OWNER_REQ_SENT);
+	notify(s, c, best, bc, true);
+	if (irqs_disabled_flags(flags) || !slub_ipi_wait_us)
+		return false; /* whatever comes is picked up later */
+	deadline = get_cycles() + ns_to_cycles((u64)slub_ipi_wait_us * 1000);
+	local_irq_enable();
+	while (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE) && get_cycles() < deadline)
+		cpu_relax();
+	local_irq_disable();
+	if (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE))
+		stat(s, c, OWNER_REQ_TIMEOUT);
+	return true;
+}
+
+/* Make slab this cpu's slab: its free objects become the cpu freelist. */
+static void load_cpu_slab(struct kmem_cache_cpu *c, struct slab *slab)
+{
+	slab->ipi_state = IPI_SLAB_CPU;
+	c->slab = slab;
+	c->freelist = slab->freelist;
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+}
+
+/* The cpu freelist is empty. Interrupts off; flags are the caller's. */
+static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp,
+			unsigned long flags)
+{
+	bool asked = false;
+	struct slab *slab;
+	void *object;
+
+	stat(s, c, ALLOC_SLOWPATH);
+	for (;;) {
+		drain_remote(s, c);
+		if (c->freelist)
+			break;
+		accept_transfers(s, c);
+		if (c->slab) { /* exhausted: every object is out */
+			c->slab->ipi_state = IPI_SLAB_FULL;
+			c->slab = NULL;
+		}
+		if (!list_empty(&c->owned)) {
+			slab = list_first_entry(&c->owned, struct slab, slab_list);
+			take_owned(c, slab);
+			load_cpu_slab(c, slab);
+			stat(s, c, ALLOC_FROM_PARTIAL);
+			break;
+		}
+		if (!asked) {
+			asked = true;
+			if (ask_for_slabs(s, c, flags))
+				continue; /* interrupts were on: look at everything again */
+		}
+		slab = allocate_slab(s, gfp);
+		if (!slab) {
+			if (!(gfp & __GFP_NOWARN))
+				printk("slab: %s: out of memory (order-%u slab)\n", s->name,
+				       s->order);
+			return NULL;
+		}
+		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
+		load_cpu_slab(c, slab);
+		stat(s, c, ALLOC_SLAB);
+		break;
+	}
+	object = c->freelist;
+	c->freelist = get_fp(s, object);
+	return object;
+}
+
+static void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	void *object;
+
+	local_irq_save(flags);
+	c = &s->cpu_slab[smp_processor_id()];
+	object = c->freelist;
+	if (likely(object)) {
+		c->freelist = get_fp(s, object);
+		stat(s, c, ALLOC_FASTPATH);
+	} else {
+		object = alloc_slow(s, c, gfp, flags);
+	}
+	local_irq_restore(flags);
+	return object;
+}
+
+static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	size_t i;
+
+	local_irq_save(flags);
+	c = &s->cpu_slab[smp_processor_id()];
+	for (i = 0; i < n; i++) {
+		void *object = c->freelist;
+
+		if (likely(object)) {
+			c->freelist = get_fp(s, object);
+			stat(s, c, ALLOC_FASTPATH);
+		} else {
+			object = alloc_slow(s, c, gfp & ~__GFP_ZERO, flags);
+			if (!object) {
+				while (i)
+					free_one(s, c, p[--i], NULL);
+				local_irq_restore(flags);
+				return 0;
+			}
+		}
+		p[i] = object;
+	}
+	local_irq_restore(flags);
+	if (gfp & __GFP_ZERO)
+		for (i = 0; i < n; i++)
+			memset(p[i], 0, s->object_size);
+	return (int)n;
+}
+
+static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = &s->cpu_slab[smp_processor_id()];
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i] || !slab_free_check(s, p[i], caller))
+			continue;
+		/* Like the core's bulk free: the same object twice in a row is reported. */
+		if (unlikely(i && p[i] == p[i - 1])) {
+			slab_report_bad(s, p[i], caller, "double free (twice in one bulk) of");
+			continue;
+		}
+		free_one(s, c, p[i], caller);
+	}
+	local_irq_restore(flags);
+}
+
+/* ---- shrink, destroy, counting ---- */
+
+/*
+ * On each cpu (cross-call, interrupts off): all posted work, the cpu slab, empty slabs.
+ * Returns the objects and slabs it sent to other cpus.
+ */
+static unsigned long ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	unsigned long moved = process_notified(); /* every cache's: nothing is left queued */
+	struct slab *slab, *tmp;
+
+	moved += process(s, c); /* remote-atomic queues nothing */
+	slab = c->slab;
+	if (slab) {
+		unsigned int free = 0;
+
+		for (void *p = c->freelist; p; p = get_fp(s, p))
+			free++;
+		slab->freelist = c->freelist;
+		slab->inuse = slab->objects - free;
+		c->slab = NULL;
+		c->freelist = NULL;
+		stat(s, c, CPUSLAB_FLUSH);
+		if (free)
+			put_owned(s, c, slab);
+		else
+			slab->ipi_state = IPI_SLAB_FULL;
+	}
+	list_for_each_entry_safe(slab, tmp, &c->owned, slab_list) {
+		if (!slab->inuse) {
+			take_owned(c, slab);
+			discard_slab(s, c, slab);
+		}
+	}
+	return moved;
+}
+
+struct flush_round {
+	struct kmem_cache *s;
+	unsigned long moved;
+};
+
+static void flush_cpu_fn(void *arg)
+{
+	struct flush_round *r = arg;
+	unsigned long moved = ipi_flush_cpu(r->s, &r->s->cpu_slab[smp_processor_id()]);
+
+	__atomic_fetch_add(&r->moved, moved, __ATOMIC_RELAXED);
+}
+
+/*
+ * After the core flushed every cpu once: flush again until a round moves nothing, so that
+ * what one cpu forwarded to another after that one's flush is freed too.
+ */
+static void ipi_shrink(struct kmem_cache *s)
+{
+	for (int round = 0;; round++) {
+		struct flush_round r = { .s = s, .moved = 0 };
+
+		on_each_cpu(flush_cpu_fn, &r, 1);
+		if (!r.moved)
+			return;
+		if (round == 1000) {
+			printk("slab: %s: objects still moving between cpus after %d flushes\n",
+			       s->name, round);
+			return;
+		}
+	}
+}
+
+/* Free objects this cpu holds besides the cpu freelist. Interrupts off, on the cpu. */
+static unsigned long ipi_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	unsigned long n = 0;
+	struct slab *slab;
+
+	list_for_each_entry(slab, &c->owned, slab_list)
+		n += slab->objects - slab->inuse;
+	/* Pushers only prepend and only this cpu takes: the list behind the head is stable. */
+	for (void *p = __atomic_load_n(&c->remote_free, __ATOMIC_ACQUIRE); p; p = get_fp(s, p))
+		n++;
+	for (slab = __atomic_load_n(&c->transfer_in, __ATOMIC_ACQUIRE); slab; slab = slab->next)
+		n += slab->objects - slab->inuse;
+	return n;
+}
+
+static void ipi_flush_hook(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	ipi_flush_cpu(s, c); /* ipi_shrink, which follows, flushes until nothing moves */
+}
+
+#define IPI_SCHEME(var, nm)                                                                        \
+	const struct slab_scheme var = {                                                           \
+		.name = nm,                                                                        \
+		.cpu_partial = false,                                                              \
+		.flush_cpu_partial = ipi_flush_hook,                                               \
+		.alloc = ipi_alloc,                                                                \
+		.free = ipi_free,                                                                  \
+		.alloc_bulk = ipi_alloc_bulk,                                                      \
+		.free_bulk = ipi_free_bulk,                                                        \
+		.count_free = ipi_count_free,                                                      \
+		.shrink = ipi_shrink,                                                              \
+	}
+
+IPI_SCHEME(slab_scheme_ipi, "ipi");
+IPI_SCHEME(slab_scheme_ipi_batch, "ipi-batch");
+IPI_SCHEME(slab_scheme_remote_atomic, "remote-atomic");
