@@ -15,7 +15,7 @@
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
 #   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md)
-#   TIMEOUT=120     seconds before a hung kernel is killed and reported as a failure
+#   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
 
 SMP ?= 4
 MEM ?= 256M
@@ -23,7 +23,7 @@ ACCEL ?= auto
 ICOUNT ?= 0
 FIRMWARE ?= bios
 CMDLINE ?=
-TIMEOUT ?= 120
+TIMEOUT ?= 300
 export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
 
 B := build

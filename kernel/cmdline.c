@@ -10,13 +10,12 @@
 
 struct boot_options boot_opts;
 
-static const char *const scheme_names[] = { "lock", "partial", "sheaves", "ipi", "ipi-batch",
-						   "remote-atomic", NULL };
 static const char *const fastpath_names[] = { "irq", "cmpxchg", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
 
-enum opt_kind { OPT_STR, OPT_UINT, OPT_ENUM };
+/* OPT_LIST: an OPT_STR that is a comma list of names: no empty item, no blank. */
+enum opt_kind { OPT_STR, OPT_LIST, OPT_UINT, OPT_ENUM };
 
 struct option {
 	const char *name;
@@ -34,7 +33,7 @@ static const struct option options[] = {
 	{ .name = "test", .kind = OPT_STR, FIELD(test),
 	  .help = "in-kernel test suites: all, none, or a comma list of suite or suite.case names" },
 	{ .name = "bench", .kind = OPT_STR, FIELD(bench),
-	  .help = "benchmarks: none (the benchmark suite adds more)" },
+	  .help = "benchmarks: all, none, or a comma list of names" },
 	{ .name = "cpus", .kind = OPT_UINT, FIELD(cpus), .min = 1, .max = NR_CPUS,
 	  .help = "use at most N CPUs" },
 	{ .name = "seed", .kind = OPT_UINT, FIELD(seed), .min = 0, .max = ~0ULL,
@@ -43,9 +42,9 @@ static const struct option options[] = {
 	  .help = "trigger a fault on purpose to show the trap path: pf gp ud de df pf-ap lockrec panic" },
 	{ .name = "ap_timeout_ms", .kind = OPT_UINT, FIELD(ap_timeout_ms), .min = 1, .max = 60000,
 	  .help = "how long to wait for the other CPUs to start, in ms" },
-	{ .name = "scheme", .kind = OPT_ENUM, FIELD(scheme), .choices = scheme_names,
-	  .help = "slab scheme of the caches created at boot: lock partial sheaves ipi ipi-batch "
-		  "remote-atomic" },
+	{ .name = "scheme", .kind = OPT_LIST, FIELD(scheme),
+	  .help = "slab schemes: all, or a comma list (lock,partial,...); the first is the boot "
+		  "caches' scheme, benchmarks compare them all" },
 	{ .name = "fastpath", .kind = OPT_ENUM, FIELD(fastpath), .choices = fastpath_names,
 	  .help = "slab fastpath of the caches created at boot: irq cmpxchg" },
 	{ .name = "cpu_partial", .kind = OPT_UINT, FIELD(cpu_partial), .min = 1, .max = 100000,
@@ -56,6 +55,18 @@ static const struct option options[] = {
 	  .help = "ipi schemes: how long a cpu waits for slabs it asked another cpu for (default 200)" },
 	{ .name = "slabinfo", .kind = OPT_UINT, FIELD(slabinfo), .min = 0, .max = 1,
 	  .help = "1: print slabinfo at the end of the run" },
+	{ .name = "bench_reps", .kind = OPT_UINT, FIELD(bench_reps), .min = 1, .max = 1001,
+	  .help = "repetitions of every benchmark figure (default: each benchmark's own)" },
+	{ .name = "hackbench_groups", .kind = OPT_UINT, FIELD(hackbench_groups), .min = 1,
+	  .max = 1000, .help = "hackbench: groups of 20 senders and 20 receivers (largest row)" },
+	{ .name = "hackbench_loops", .kind = OPT_UINT, FIELD(hackbench_loops), .min = 1,
+	  .max = 1000000, .help = "hackbench: messages each sender sends to each receiver" },
+	{ .name = "remote_objects", .kind = OPT_UINT, FIELD(remote_objects), .min = 1,
+	  .max = 100000000, .help = "remote: objects per producer/consumer pair" },
+	{ .name = "scaling_ops", .kind = OPT_UINT, FIELD(scaling_ops), .min = 1, .max = 100000000,
+	  .help = "scaling: alloc+free operations per CPU" },
+	{ .name = "latency_samples", .kind = OPT_UINT, FIELD(latency_samples), .min = 1,
+	  .max = 1000000, .help = "latency: timed allocs and frees per CPU" },
 	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,
 	  .help = "do not start the CPU with this APIC id (tests the missing-CPU path)" },
 };
@@ -70,6 +81,11 @@ void cmdline_defaults(struct boot_options *o)
 	o->ipi_wait_us = 200;
 	strlcpy(o->scheme, "partial", sizeof(o->scheme));
 	strlcpy(o->fastpath, "irq", sizeof(o->fastpath));
+	o->hackbench_groups = 10;
+	o->hackbench_loops = 20;
+	o->remote_objects = 50000;
+	o->scaling_ops = 50000;
+	o->latency_samples = 10000;
 }
 
 const char *cmdline_help(void)
@@ -121,6 +137,15 @@ static int set_option(const struct option *opt, const char *val, size_t len,
 	char *field = (char *)o + opt->off;
 
 	switch (opt->kind) {
+	case OPT_LIST:
+		for (size_t i = 0; len && i <= len; i++) { /* no value at all: OPT_STR says so */
+			if ((i == len || val[i] == ',') && (i == 0 || val[i - 1] == ',')) {
+				snprintf(err, errlen, "%s=%.*s has an empty item (%s)", opt->name,
+					 (int)len, val, opt->help);
+				return -1;
+			}
+		}
+		/* fall through */
 	case OPT_STR:
 		if (len + 1 > opt->size) {
 			snprintf(err, errlen, "value of %s= is longer than %zu characters", opt->name,
@@ -217,6 +242,8 @@ int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errle
 			o->test_given = true;
 		if (opt->off == offsetof(struct boot_options, bench))
 			o->bench_given = true;
+		if (opt->off == offsetof(struct boot_options, scheme))
+			o->scheme_given = true;
 	}
 	return 0;
 }

@@ -17,12 +17,21 @@ struct boot_options {
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
-	char scheme[16];         /* default slab scheme for caches created at boot: lock, partial */
+	char scheme[128];        /* schemes: "all" or a comma list; the first named is the default
+				  * of the caches created at boot (kmalloc's); benchmarks compare all
+				  * of them. Names are checked against the kernel's schemes later. */
+	bool scheme_given;
 	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
 	unsigned int cpu_partial; /* per-cpu partial budget in objects; 0: by object size */
 	unsigned int slabinfo;   /* 1: print slabinfo at the end */
 	unsigned int ipi_wait_us;    /* ipi schemes: wait for a slab transfer, us */
 	unsigned int sheaf_capacity; /* objects per sheaf ("sheaves"); 0: by object size */
+	/* Benchmark sizes and counts (README.md); 0 in bench_reps: each benchmark's own. */
+	unsigned int bench_reps;
+	unsigned int hackbench_groups, hackbench_loops;
+	unsigned int remote_objects;  /* per producer/consumer pair and repetition */
+	unsigned int scaling_ops;     /* per CPU and repetition */
+	unsigned int latency_samples; /* per CPU and operation */
 };
 
 extern struct boot_options boot_opts;

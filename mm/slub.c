@@ -1413,9 +1413,19 @@ void slabinfo_print(void)
 
 void slab_init(void)
 {
+	/* scheme= is a list: the first name is the boot caches' scheme ("all": the default). */
 	if (boot_opts.scheme[0]) {
-		default_scheme = find_scheme(boot_opts.scheme);
-		BUG_ON(!default_scheme); /* cmdline.c checked the name */
+		char first[sizeof(boot_opts.scheme)];
+		char *comma;
+
+		strlcpy(first, boot_opts.scheme, sizeof(first));
+		comma = strchr(first, ',');
+		if (comma)
+			*comma = '\0';
+		if (strcmp(first, "all")) {
+			default_scheme = find_scheme(first);
+			BUG_ON(!default_scheme); /* kmain checked the names (bench_select_schemes) */
+		}
 	}
 	default_fastpath = !strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
 								  : SLAB_FASTPATH_IRQ;

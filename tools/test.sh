@@ -186,12 +186,51 @@ matrix_boot() {
     [ "$ok" = 1 ] && echo "ok   $label  $qtime s  (KTAP $ktap_summary)"
 }
 
+# bench_json_check LOG: every JSON line the kernel printed parses; there is one meta line
+# before the first figure, and every benchmark it names printed figures (except remote on
+# one CPU, which says it needs two). Prints what is wrong, nothing if all is well.
+bench_json_check() {
+    "$py" - "$1" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1], errors="replace").read().splitlines()
+meta, seen, bad = None, {}, []
+for n, line in enumerate(lines, 1):
+    if not line.startswith("{"):
+        continue
+    try:
+        o = json.loads(line)
+    except ValueError as e:
+        bad.append("line %d is not JSON (%s)" % (n, e))
+        continue
+    b = o.get("bench")
+    if b is None:
+        continue
+    if b == "meta":
+        meta = o
+    elif meta is None:
+        bad.append("line %d: a figure before the meta line" % n)
+    else:
+        for k in ("figure", "value", "unit", "accel", "emulated", "cpus"):
+            if k not in o:
+                bad.append("line %d: no %s" % (n, k))
+        seen[b] = seen.get(b, 0) + 1
+if meta is None:
+    bad.append("no meta line")
+else:
+    for b in meta["benches"].split(","):
+        if not seen.get(b) and not (b == "remote" and meta["cpus"] == 1):
+            bad.append("no figures from %s" % b)
+print("; ".join(bad[:5]))
+PYEOF
+}
+
 # ---------------------------------------------------------------------------------------
 # (c) boots with their own command line; each is one test.
 # extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
 #   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
-#   value), or any other text: a line the kernel printed contains it.
+#   value), benchjson (bench_json_check), or any other text: a line the kernel printed
+#   contains it.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=60 kout kdetail=
     shift 3
@@ -228,6 +267,10 @@ extra() {
                 why+=("KTAP: ${kout##*$'\n'}")
                 [[ $kout == *$'\n'* ]] && kdetail=${kout%$'\n'*}
             fi
+            ;;
+        benchjson)
+            kout=$(bench_json_check "$log") || kout="bench_json_check failed to run"
+            [ -n "$kout" ] && why+=("bench JSON: $kout")
             ;;
         json:*)
             [ "$bj" = unread ] && boot_json "$log"
@@ -294,6 +337,13 @@ else
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
     extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"'
+    # The benchmark suite with small counts: every benchmark, its JSON and its self-checks
+    # (a failed check makes the kernel exit 1); with no test= or bench=, the default run.
+    bench_small="bench_reps=3 hackbench_groups=2 hackbench_loops=4 remote_objects=2000 scaling_ops=2000 latency_samples=500"
+    extra "bench[all,small,smp1]" "bench=all $bench_small" 0 SMP=1 -- benchjson "Time: " "needs at least 2 CPUs" "== summary"
+    extra "bench[default-run,small,smp4]" "$bench_small" 0 SMP=4 -- benchjson "slablab: default run" '"schemes":"lock,partial,sheaves' "== summary"
+    extra "bench[scheme=lock,sheaves,smp3]" "bench=hackbench,remote scheme=sheaves,lock $bench_small slabinfo=1" 0 SMP=3 -- benchjson '"schemes":"lock,sheaves"' "kmalloc-256          sheaves"
+    extra "cmdline[scheme=nosuch]" "scheme=lock,nosuch" 1 -- "no scheme named 'nosuch'" "valid: all lock partial"
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock          cmpxchg"
     extra "cmdline[scheme=ipi,smp4]" "test=slab,slab_ipi scheme=ipi slabinfo=1" 0 SMP=4 -- ktap "kmalloc-64           ipi " "ipi_sent="
     extra "cmdline[scheme=ipi-batch,smp8]" "test=slab,slab_ipi scheme=ipi-batch slabinfo=1" 0 SMP=8 TIMEOUT=240 -- ktap "kmalloc-64           ipi-batch " "remote_drained="

@@ -57,6 +57,22 @@ static const char *diff_opts(void)
 	DIFF(opts.ap_timeout_ms != want.ap_timeout_ms, "ap_timeout_ms %u want %u; ",
 	     opts.ap_timeout_ms, want.ap_timeout_ms);
 	DIFF(opts.ap_skip != want.ap_skip, "ap_skip %ld want %ld; ", opts.ap_skip, want.ap_skip);
+	DIFF(strcmp(opts.scheme, want.scheme), "scheme \"%.40s\" want \"%.40s\"; ", opts.scheme,
+	     want.scheme);
+	DIFF(opts.scheme_given != want.scheme_given, "scheme_given %d want %d; ",
+	     opts.scheme_given, want.scheme_given);
+	DIFF(opts.bench_reps != want.bench_reps, "bench_reps %u want %u; ", opts.bench_reps,
+	     want.bench_reps);
+	DIFF(opts.hackbench_groups != want.hackbench_groups, "hackbench_groups %u want %u; ",
+	     opts.hackbench_groups, want.hackbench_groups);
+	DIFF(opts.hackbench_loops != want.hackbench_loops, "hackbench_loops %u want %u; ",
+	     opts.hackbench_loops, want.hackbench_loops);
+	DIFF(opts.remote_objects != want.remote_objects, "remote_objects %u want %u; ",
+	     opts.remote_objects, want.remote_objects);
+	DIFF(opts.scaling_ops != want.scaling_ops, "scaling_ops %u want %u; ", opts.scaling_ops,
+	     want.scaling_ops);
+	DIFF(opts.latency_samples != want.latency_samples, "latency_samples %u want %u; ",
+	     opts.latency_samples, want.latency_samples);
 #undef DIFF
 	return out;
 }
@@ -116,6 +132,15 @@ static void defaults(void)
 	KT_EQ_S("default crash empty", d.crash, "");
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
+
+	KT_EQ_S("default scheme=partial", d.scheme, "partial");
+	KT_EQ_U("default scheme_given false", d.scheme_given, 0);
+	KT_EQ_U("default bench_reps 0 (each benchmark's own)", d.bench_reps, 0);
+	KT_EQ_U("default hackbench_groups 10", d.hackbench_groups, 10);
+	KT_EQ_U("default hackbench_loops 20", d.hackbench_loops, 20);
+	KT_EQ_U("default remote_objects 50000", d.remote_objects, 50000);
+	KT_EQ_U("default scaling_ops 50000", d.scaling_ops, 50000);
+	KT_EQ_U("default latency_samples 10000", d.latency_samples, 10000);
 
 	want_defaults();
 	accept("empty command line: defaults", "");
@@ -330,6 +355,58 @@ static void bad_input(void)
 	free(line);
 }
 
+/* scheme= is a comma list whose names the kernel checks later; the parser checks its shape. */
+static void schemes_and_bench_sizes(void)
+{
+	want_defaults();
+	strcpy(want.scheme, "lock");
+	want.scheme_given = true;
+	accept("scheme=lock", "scheme=lock");
+	strcpy(want.scheme, "partial");
+	accept("scheme=partial (the default, given) sets scheme_given", "scheme=partial");
+	strcpy(want.scheme, "sheaves,lock,partial");
+	accept("scheme= list keeps its order", "scheme=sheaves,lock,partial");
+	strcpy(want.scheme, "all");
+	accept("scheme=all", "scheme=all");
+	strcpy(want.scheme, "nosuch");
+	accept("scheme=nosuch parses (kmain checks names)", "scheme=nosuch");
+	reject("scheme= empty needs a value", "scheme=", "scheme=", "needs a value", NULL);
+	reject("scheme=lock, trailing comma", "scheme=lock,", "empty item", NULL);
+	reject("scheme=,lock leading comma", "scheme=,lock", "empty item", NULL);
+	reject("scheme=lock,,partial empty item", "scheme=lock,,partial", "empty item",
+	       "lock,,partial", NULL);
+	reject("scheme=, alone", "scheme=,", "empty item", NULL);
+
+	want_defaults();
+	want.bench_reps = 1;
+	want.hackbench_groups = 1;
+	want.hackbench_loops = 1;
+	want.remote_objects = 1;
+	want.scaling_ops = 1;
+	want.latency_samples = 1;
+	accept("benchmark sizes at their lowest",
+	       "bench_reps=1 hackbench_groups=1 hackbench_loops=1 remote_objects=1 scaling_ops=1 "
+	       "latency_samples=1");
+	want.bench_reps = 1001;
+	want.hackbench_groups = 1000;
+	want.hackbench_loops = 1000000;
+	want.remote_objects = 100000000;
+	want.scaling_ops = 100000000;
+	want.latency_samples = 1000000;
+	accept("benchmark sizes at their highest",
+	       "bench_reps=1001 hackbench_groups=1000 hackbench_loops=1000000 "
+	       "remote_objects=100000000 scaling_ops=100000000 latency_samples=1000000");
+	reject("bench_reps=0 rejected", "bench_reps=0", "bench_reps", "1..1001", NULL);
+	reject("bench_reps=1002 rejected", "bench_reps=1002", "bench_reps", NULL);
+	reject("hackbench_groups=0 rejected", "hackbench_groups=0", "hackbench_groups", NULL);
+	reject("hackbench_groups=1001 rejected", "hackbench_groups=1001", "1..1000", NULL);
+	reject("hackbench_loops=0 rejected", "hackbench_loops=0", "hackbench_loops", NULL);
+	reject("remote_objects=0 rejected", "remote_objects=0", "remote_objects", NULL);
+	reject("scaling_ops=x rejected", "scaling_ops=x", "scaling_ops", "'x'", NULL);
+	reject("latency_samples=1000001 rejected", "latency_samples=1000001", "latency_samples",
+	       NULL);
+}
+
 static void blanks_and_path(void)
 {
 	want_defaults();
@@ -389,6 +466,7 @@ int main(void)
 	options();
 	numbers();
 	bad_input();
+	schemes_and_bench_sizes();
 	blanks_and_path();
 	messages();
 	return kt_finish();
