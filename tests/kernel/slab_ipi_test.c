@@ -46,7 +46,9 @@ static bool wait_flag(int *flag)
 
 /* ---- a producer/consumer chain through every cpu ---- */
 
-#define CHAIN_OBJECTS 1500
+/* Objects each cpu sends down the chain: fewer per cpu as cpus grow (TCG runs every vCPU
+ * on the host's few cores, and a waiting consumer spins). */
+#define CHAIN_OBJECTS MAX(60, 6000 / nr_cpu_ids)
 #define CHAIN_RING 64
 
 struct chain {
