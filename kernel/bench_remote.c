@@ -15,10 +15,13 @@
 #include "percpu.h"
 #include "printk.h"
 #include "slab.h"
+#include "slub.h"
 #include "smp.h"
 #include "string.h"
 #include "time.h"
 #include "x86.h"
+
+static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 
 #define RING 256
 #define BATCH 16
@@ -229,6 +232,7 @@ static void run_remote(void)
 				bench_fail("remote", "%s: %lu objects still allocated after the runs",
 					   scheme, info.active_objects);
 		}
+		remote_counters(r->s, scheme, pairs, objects);
 		kmem_cache_destroy(r->s);
 		bench_summarize(thr, reps, 10, &st_thr); /* already tenths: divide by 10 ops */
 		bench_summarize(per, reps, objects, &st_per);
@@ -247,6 +251,39 @@ out:
 		kfree(r->rings);
 	kfree(r);
 	kfree(thr);
+}
+
+/*
+ * The ipi schemes' own counters over all runs (slabinfo's, per cache): how many objects an
+ * owner found per drain, and the ownership requests. JSON only for schemes that have them.
+ */
+static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects)
+{
+	u64 frees = kmem_cache_stat(s, REMOTE_FREE), drains = kmem_cache_stat(s, REMOTE_DRAIN);
+	char params[160];
+
+	if (!frees)
+		return;
+	snprintf(params, sizeof(params), "\"scheme\":\"%s\",\"pairs\":%d,\"objects\":%llu", scheme,
+		 pairs, (unsigned long long)objects);
+	bench_json("remote", params, "objects_per_drain",
+		   drains ? kmem_cache_stat(s, REMOTE_DRAINED) * 10 / drains : 0, "count", NULL);
+	bench_json("remote", params, "drain_max", kmem_cache_stat(s, REMOTE_DRAIN_MAX) * 10,
+		   "count", NULL);
+	bench_json("remote", params, "owner_requests", kmem_cache_stat(s, OWNER_REQ_SENT) * 10,
+		   "count", NULL);
+	bench_json("remote", params, "owner_slabs_moved",
+		   kmem_cache_stat(s, OWNER_SLABS_MOVED) * 10, "count", NULL);
+	printk("  %-13s remote frees %llu, drains %llu (%llu objects each on average, most %llu), "
+	       "ownership requests %llu (granted %llu, refused %llu, timed out %llu), slabs "
+	       "moved %llu\n", scheme, (unsigned long long)frees, (unsigned long long)drains,
+	       (unsigned long long)(drains ? kmem_cache_stat(s, REMOTE_DRAINED) / drains : 0),
+	       (unsigned long long)kmem_cache_stat(s, REMOTE_DRAIN_MAX),
+	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_SENT),
+	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_GRANTED),
+	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_REFUSED),
+	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_TIMEOUT),
+	       (unsigned long long)kmem_cache_stat(s, OWNER_SLABS_MOVED));
 }
 
 static const struct bench remote_bench = {
