@@ -74,6 +74,7 @@
 #include "printk.h"
 #include "smp.h"
 #include "slub.h"
+#include "slub_debug.h"
 #include "string.h"
 
 #define TID_STEP NR_CPUS
@@ -105,19 +106,18 @@ unsigned int slub_sheaf_capacity_override;
 
 /* ---- small helpers ---- */
 
-static inline void *get_freepointer(struct kmem_cache *s, void *object)
+/*
+ * The inlined fastpaths read and write free pointers without the hardening test
+ * (get_freepointer in slub.h): a hardened cache never takes them (mm/slub_debug.c).
+ */
+static inline void *get_freepointer_fast(struct kmem_cache *s, void *object)
 {
 	return *(void **)((char *)object + s->offset);
 }
 
-static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
+static inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp)
 {
 	*(void **)((char *)object + s->offset) = fp;
-}
-
-static inline void *slab_address(struct slab *slab)
-{
-	return page_address((struct page *)slab);
 }
 
 static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
@@ -128,17 +128,6 @@ static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 static inline unsigned long next_tid(unsigned long tid)
 {
 	return tid + TID_STEP;
-}
-
-/* The slab an address is in, or NULL if it is not in a slab. */
-static inline struct slab *virt_to_slab(const void *p)
-{
-	struct page *page;
-
-	if (unlikely(!virt_addr_valid(p)))
-		return NULL;
-	page = compound_head(virt_to_page(p));
-	return (page->flags & PG_slab) ? (struct slab *)page : NULL;
 }
 
 /* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
@@ -221,7 +210,7 @@ static void unmark_compound(struct page *page, unsigned int order, u32 flag)
 	__atomic_store_n(&page->flags, page->flags & ~flag, __ATOMIC_RELAXED);
 }
 
-static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 {
 	struct page *page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
 	struct kmem_cache_node *n = get_node(s);
@@ -237,13 +226,18 @@ static struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab->objects = s->objects;
 	slab->next = NULL;
 	start = slab_address(slab);
-	for (unsigned int i = 0; i < s->objects; i++) {
-		p = start + (unsigned long)i * s->size;
-		if (s->ctor)
-			s->ctor(p);
-		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+	if (unlikely(s->ext)) {
+		/* Red zones, poison, a shuffled freelist: mm/slub_debug.c lays the slab out. */
+		slab->freelist = slub_ext_setup_slab(s, slab);
+	} else {
+		for (unsigned int i = 0; i < s->objects; i++) {
+			p = start + (unsigned long)i * s->size;
+			if (s->ctor)
+				s->ctor(p);
+			set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+		}
+		slab->freelist = start;
 	}
-	slab->freelist = start;
 	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
 	return slab;
@@ -472,7 +466,7 @@ static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
 	c = this_cpu_slab(s);
 	object = c->freelist;
 	if (likely(object)) {
-		c->freelist = get_freepointer(s, object);
+		c->freelist = get_freepointer_fast(s, object);
 		stat(s, c, ALLOC_FASTPATH);
 	} else {
 		object = slab_alloc_slow(s, c, gfp);
@@ -499,7 +493,7 @@ redo:
 		return object;
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
-	next = get_freepointer(s, object);
+	next = get_freepointer_fast(s, object);
 	if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid, (u64)(uptr)next,
 					   next_tid(tid)))) {
 		stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -620,7 +614,7 @@ static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, c->freelist);
+		set_freepointer_fast(s, tail, c->freelist);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
 	} else {
@@ -646,7 +640,7 @@ redo:
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, freelist);
+		set_freepointer_fast(s, tail, freelist);
 		if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)freelist, tid,
 						   (u64)(uptr)head, next_tid(tid)))) {
 			stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -681,6 +675,19 @@ static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cach
 	slab_report_bad(s, p, caller, what);
 }
 
+/*
+ * A pointer of this cache's slab that is not at an object start. Debug caches come here for
+ * every free when they have a left red zone (their objects start red_left_pad into each
+ * slot), so the fastpath needs no test for them: their free does its own checks.
+ */
+static void __noinline free_not_at_start(struct kmem_cache *s, const void *p, void *caller)
+{
+	if (s->flags & SLAB_DEBUG_FLAGS)
+		slub_debug_free(s, (void *)p, caller);
+	else
+		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
+}
+
 /* The slab of an object being freed to s, or NULL after reporting why it is not one. */
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
@@ -696,7 +703,7 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		return NULL;
 	}
 	if (unlikely(!object_start(s, slab, p))) {
-		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
+		free_not_at_start(s, p, caller);
 		return NULL;
 	}
 	return slab;
@@ -745,7 +752,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			p[i] = object;
 			continue;
 		}
-		c->freelist = get_freepointer(s, object);
+		c->freelist = get_freepointer_fast(s, object);
 		p[i] = object;
 		stat(s, c, ALLOC_FASTPATH);
 	}
@@ -860,6 +867,24 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 	}
 }
 
+/* Give one checked object back to its slab, for a layer in front of it; interrupts off. */
+void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			       void *object, void *caller)
+{
+	if (slab == c->slab) {
+		if (unlikely(object == c->freelist)) {
+			slab_report_bad(s, object, caller, "double free of");
+			return;
+		}
+		set_freepointer(s, object, c->freelist);
+		c->freelist = object;
+		c->tid = next_tid(c->tid);
+		stat(s, c, FREE_FASTPATH);
+	} else {
+		__slab_free(s, c, slab, object, object, 1, caller);
+	}
+}
+
 /* ---- sheaves prefilled for a caller (any scheme) ---- */
 
 struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size)
@@ -957,10 +982,10 @@ static const struct slab_scheme *find_scheme(const char *name)
 	return NULL;
 }
 
-struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
-					    unsigned int align, unsigned long flags,
-					    void (*ctor)(void *), const char *scheme_name,
-					    enum slab_fastpath fastpath)
+static struct kmem_cache *create_cache(const char *name, unsigned int size, unsigned int align,
+				       unsigned long flags, void (*ctor)(void *),
+				       const char *scheme_name, enum slab_fastpath fastpath,
+				       enum slab_debug_mode debug_mode)
 {
 	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : default_scheme;
 	struct kmem_cache *s;
@@ -1000,7 +1025,7 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	s->layer_alloc = scheme->alloc;
 	s->layer_free = scheme->free;
 	s->fastpath = fastpath;
-	s->flags = flags;
+	s->flags = flags | slub_debug_boot_flags(name); /* slub_debug= */
 	s->ctor = ctor;
 	s->object_size = size;
 	if (flags & SLAB_HWCACHE_ALIGN)
@@ -1010,6 +1035,11 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	/* With a constructor the object's content must survive a free: the pointer goes after. */
 	s->offset = ctor ? ALIGN_UP(size, (unsigned)sizeof(void *)) : 0;
 	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (ctor ? sizeof(void *) : 0), align);
+	/* Debugging or hardening: red zones and metadata change size and offset. */
+	if (slub_ext_layout(s, debug_mode)) {
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
 	s->order = calculate_order(s->size);
 	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
 	s->reciprocal_size = (u32)((0x100000000ULL + s->size - 1) / s->size);
@@ -1045,10 +1075,24 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	s->cpu_slab_order = order;
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
 		s->cpu_slab[cpu].tid = (unsigned long)cpu;
+	if (s->ext && slub_ext_init(s)) {
+		free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
 	spin_lock(&slab_mutex);
 	list_add_tail(&s->list, &slab_caches);
 	spin_unlock(&slab_mutex);
 	return s;
+}
+
+struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
+					    unsigned int align, unsigned long flags,
+					    void (*ctor)(void *), const char *scheme_name,
+					    enum slab_fastpath fastpath)
+{
+	return create_cache(name, size, align, flags, ctor, scheme_name, fastpath,
+			    SLAB_DEBUG_MODE_DEFAULT);
 }
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
@@ -1057,12 +1101,21 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsign
 	return kmem_cache_create_scheme(name, size, align, flags, ctor, NULL, default_fastpath);
 }
 
+struct kmem_cache *kmem_cache_create_debug(const char *name, unsigned int size,
+					   unsigned int align, unsigned long flags,
+					   void (*ctor)(void *), enum slab_debug_mode mode)
+{
+	return create_cache(name, size, align, flags, ctor, NULL, default_fastpath, mode);
+}
+
 /* On each cpu, from a cross-call (interrupts off): give back its cpu slab and partials. */
 static void flush_cpu_slab(void *arg)
 {
 	struct kmem_cache *s = arg;
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
+	if (unlikely(s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(s, c); /* deactivate_slab walks it: no corrupt pointer */
 	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
 	if (s->scheme->flush_cpu_partial)
 		s->scheme->flush_cpu_partial(s, c);
@@ -1078,6 +1131,11 @@ static void flush_cpu_slab(void *arg)
 static void flush_all(struct kmem_cache *s)
 {
 	on_each_cpu(flush_cpu_slab, s, 1);
+}
+
+void slub_flush_all(struct kmem_cache *s)
+{
+	flush_all(s);
 }
 
 /* Free every empty slab on the node list. */
@@ -1125,6 +1183,10 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	if (slabs) {
 		struct slab_cache_info info;
 
+		if (s->flags & SLAB_DEBUG_FLAGS) {
+			slub_ext_destroy_leaks(s); /* Linux's report, objects listed */
+			return;
+		}
 		kmem_cache_info(s, &info);
 		printk("kmem_cache_destroy %s: %lu objects still allocated in %ld slabs; "
 		       "the cache is kept\n",
@@ -1134,6 +1196,8 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	spin_lock(&slab_mutex);
 	list_del(&s->list);
 	spin_unlock(&slab_mutex);
+	if (s->ext)
+		slub_ext_release(s);
 	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
 	free_pages((unsigned long)s, 0);
 }
@@ -1177,8 +1241,15 @@ void *kmalloc(size_t size, gfp_t gfp)
 {
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
-	if (likely(size <= KMALLOC_MAX_CACHE_SIZE))
-		return kmem_cache_alloc(kmalloc_caches[kmalloc_index(size)], gfp);
+	if (likely(size <= KMALLOC_MAX_CACHE_SIZE)) {
+		struct kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+
+		/* A layer (debug: the size for the tail red zone); the same test as in
+		 * kmem_cache_alloc, which the compiler folds into this one. */
+		if (unlikely(s->layer_alloc))
+			return slub_kmalloc_layer(s, size, gfp, __builtin_return_address(0));
+		return kmem_cache_alloc(s, gfp);
+	}
 	if (get_order(size) > MAX_ORDER) {
 		if (!(gfp & __GFP_NOWARN))
 			printk("kmalloc(%zu): larger than the page allocator's %lu bytes\n", size,
@@ -1265,8 +1336,13 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		kfree(p);
 		return ZERO_SIZE_PTR;
 	}
-	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size)
+	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size) {
+		struct slab *slab = virt_to_slab(p);
+
+		if (slab && (slab->slab_cache->flags & SLAB_RED_ZONE))
+			slub_debug_resize(slab->slab_cache, (void *)p, new_size); /* tail red zone */
 		return (void *)p;
+	}
 	q = kmalloc(new_size, gfp);
 	if (!q)
 		return NULL;
@@ -1291,6 +1367,8 @@ static void count_cpu_free(void *arg)
 	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
 	unsigned long n = 0;
 
+	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
 	for (void *p = c->freelist; p; p = get_freepointer(cf->s, p))
 		n++;
 	if (c->slab)
@@ -1366,6 +1444,8 @@ void slabinfo_print(void)
 		if (s->node[0].list_lock.contended)
 			printk(" list_lock_spin_cycles=%llu",
 			       (unsigned long long)s->node[0].list_lock.spin_cycles);
+		if (s->ext)
+			slub_ext_slabinfo(s); /* debug letters and mode, hardening */
 		printk("\n");
 	}
 	spin_unlock(&slab_mutex);
@@ -1381,11 +1461,15 @@ void slab_init(void)
 								  : SLAB_FASTPATH_IRQ;
 	slub_cpu_partial_override = boot_opts.cpu_partial;
 	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
+	slub_ext_boot_init(); /* slub_debug=, hardening options, the random source */
 	for (unsigned i = 0; i < NR_KMALLOC; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "kmalloc-%u", kmalloc_sizes[i]);
-		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i], 0, 0, NULL);
+		/* Power-of-two sizes naturally aligned, also when debugging adds red zones. */
+		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i],
+						      kmalloc_sizes[i] & (kmalloc_sizes[i] - 1) ? 0 : kmalloc_sizes[i],
+						      0, NULL);
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", name);
 	}
