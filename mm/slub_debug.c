@@ -66,6 +66,7 @@
 #define POISON_END 0xa5
 #define OBJ_ACTIVE 0xa11ca7eda11ca7edUL
 #define OBJ_FREE 0xf7eef7eef7eef7eeUL
+#define OBJ_ISOLATED 0xdeadb1ecdeadb1ecUL
 
 #define MAX_OBJS_PER_SLAB (KMEM_CACHE_MAX_SIZE / 8)
 #define ISOLATED_MAX 192
@@ -227,14 +228,16 @@ static void hex_dump(struct kmem_cache *s, void *obj, long from, long to)
 
 	from = MAX(lo, from & ~15L);
 	to = MIN(hi, to);
-	for (long off = from; off < to; off += 16) {
+	for (long off = from, end; off < to; off = end) {
+		const char *region = region_name(s, off);
 		char line[16 * 3 + 1];
 		unsigned n = 0;
 
-		for (long i = off; i < MIN(to, off + 16); i++)
+		/* Up to 16 bytes, and a new line where the next region starts. */
+		for (end = off; end < MIN(to, off + 16) && region_name(s, end) == region; end++)
 			n += (unsigned)snprintf(line + n, sizeof(line) - n, " %02x",
-						((u8 *)obj)[i]);
-		printk("%-8s %#lx:%s\n", region_name(s, off), (unsigned long)((uptr)obj + off), line);
+						((u8 *)obj)[end]);
+		printk("%-8s %#lx:%s\n", region, (unsigned long)((uptr)obj + off), line);
 	}
 }
 
@@ -343,12 +346,19 @@ unsigned long slab_error_count(void)
 
 /* ---- setting damage aside ---- */
 
+/*
+ * Isolated objects: with F the state word says so (no bound); otherwise a table of the
+ * last ISOLATED_MAX (beyond it they are still never reused, but validation would report
+ * them again).
+ */
 static bool is_isolated(struct kmem_cache *s, void *obj)
 {
 	struct slub_ext *x = ext_of(s);
 	unsigned long flags;
 	bool found = false;
 
+	if ((x->debug & SLAB_CONSISTENCY_CHECKS) && *state_word(x, obj) == OBJ_ISOLATED)
+		return true;
 	spin_lock_irqsave(&x->lock, flags);
 	for (unsigned int i = 0; i < x->n_isolated && !found; i++)
 		found = x->isolated[i] == obj;
@@ -363,7 +373,9 @@ static void isolate_object(struct kmem_cache *s, void *obj)
 
 	spin_lock_irqsave(&x->lock, flags);
 	x->nr_isolated++;
-	if (x->n_isolated < ISOLATED_MAX)
+	if (x->debug & SLAB_CONSISTENCY_CHECKS)
+		*state_word(x, obj) = OBJ_ISOLATED;
+	else if (x->n_isolated < ISOLATED_MAX)
 		x->isolated[x->n_isolated++] = obj;
 	spin_unlock_irqrestore(&x->lock, flags);
 }
