@@ -59,6 +59,15 @@
  * layer (after the same checks on free), and the layer refills from and flushes to the cpu
  * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
  *
+ * Debugging and hardening (mm/slub_debug.c): a cache with SLAB_* debug flags (or named by
+ * slub_debug=) or created under a hardening option gets a copy of its scheme whose alloc
+ * and free are slub_debug.c's, so it goes through the layer hooks and never through the
+ * inlined fastpaths, which therefore use the plain free pointer accessors. Its objects may
+ * start red_left_pad into their slot (a left red zone): free_check's "not at an object
+ * start" branch hands those frees to slub_debug.c, which checks them itself. The hooks here:
+ * create (layout), allocate_slab (red zones, poison, a shuffled freelist), flush and info
+ * (a cpu freelist is checked before it is walked), destroy, kmalloc (the requested size).
+ *
  * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
  * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
  * interrupt handler may allocate and free too. The barriers: cmpxchg16b is a full barrier

@@ -81,6 +81,7 @@ struct slub_track {
 
 struct slub_ext {
 	const struct slab_scheme *base; /* the scheme the cache would have otherwise */
+	const struct slab_scheme *asked; /* the one it was created with (debug may replace it) */
 	struct slab_scheme scheme;      /* base with the functions below in front */
 	unsigned long debug;            /* SLAB_* debug flags */
 	enum slab_debug_mode mode;      /* LOCKED or PARTIAL (debug caches) */
@@ -359,6 +360,8 @@ static bool is_isolated(struct kmem_cache *s, void *obj)
 
 	if ((x->debug & SLAB_CONSISTENCY_CHECKS) && *state_word(x, obj) == OBJ_ISOLATED)
 		return true;
+	if (!__atomic_load_n(&x->n_isolated, __ATOMIC_RELAXED))
+		return false; /* the usual case, without the lock */
 	spin_lock_irqsave(&x->lock, flags);
 	for (unsigned int i = 0; i < x->n_isolated && !found; i++)
 		found = x->isolated[i] == obj;
@@ -376,7 +379,8 @@ static void isolate_object(struct kmem_cache *s, void *obj)
 	if (x->debug & SLAB_CONSISTENCY_CHECKS)
 		*state_word(x, obj) = OBJ_ISOLATED;
 	else if (x->n_isolated < ISOLATED_MAX)
-		x->isolated[x->n_isolated++] = obj;
+		__atomic_store_n(&x->isolated[x->n_isolated], obj, __ATOMIC_RELAXED),
+		__atomic_store_n(&x->n_isolated, x->n_isolated + 1, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&x->lock, flags);
 }
 
@@ -386,6 +390,8 @@ static bool is_quarantined(struct kmem_cache *s, struct slab *slab)
 	unsigned long flags;
 	bool found = false;
 
+	if (!__atomic_load_n(&x->n_quarantined, __ATOMIC_RELAXED))
+		return false; /* the usual case, without the lock */
 	spin_lock_irqsave(&x->lock, flags);
 	for (unsigned int i = 0; i < x->n_quarantined && !found; i++)
 		found = x->quarantined[i] == slab;
@@ -401,7 +407,8 @@ static void add_quarantine(struct kmem_cache *s, struct slab *slab)
 	spin_lock_irqsave(&x->lock, flags);
 	x->nr_quarantined++;
 	if (x->n_quarantined < QUARANTINE_MAX)
-		x->quarantined[x->n_quarantined++] = slab;
+		x->quarantined[x->n_quarantined] = slab,
+		__atomic_store_n(&x->n_quarantined, x->n_quarantined + 1, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&x->lock, flags);
 }
 
@@ -444,10 +451,20 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 static bool check_bytes(struct kmem_cache *s, struct slab *slab, void *obj, u8 *p, unsigned long len,
 			u8 v, const char *what)
 {
-	u8 *end = p + len, *bad, *bad_end;
+	u8 *end = p + len, *bad = p, *bad_end;
+	u64 word = v * 0x0101010101010101ULL;
 
-	for (bad = p; bad < end && *bad == v; bad++)
-		;
+	/* Eight bytes at a time while aligned (poison checks cover whole objects), then bytes. */
+	while (bad < end && ((uptr)bad & 7))
+		if (*bad++ != v) {
+			bad--;
+			goto found;
+		}
+	while (bad + 8 <= end && *(u64 *)bad == word)
+		bad += 8;
+	while (bad < end && *bad == v)
+		bad++;
+found:
 	if (bad == end)
 		return true;
 	for (bad_end = end; bad_end > bad && bad_end[-1] == v; bad_end--)
@@ -820,10 +837,12 @@ static void ext_free_unchecked(struct kmem_cache *s, void *p, void *caller)
 		plain_free(s, p, caller);
 }
 
-static int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wframe-address"
+static __noinline int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 {
 	struct slub_ext *x = ext_of(s);
-	void *caller = __builtin_return_address(0);
+	void *caller = ALLOC_CALLER();
 	size_t i;
 
 	if (!x->debug && x->base->alloc_bulk) {
@@ -844,6 +863,7 @@ static int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 	}
 	return (int)n;
 }
+#pragma GCC diagnostic pop
 
 static void ext_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
@@ -1162,7 +1182,7 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 		return -1;
 	x = page_address(page);
 	spin_lock_init(&x->lock, "slub_ext");
-	x->base = s->scheme;
+	x->base = x->asked = s->scheme;
 	x->debug = debug;
 	x->init_on_alloc = init_alloc;
 	x->init_on_free = init_free;
@@ -1208,6 +1228,10 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 	if (hardened)
 		while (!s->fp_random)
 			s->fp_random = get_random_u64();
+	s->ext = x;
+	/* A shuffled freelist only changes new slabs: such a cache keeps the fastpaths. */
+	if (!debug && !hardened && !init_alloc && !init_free)
+		return 0;
 	x->scheme = *x->base;
 	x->scheme.alloc = ext_alloc;
 	x->scheme.free = ext_free;
@@ -1216,7 +1240,6 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 	s->scheme = &x->scheme;
 	s->layer_alloc = ext_alloc;
 	s->layer_free = ext_free;
-	s->ext = x;
 	return 0;
 }
 
@@ -1307,6 +1330,9 @@ void slub_ext_slabinfo(struct kmem_cache *s)
 		       (x->debug & SLAB_RED_ZONE) ? "Z" : "", (x->debug & SLAB_POISON) ? "P" : "",
 		       (x->debug & SLAB_STORE_USER) ? "U" : "",
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial", objs, slabs, x->errors);
+	if (x->debug && x->asked != x->base)
+		printk(" (created as %s: debug caches use the %s mode instead)", x->asked->name,
+		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial");
 	if (s->fp_random)
 		printk(" freelist_hardened");
 	if (x->random_seq)
