@@ -88,6 +88,10 @@
 
 #define TID_STEP NR_CPUS
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
 const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
 	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
@@ -117,16 +121,24 @@ unsigned int slub_sheaf_capacity_override;
 
 /*
  * The inlined fastpaths read and write free pointers without the hardening test
- * (get_freepointer in slub.h): a hardened cache never takes them (mm/slub_debug.c).
+ * (get_freepointer in slub.h) unless instantiated with hardened true: a hardened cache
+ * takes those copies only (slab_alloc_hardened, through the layer hooks).
  */
-static inline void *get_freepointer_fast(struct kmem_cache *s, void *object)
+static __always_inline void *get_freepointer_fast(struct kmem_cache *s, void *object,
+						  bool hardened)
 {
+	if (hardened)
+		return get_freepointer(s, object);
 	return *(void **)((char *)object + s->offset);
 }
 
-static inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp)
+static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp,
+						 bool hardened)
 {
-	*(void **)((char *)object + s->offset) = fp;
+	if (hardened)
+		set_freepointer(s, object, fp);
+	else
+		*(void **)((char *)object + s->offset) = fp;
 }
 
 static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
@@ -465,7 +477,7 @@ load:
 	return freelist;
 }
 
-static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -475,7 +487,7 @@ static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
 	c = this_cpu_slab(s);
 	object = c->freelist;
 	if (likely(object)) {
-		c->freelist = get_freepointer_fast(s, object);
+		c->freelist = get_freepointer_fast(s, object, hardened);
 		stat(s, c, ALLOC_FASTPATH);
 	} else {
 		object = slab_alloc_slow(s, c, gfp);
@@ -484,7 +496,7 @@ static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
 	return object;
 }
 
-static inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
@@ -502,7 +514,7 @@ redo:
 		return object;
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
-	next = get_freepointer_fast(s, object);
+	next = get_freepointer_fast(s, object, hardened);
 	if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid, (u64)(uptr)next,
 					   next_tid(tid)))) {
 		stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -527,8 +539,8 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
-		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
-							  : slab_alloc_irq(s, gfp);
+		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp, false)
+							  : slab_alloc_irq(s, gfp, false);
 
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
@@ -609,8 +621,8 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 	spin_unlock(&n->list_lock);
 }
 
-static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
-				 unsigned int cnt, void *caller)
+static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
+					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -623,7 +635,7 @@ static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer_fast(s, tail, c->freelist);
+		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
 	} else {
@@ -632,8 +644,9 @@ static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *
 	local_irq_restore(flags);
 }
 
-static inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab, void *head,
-				     void *tail, unsigned int cnt, void *caller)
+static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab,
+					      void *head, void *tail, unsigned int cnt, void *caller,
+					      bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
@@ -649,7 +662,7 @@ redo:
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer_fast(s, tail, freelist);
+		set_freepointer_fast(s, tail, freelist, hardened);
 		if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)freelist, tid,
 						   (u64)(uptr)head, next_tid(tid)))) {
 			stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -669,9 +682,31 @@ static __attribute__((always_inline)) inline void slab_free(struct kmem_cache *s
 							    void *caller)
 {
 	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
-		slab_free_cmpxchg(s, slab, head, tail, cnt, caller);
+		slab_free_cmpxchg(s, slab, head, tail, cnt, caller, false);
 	else
-		slab_free_irq(s, slab, head, tail, cnt, caller);
+		slab_free_irq(s, slab, head, tail, cnt, caller, false);
+}
+
+/*
+ * The fastpaths again, decoding hardened free pointers: for caches with freelist_hardened=
+ * or init_on_*, which mm/slub_debug.c routes here from the layer hooks.
+ */
+void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp)
+{
+	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
+		return slab_alloc_cmpxchg(s, gfp, true);
+	return slab_alloc_irq(s, gfp, true);
+}
+
+/* p checked by free_check (kmem_cache_free, kfree) or slab_free_check. */
+void slab_free_hardened(struct kmem_cache *s, void *p, void *caller)
+{
+	struct slab *slab = virt_to_slab(p);
+
+	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
+		slab_free_cmpxchg(s, slab, p, p, 1, caller, true);
+	else
+		slab_free_irq(s, slab, p, p, 1, caller, true);
 }
 
 /* Out of line: its buffer would otherwise enlarge every free's stack frame. */
@@ -761,7 +796,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			p[i] = object;
 			continue;
 		}
-		c->freelist = get_freepointer_fast(s, object);
+		c->freelist = get_freepointer_fast(s, object, false);
 		p[i] = object;
 		stat(s, c, ALLOC_FASTPATH);
 	}

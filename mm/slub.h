@@ -273,6 +273,8 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
 			       void *object, void *caller);
 /* For mm/slub_debug.c: */
+void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp);
+void slab_free_hardened(struct kmem_cache *s, void *p, void *caller);
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 void slub_flush_all(struct kmem_cache *s);
 void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,

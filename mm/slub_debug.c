@@ -767,21 +767,12 @@ void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 static void *plain_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	struct slub_ext *x = ext_of(s);
-	unsigned long flags;
 	void *p;
 
-	if (x->base->alloc) {
+	if (x->base->alloc)
 		p = x->base->alloc(s, gfp);
-	} else {
-		struct kmem_cache_cpu *c;
-
-		local_irq_save(flags);
-		c = &s->cpu_slab[smp_processor_id()];
-		if (c->freelist)
-			stat(s, c, ALLOC_FASTPATH); /* the slow path counts itself */
-		p = slab_alloc_irqs_off(s, c, gfp);
-		local_irq_restore(flags);
-	}
+	else
+		p = slab_alloc_hardened(s, gfp); /* the fastpath, decoding free pointers */
 	if (p && x->init_on_alloc && !s->ctor && !(gfp & __GFP_ZERO))
 		memset(p, 0, s->object_size);
 	return p;
@@ -791,17 +782,13 @@ static void *plain_alloc(struct kmem_cache *s, gfp_t gfp)
 static void plain_free(struct kmem_cache *s, void *p, void *caller)
 {
 	struct slub_ext *x = ext_of(s);
-	unsigned long flags;
 
 	if (x->init_on_free && !s->ctor)
 		zero_but_free_pointer(s, p);
-	if (x->base->free) {
+	if (x->base->free)
 		x->base->free(s, p, caller);
-		return;
-	}
-	local_irq_save(flags);
-	slab_free_object_irqs_off(s, &s->cpu_slab[smp_processor_id()], virt_to_slab(p), p, caller);
-	local_irq_restore(flags);
+	else
+		slab_free_hardened(s, p, caller);
 }
 
 #pragma GCC diagnostic push
@@ -1237,9 +1224,14 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 	x->scheme.free = ext_free;
 	x->scheme.alloc_bulk = ext_alloc_bulk;
 	x->scheme.free_bulk = ext_free_bulk;
+	if (!debug && !init_alloc && !init_free && !x->base->alloc) {
+		/* Only obfuscated pointers: straight to the decoding fastpath, one call. */
+		x->scheme.alloc = slab_alloc_hardened;
+		x->scheme.free = slab_free_hardened;
+	}
 	s->scheme = &x->scheme;
-	s->layer_alloc = ext_alloc;
-	s->layer_free = ext_free;
+	s->layer_alloc = x->scheme.alloc;
+	s->layer_free = x->scheme.free;
 	return 0;
 }
 
