@@ -572,10 +572,16 @@ static void *locked_pop(struct kmem_cache *s, gfp_t gfp)
 		}
 		slab = list_first_entry(&n->partial, struct slab, slab_list);
 		obj = slab->freelist;
-		if (likely(valid_obj(s, slab, obj)))
+		if (unlikely(!valid_obj(s, slab, obj))) {
+			report_pointer(s, slab, obj, "Freepointer corrupt", NULL,
+				       "slab quarantined: all objects marked used");
+		} else if ((ext_of(s)->debug & SLAB_CONSISTENCY_CHECKS) &&
+			   unlikely(slab->inuse >= slab->objects)) {
+			report_pointer(s, slab, obj, "Wrong object count: all in use, yet one is free",
+				       NULL, "slab quarantined: all objects marked used");
+		} else {
 			break;
-		report_pointer(s, slab, obj, "Freepointer corrupt", NULL,
-			       "slab quarantined: all objects marked used");
+		}
 		quarantine_slab_locked(s, n, slab);
 	}
 	slab->freelist = get_freepointer(s, obj);
@@ -600,6 +606,13 @@ static void locked_push(struct kmem_cache *s, struct slab *slab, void *obj, void
 	slub_lock_node(s, c, n);
 	stat(s, c, FREE_SLOWPATH);
 	prior = slab->freelist;
+	if ((ext_of(s)->debug & SLAB_CONSISTENCY_CHECKS) && unlikely(!slab->inuse)) {
+		spin_unlock(&n->list_lock);
+		local_irq_restore(flags);
+		report_pointer(s, slab, obj, "Wrong object count: none in use, yet one is freed",
+			       caller, "free refused");
+		return;
+	}
 	if (unlikely(prior == obj)) { /* without F this is the only double free check */
 		spin_unlock(&n->list_lock);
 		local_irq_restore(flags);

@@ -204,6 +204,30 @@ static void clobber_redzone_after_free(struct kunit *test)
 	}
 }
 
+/* F: a slab's count of objects in use damaged; validation reports and repairs it. */
+static void wrong_object_count(struct kunit *test)
+{
+	struct counts c;
+
+	for_each_mode(m) {
+		struct kmem_cache *s = mk(test, "TestSlub_count", 64, SLAB_CONSISTENCY_CHECKS, m);
+		void *p = kmem_cache_alloc(s, GFP_KERNEL), *q = kmem_cache_alloc(s, GFP_KERNEL);
+		struct slab *slab = virt_to_slab(p);
+
+		kmem_cache_free(s, q);
+		KUNIT_EXPECT_EQ(test, kmem_cache_validate(s), 0); /* every cpu slab flushed */
+		snap(&c);
+		slab->inuse += 3;
+		KUNIT_EXPECT_EQ(test, kmem_cache_validate(s), 1);
+		KUNIT_EXPECT_EQ(test, kmem_cache_validate(s), 0);
+		EXPECT_REPORTS(test, &c, 1, 0, m);
+		kmem_cache_free(s, p);
+		still_works(test, s, NULL);
+		kmem_cache_destroy(s);
+		EXPECT_REPORTS(test, &c, 0, 0, m);
+	}
+}
+
 /* A freed object written to is caught when it would be handed out again. */
 static void use_after_free_caught_on_alloc(struct kunit *test)
 {
@@ -605,6 +629,7 @@ static struct kunit_case slub_debug_cases[] = {
 	KUNIT_CASE(clobber_freed_object),
 	KUNIT_CASE(clobber_redzone_after_free),
 	KUNIT_CASE(use_after_free_caught_on_alloc),
+	KUNIT_CASE(wrong_object_count),
 	KUNIT_CASE(kmalloc_tail_redzone),
 	KUNIT_CASE(kmalloc_caches_tail_redzone),
 	KUNIT_CASE(destroy_with_live_object),
