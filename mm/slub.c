@@ -60,9 +60,12 @@
  * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
  *
  * Debugging and hardening (mm/slub_debug.c): a cache with SLAB_* debug flags (or named by
- * slub_debug=) or created under a hardening option gets a copy of its scheme whose alloc
- * and free are slub_debug.c's, so it goes through the layer hooks and never through the
- * inlined fastpaths, which therefore use the plain free pointer accessors. Its objects may
+ * slub_debug=) or created under freelist_hardened= or init_on_*= gets a copy of its scheme
+ * whose alloc and free are slub_debug.c's, so it goes through the layer hooks and never
+ * through the fastpaths inlined in kmem_cache_alloc/free, which therefore use the plain free
+ * pointer accessors; a hardened cache runs copies of them that decode the pointers
+ * (slab_alloc_hardened, slab_free_hardened). freelist_random= alone changes only how new
+ * slabs are linked and keeps the inlined fastpaths. Debug caches' objects may
  * start red_left_pad into their slot (a left red zone): free_check's "not at an object
  * start" branch hands those frees to slub_debug.c, which checks them itself. The hooks here:
  * create (layout), allocate_slab (red zones, poison, a shuffled freelist), flush and info

@@ -91,6 +91,7 @@ struct slub_ext {
 	u16 *random_seq; /* freelist_random: objects' order in a new slab */
 	unsigned int random_seq_order;
 	unsigned long errors; /* reports about this cache */
+	unsigned long min_pfn, max_pfn; /* where its slabs have been: validation looks there */
 	struct spinlock lock;
 	/* lock must be held to use these: */
 	unsigned long nr_isolated, nr_quarantined; /* all time */
@@ -920,7 +921,13 @@ void *slub_ext_setup_slab(struct kmem_cache *s, struct slab *slab)
 {
 	struct slub_ext *x = ext_of(s);
 	unsigned int n = slab->objects, start = 0;
+	unsigned long pfn = page_to_pfn((struct page *)slab), flags;
 	void *head = NULL;
+
+	spin_lock_irqsave(&x->lock, flags);
+	x->min_pfn = MIN(x->min_pfn, pfn);
+	x->max_pfn = MAX(x->max_pfn, pfn);
+	spin_unlock_irqrestore(&x->lock, flags);
 
 	for (unsigned int i = 0; i < n; i++) {
 		void *obj = obj_at(s, slab, i);
@@ -1023,16 +1030,22 @@ static void validate_slab(struct kmem_cache *s, struct kmem_cache_node *n, struc
 		remove_partial(n, slab); /* it had free objects, so it was on the list */
 }
 
-/* Visit every slab page of s (list_lock held): the page array, not lists, so full slabs
- * (on no list) are found too. */
+/* Visit every slab page of s (list_lock held): the page array between the lowest and the
+ * highest page its slabs have had, not lists, so full slabs (on no list) are found too. */
 static void for_each_slab_of(struct kmem_cache *s,
 			     void (*fn)(struct kmem_cache *s, struct kmem_cache_node *n,
 					struct slab *slab, void *arg),
 			     void *arg)
 {
 	struct kmem_cache_node *n = get_node(s);
+	struct slub_ext *x = ext_of(s);
+	unsigned long flags, lo, hi;
 
-	for (unsigned long pfn = 0; pfn < max_pfn; pfn++) {
+	spin_lock_irqsave(&x->lock, flags);
+	lo = x->min_pfn;
+	hi = x->max_pfn;
+	spin_unlock_irqrestore(&x->lock, flags);
+	for (unsigned long pfn = lo; pfn <= hi && pfn < max_pfn; pfn++) {
 		struct page *page = pfn_to_page(pfn);
 		struct slab *slab = (struct slab *)page;
 
@@ -1061,7 +1074,8 @@ int kmem_cache_validate(struct kmem_cache *s)
 		return -1;
 	}
 	before = __atomic_load_n(&x->errors, __ATOMIC_RELAXED);
-	slub_flush_all(s); /* every cpu slab back on the lists, cpu freelists checked */
+	if (x->mode == SLAB_DEBUG_PARTIAL)
+		slub_flush_all(s); /* every cpu slab back on the lists, cpu freelists checked */
 	spin_lock_irqsave(&n->list_lock, flags);
 	for_each_slab_of(s, validate_one, NULL);
 	spin_unlock_irqrestore(&n->list_lock, flags);
@@ -1182,6 +1196,7 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 		return -1;
 	x = page_address(page);
 	spin_lock_init(&x->lock, "slub_ext");
+	x->min_pfn = ~0UL;
 	x->base = x->asked = s->scheme;
 	x->debug = debug;
 	x->init_on_alloc = init_alloc;

@@ -7,7 +7,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 exe=$root/build/host/fuzz_slab
-runs=${FUZZ_RUNS:-4000}
+runs=${FUZZ_RUNS:-2500}
 echo "KTAP version 1"
 echo "1..1"
 if [ ! -x "$exe" ]; then

@@ -602,7 +602,7 @@ static void stress_all_cpus_then_validate(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	st->seed = boot_opts.seed;
-	st->ops = nr_cpu_ids <= 4 ? 20000 : MAX(2000L, 80000L / nr_cpu_ids);
+	st->ops = nr_cpu_ids <= 4 ? 20000 : MAX(300L, 80000L / nr_cpu_ids);
 	snap(&c);
 	for_each_mode(m) {
 		st->s[0] = mk(test, "TestSlub_stress_a", 72, FZPU, m);
