@@ -258,7 +258,8 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 			p = start + (unsigned long)i * s->size;
 			if (s->ctor)
 				s->ctor(p);
-			set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+			/* A plain cache: never hardened (hardened ones have s->ext). */
+			set_freepointer_fast(s, p, i + 1 < s->objects ? p + s->size : NULL, false);
 		}
 		slab->freelist = start;
 	}
@@ -340,9 +341,17 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 	unsigned int cnt = 0;
 	struct slab new;
 
-	for (void *p = freelist; p; p = get_freepointer(s, p)) {
-		tail = p;
-		cnt++;
+	/* One test for the whole walk: hardened caches decode, others need not. */
+	if (unlikely(s->fp_random)) {
+		for (void *p = freelist; p; p = get_freepointer(s, p)) {
+			tail = p;
+			cnt++;
+		}
+	} else {
+		for (void *p = freelist; p; p = get_freepointer_fast(s, p, false)) {
+			tail = p;
+			cnt++;
+		}
 	}
 	slub_lock_node(s, c, n);
 	do {
@@ -439,7 +448,8 @@ void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 /* ---- allocation ---- */
 
 /* ___slab_alloc: the cpu freelist is empty. Interrupts off. */
-static void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						gfp_t gfp, bool hardened)
 {
 	struct slab *slab = c->slab;
 	void *freelist;
@@ -475,9 +485,21 @@ static void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	slab->owner = smp_processor_id();
 	c->slab = slab;
 load:
-	c->freelist = get_freepointer(s, freelist);
+	c->freelist = get_freepointer_fast(s, freelist, hardened);
 	c->tid = next_tid(c->tid);
 	return freelist;
+}
+
+/* Two copies: plain caches never pay for the hardening test (slab_alloc_hardened). */
+static __noinline void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	return __slab_alloc_slow(s, c, gfp, false);
+}
+
+static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						 gfp_t gfp)
+{
+	return __slab_alloc_slow(s, c, gfp, true);
 }
 
 static __always_inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
@@ -493,7 +515,7 @@ static __always_inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp, boo
 		c->freelist = get_freepointer_fast(s, object, hardened);
 		stat(s, c, ALLOC_FASTPATH);
 	} else {
-		object = slab_alloc_slow(s, c, gfp);
+		object = hardened ? slab_alloc_slow_hardened(s, c, gfp) : slab_alloc_slow(s, c, gfp);
 	}
 	local_irq_restore(flags);
 	return object;
@@ -512,7 +534,8 @@ redo:
 	object = READ_ONCE(c->freelist);
 	if (unlikely(!object || !READ_ONCE(c->slab))) {
 		local_irq_save(flags);
-		object = slab_alloc_slow(s, this_cpu_slab(s), gfp);
+		object = hardened ? slab_alloc_slow_hardened(s, this_cpu_slab(s), gfp)
+				  : slab_alloc_slow(s, this_cpu_slab(s), gfp);
 		local_irq_restore(flags);
 		return object;
 	}
@@ -533,7 +556,8 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 	void *object = c->freelist;
 
 	if (unlikely(!object))
-		return slab_alloc_slow(s, c, gfp);
+		return unlikely(s->fp_random) ? slab_alloc_slow_hardened(s, c, gfp)
+					      : slab_alloc_slow(s, c, gfp);
 	c->freelist = get_freepointer(s, object);
 	c->tid = next_tid(c->tid);
 	return object;
@@ -561,8 +585,9 @@ void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
  * Free cnt objects (head..tail, linked) to a slab that is not this cpu's slab. Interrupts
  * off. See the opening comment for what happens to the slab.
  */
-static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
-			void *head, void *tail, unsigned int cnt, void *caller)
+static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					     struct slab *slab, void *head, void *tail,
+					     unsigned int cnt, void *caller, bool hardened)
 {
 	struct kmem_cache_node *n = NULL;
 	bool was_frozen;
@@ -582,7 +607,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, prior);
+		set_freepointer_fast(s, tail, prior, hardened);
 		new.counters = counters;
 		was_frozen = new.frozen;
 		new.inuse -= cnt;
@@ -624,6 +649,32 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 	spin_unlock(&n->list_lock);
 }
 
+/* Two copies, as for slab_alloc_slow. */
+static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	__slab_free_body(s, c, slab, head, tail, cnt, caller, false);
+}
+
+static __noinline void __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					    struct slab *slab, void *head, void *tail,
+					    unsigned int cnt, void *caller)
+{
+	__slab_free_body(s, c, slab, head, tail, cnt, caller, true);
+}
+
+/* For the layers' paths, which serve both kinds of cache. */
+static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	if (unlikely(s->fp_random))
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
+	else
+		__slab_free(s, c, slab, head, tail, cnt, caller);
+}
+
 static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
 					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
@@ -641,6 +692,8 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
+	} else if (hardened) {
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
 	} else {
 		__slab_free(s, c, slab, head, tail, cnt, caller);
 	}
@@ -674,7 +727,10 @@ redo:
 		stat(s, c, FREE_FASTPATH);
 	} else {
 		local_irq_save(flags);
-		__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+		if (hardened)
+			__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+		else
+			__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
 		local_irq_restore(flags);
 	}
 }
@@ -826,8 +882,9 @@ struct detached_freelist {
  * Link the last object of p[] with the others of the same slab, looking past at most three
  * objects of other slabs; those taken are set to NULL in p. Returns how much of p is left.
  */
-static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
-				      struct detached_freelist *df, void *caller)
+static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, size_t size,
+							 void **p, struct detached_freelist *df,
+							 void *caller, bool hardened)
 {
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
@@ -844,7 +901,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 	df->slab = free_check(s, object, caller);
 	if (!df->slab)
 		return size;
-	set_freepointer(s, object, NULL);
+	set_freepointer_fast(s, object, NULL, hardened);
 	df->tail = df->freelist = object;
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
@@ -860,7 +917,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 				p[size] = NULL;
 				continue;
 			}
-			set_freepointer(s, object, df->freelist);
+			set_freepointer_fast(s, object, df->freelist, hardened);
 			df->freelist = object;
 			df->cnt++;
 			p[size] = NULL;
@@ -872,6 +929,21 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 			first_skipped_index = size + 1;
 	}
 	return first_skipped_index;
+}
+
+/* Plain caches (kmem_cache_free_bulk: hardened caches have their own free_bulk). */
+static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
+						 struct detached_freelist *df, void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, false);
+}
+
+static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, size_t size,
+							  void **p,
+							  struct detached_freelist *df,
+							  void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, true);
 }
 
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
@@ -901,7 +973,8 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 	while (n) {
 		struct detached_freelist df;
 
-		n = build_detached_freelist(s, n, p, &df, caller);
+		n = unlikely(s->fp_random) ? build_detached_freelist_hardened(s, n, p, &df, caller)
+					   : build_detached_freelist(s, n, p, &df, caller);
 		if (!df.slab)
 			continue;
 		if (df.slab == c->slab) {
@@ -909,7 +982,7 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 			c->freelist = df.freelist;
 			c->tid = next_tid(c->tid);
 		} else {
-			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
+			__slab_free_any(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
 		}
 	}
 }
@@ -928,7 +1001,7 @@ void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, s
 		c->tid = next_tid(c->tid);
 		stat(s, c, FREE_FASTPATH);
 	} else {
-		__slab_free(s, c, slab, object, object, 1, caller);
+		__slab_free_any(s, c, slab, object, object, 1, caller);
 	}
 }
 
