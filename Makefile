@@ -7,6 +7,7 @@
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
 #   make deps       install the Debian packages the above need (as root), or print the apt line
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
+#   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
 # Knobs (make run / make debug; make test picks its own matrix):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
@@ -50,7 +51,7 @@ CSRCS := $(wildcard arch/*.c kernel/*.c mm/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/trampoline.h
@@ -119,7 +120,17 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-c
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*.c))
 -include tests/host/host.mk
 
-host-tests: $(HOST_TESTS)
+host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab
+
+# libFuzzer over the slab allocator with every debug check on (tests/host/fuzz_slab.c), for
+# FUZZ_TIME seconds; its corpus is kept in build/fuzz-corpus/, a crash input in build/.
+FUZZ_TIME ?= 60
+fuzz:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/host/fuzz_slab
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/host/fuzz_slab -max_total_time=$(FUZZ_TIME) -max_len=1024 -artifact_prefix=$(B)/ \
+		$(B)/fuzz-corpus
 
 test:
 	@tools/deps.sh test

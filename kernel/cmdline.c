@@ -6,11 +6,13 @@
  */
 #include "cmdline.h"
 #include "printk.h"
+#include "slab.h"
 #include "string.h"
 
 struct boot_options boot_opts;
 
 static const char *const fastpath_names[] = { "irq", "cmpxchg", NULL };
+static const char *const debug_mode_names[] = { "locked", "partial", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
 
@@ -25,7 +27,15 @@ struct option {
 	u64 min, max;  /* OPT_UINT */
 	const char *const *choices; /* OPT_ENUM */
 	const char *help;
+	int (*check)(const char *val, char *err, size_t errlen); /* OPT_STR, optional */
 };
+
+static int check_slub_debug(const char *val, char *err, size_t errlen)
+{
+	unsigned long flags;
+
+	return slub_debug_parse(val, NULL, &flags, err, errlen);
+}
 
 #define FIELD(f) .off = offsetof(struct boot_options, f), .size = sizeof(((struct boot_options *)0)->f)
 
@@ -69,6 +79,19 @@ static const struct option options[] = {
 	  .max = 1000000, .help = "latency: timed allocs and frees per CPU" },
 	{ .name = "ap_skip", .kind = OPT_UINT, FIELD(ap_skip), .min = 0, .max = 0xffffffffULL,
 	  .help = "do not start the CPU with this APIC id (tests the missing-CPU path)" },
+	{ .name = "slub_debug", .kind = OPT_STR, FIELD(slub_debug), .check = check_slub_debug,
+	  .help = "debug letters F Z P U (none: all), optionally ,cache,cache... ; blocks split by ;" },
+	{ .name = "slub_debug_mode", .kind = OPT_ENUM, FIELD(slub_debug_mode),
+	  .choices = debug_mode_names,
+	  .help = "debug caches: locked (every operation under list_lock) or partial (per-cpu partial lists)" },
+	{ .name = "freelist_hardened", .kind = OPT_UINT, FIELD(freelist_hardened), .min = 0,
+	  .max = 1, .help = "1: free pointers stored obfuscated" },
+	{ .name = "freelist_random", .kind = OPT_UINT, FIELD(freelist_random), .min = 0, .max = 1,
+	  .help = "1: new slabs hand out objects in a shuffled order" },
+	{ .name = "init_on_alloc", .kind = OPT_UINT, FIELD(init_on_alloc), .min = 0, .max = 1,
+	  .help = "1: zero objects when they are allocated" },
+	{ .name = "init_on_free", .kind = OPT_UINT, FIELD(init_on_free), .min = 0, .max = 1,
+	  .help = "1: zero objects when they are freed" },
 };
 
 void cmdline_defaults(struct boot_options *o)
@@ -86,11 +109,12 @@ void cmdline_defaults(struct boot_options *o)
 	o->remote_objects = 50000;
 	o->scaling_ops = 50000;
 	o->latency_samples = 10000;
+	strlcpy(o->slub_debug_mode, "locked", sizeof(o->slub_debug_mode));
 }
 
 const char *cmdline_help(void)
 {
-	static char buf[1024];
+	static char buf[1536];
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -158,7 +182,7 @@ static int set_option(const struct option *opt, const char *val, size_t len,
 		}
 		memcpy(field, val, len);
 		field[len] = '\0';
-		return 0;
+		return opt->check ? opt->check(field, err, errlen) : 0;
 	case OPT_ENUM:
 		for (const char *const *c = opt->choices; *c; c++) {
 			if (strlen(*c) == len && !strncmp(*c, val, len)) {
@@ -245,5 +269,81 @@ int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errle
 		if (opt->off == offsetof(struct boot_options, scheme))
 			o->scheme_given = true;
 	}
+	return 0;
+}
+
+/*
+ * slub_debug=: Linux's syntax. Blocks split by ';', each "LETTERS[,cache,cache...]": F
+ * consistency checks, Z red zones, P poisoning, U user tracking, '-' none; no letters means
+ * all four. A block without caches applies to every cache; a cache name may end in '*' (a
+ * prefix). The first block that names a cache decides its flags.
+ */
+static unsigned long debug_letter(char c)
+{
+	switch (c) {
+	case 'f': case 'F': return SLAB_CONSISTENCY_CHECKS;
+	case 'z': case 'Z': return SLAB_RED_ZONE;
+	case 'p': case 'P': return SLAB_POISON;
+	case 'u': case 'U': return SLAB_STORE_USER;
+	}
+	return 0;
+}
+
+static bool cache_name_matches(const char *pat, size_t len, const char *name)
+{
+	if (len && pat[len - 1] == '*')
+		return !strncmp(pat, name, len - 1);
+	return strlen(name) == len && !strncmp(pat, name, len);
+}
+
+int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, char *err,
+		     size_t errlen)
+{
+	unsigned long global = 0;
+	bool named = false;
+	const char *s = spec;
+
+	*flags = 0;
+	while (*s) {
+		unsigned long f = 0;
+		bool letters = false;
+
+		for (; *s && *s != ',' && *s != ';'; s++) {
+			letters = true;
+			if (*s == '-')
+				continue;
+			if (!debug_letter(*s)) {
+				snprintf(err, errlen, "slub_debug=%s: '%c' is not a debug letter (F Z P U, or - for none)",
+					 spec, *s);
+				return -1;
+			}
+			f |= debug_letter(*s);
+		}
+		if (!letters)
+			f = SLAB_DEBUG_FLAGS;
+		if (*s != ',') {
+			global = f;
+		} else {
+			while (*s == ',') {
+				const char *n = ++s;
+
+				while (*s && *s != ',' && *s != ';')
+					s++;
+				if (s == n || (size_t)(s - n) > KMEM_CACHE_NAME_MAX) {
+					snprintf(err, errlen, "slub_debug=%s: a cache name must have 1..%d characters",
+						 spec, KMEM_CACHE_NAME_MAX);
+					return -1;
+				}
+				if (name && !named && cache_name_matches(n, (size_t)(s - n), name)) {
+					*flags = f;
+					named = true;
+				}
+			}
+		}
+		if (*s == ';')
+			s++;
+	}
+	if (!named)
+		*flags = global;
 	return 0;
 }

@@ -32,6 +32,12 @@ struct boot_options {
 	unsigned int remote_objects;  /* per producer/consumer pair and repetition */
 	unsigned int scaling_ops;     /* per CPU and repetition */
 	unsigned int latency_samples; /* per CPU and operation */
+	char slub_debug[OPT_STR_MAX]; /* Linux's syntax: FZPU[,cache...][;...] (mm/slub_debug.c) */
+	char slub_debug_mode[16];     /* debug caches: locked (Linux) or partial */
+	unsigned int freelist_hardened; /* 1: free pointers stored obfuscated */
+	unsigned int freelist_random;   /* 1: each new slab's freelist in shuffled order */
+	unsigned int init_on_alloc;     /* 1: objects zeroed when handed out */
+	unsigned int init_on_free;      /* 1: objects zeroed when freed */
 };
 
 extern struct boot_options boot_opts;
@@ -40,5 +46,11 @@ extern struct boot_options boot_opts;
 int cmdline_parse(const char *cmdline, struct boot_options *o, char *err, size_t errlen);
 void cmdline_defaults(struct boot_options *o);
 const char *cmdline_help(void);
+/*
+ * The debug flags (SLAB_* of mm/slab.h) that slub_debug=SPEC gives the cache NAME (NULL:
+ * only check SPEC). 0, or -1 with a message in err when SPEC is malformed.
+ */
+int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, char *err,
+		     size_t errlen);
 
 #endif

@@ -90,10 +90,11 @@ enum ipi_slab_state {
 static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
 unsigned int slub_ipi_wait_us = 200;
 
+/* By the name's address: hardened caches run on a copy of their scheme (mm/slub_debug.c). */
 static inline enum ipi_mode mode_of(struct kmem_cache *s)
 {
-	return s->scheme == &slab_scheme_ipi ? MODE_IPI
-	       : s->scheme == &slab_scheme_ipi_batch ? MODE_BATCH : MODE_ATOMIC;
+	return s->scheme->name == slab_scheme_ipi.name ? MODE_IPI
+	       : s->scheme->name == slab_scheme_ipi_batch.name ? MODE_BATCH : MODE_ATOMIC;
 }
 
 static inline struct kmem_cache_cpu *cpu_c(struct kmem_cache *s, int cpu)
@@ -101,15 +102,9 @@ static inline struct kmem_cache_cpu *cpu_c(struct kmem_cache *s, int cpu)
 	return &s->cpu_slab[cpu];
 }
 
-static inline void *get_fp(struct kmem_cache *s, void *object)
-{
-	return *(void **)((char *)object + s->offset);
-}
-
-static inline void set_fp(struct kmem_cache *s, void *object, void *fp)
-{
-	*(void **)((char *)object + s->offset) = fp;
-}
+/* The core's free pointers: obfuscated in hardened caches (freelist_hardened=1). */
+#define get_fp get_freepointer
+#define set_fp set_freepointer
 
 static inline int slab_owner(struct slab *slab)
 {

@@ -27,6 +27,16 @@ struct kmem_cache;
 
 #define SLAB_HWCACHE_ALIGN 0x00002000UL /* align objects on cache lines */
 
+/*
+ * Debugging, per cache at create time or for any cache with the boot option slub_debug=
+ * (Linux's flag values and letters; mm/slub_debug.c has the layout and the checks):
+ */
+#define SLAB_CONSISTENCY_CHECKS 0x00000100UL /* F: pointer, state and counter checks */
+#define SLAB_RED_ZONE 0x00000400UL           /* Z: red zones around every object */
+#define SLAB_POISON 0x00000800UL             /* P: freed objects 0x6b..0xa5, padding 0x5a */
+#define SLAB_STORE_USER 0x00010000UL         /* U: caller, cpu and TSC of last alloc/free */
+#define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER)
+
 #define ZERO_SIZE_PTR ((void *)16)
 #define ZERO_OR_NULL_PTR(x) ((unsigned long)(x) <= (unsigned long)ZERO_SIZE_PTR)
 
@@ -89,6 +99,26 @@ void slab_ipi_interrupt(void);
 
 /* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
 const char *slab_scheme_name(unsigned int i);
+
+/*
+ * Debug caches leave the fastpath (as Linux's do). Two modes, the boot option
+ * slub_debug_mode= choosing the default: LOCKED keeps no cpu slab and does every operation
+ * under list_lock (Linux); PARTIAL keeps the checks but uses the cpu slab and per-cpu partial
+ * lists of the "partial" scheme. A scheme with its own layer (sheaves) falls back to these.
+ */
+enum slab_debug_mode {
+	SLAB_DEBUG_MODE_DEFAULT, /* the boot option's (locked unless slub_debug_mode=partial) */
+	SLAB_DEBUG_LOCKED,
+	SLAB_DEBUG_PARTIAL,
+};
+/* flags may hold SLAB_DEBUG_FLAGS (the boot option slub_debug= adds to them). */
+struct kmem_cache *kmem_cache_create_debug(const char *name, unsigned int size,
+					   unsigned int align, unsigned long flags,
+					   void (*ctor)(void *), enum slab_debug_mode mode);
+/* Check every slab of s (all of the above); returns the errors it reported. */
+int kmem_cache_validate(struct kmem_cache *s);
+/* Reports ("BUG cache: ...") printed so far by the debug checks. */
+unsigned long slab_error_count(void);
 
 void slab_init(void); /* kmalloc caches; after the page allocator and the CPUs are up */
 

@@ -59,6 +59,18 @@
  * layer (after the same checks on free), and the layer refills from and flushes to the cpu
  * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
  *
+ * Debugging and hardening (mm/slub_debug.c): a cache with SLAB_* debug flags (or named by
+ * slub_debug=) or created under freelist_hardened= or init_on_*= gets a copy of its scheme
+ * whose alloc and free are slub_debug.c's, so it goes through the layer hooks and never
+ * through the fastpaths inlined in kmem_cache_alloc/free, which therefore use the plain free
+ * pointer accessors; a hardened cache runs copies of them that decode the pointers
+ * (slab_alloc_hardened, slab_free_hardened). freelist_random= alone changes only how new
+ * slabs are linked and keeps the inlined fastpaths. Debug caches' objects may
+ * start red_left_pad into their slot (a left red zone): free_check's "not at an object
+ * start" branch hands those frees to slub_debug.c, which checks them itself. The hooks here:
+ * create (layout), allocate_slab (red zones, poison, a shuffled freelist), flush and info
+ * (a cpu freelist is checked before it is walked), destroy, kmalloc (the requested size).
+ *
  * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
  * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
  * interrupt handler may allocate and free too. The barriers: cmpxchg16b is a full barrier
@@ -74,9 +86,14 @@
 #include "printk.h"
 #include "smp.h"
 #include "slub.h"
+#include "slub_debug.h"
 #include "string.h"
 
 #define TID_STEP NR_CPUS
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
 
 const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
@@ -109,19 +126,26 @@ unsigned int slub_sheaf_capacity_override;
 
 /* ---- small helpers ---- */
 
-static inline void *get_freepointer(struct kmem_cache *s, void *object)
+/*
+ * The inlined fastpaths read and write free pointers without the hardening test
+ * (get_freepointer in slub.h) unless instantiated with hardened true: a hardened cache
+ * takes those copies only (slab_alloc_hardened, through the layer hooks).
+ */
+static __always_inline void *get_freepointer_fast(struct kmem_cache *s, void *object,
+						  bool hardened)
 {
+	if (hardened)
+		return get_freepointer(s, object);
 	return *(void **)((char *)object + s->offset);
 }
 
-static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
+static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp,
+						 bool hardened)
 {
-	*(void **)((char *)object + s->offset) = fp;
-}
-
-static inline void *slab_address(struct slab *slab)
-{
-	return page_address((struct page *)slab);
+	if (hardened)
+		set_freepointer(s, object, fp);
+	else
+		*(void **)((char *)object + s->offset) = fp;
 }
 
 static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
@@ -132,17 +156,6 @@ static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 static inline unsigned long next_tid(unsigned long tid)
 {
 	return tid + TID_STEP;
-}
-
-/* The slab an address is in, or NULL if it is not in a slab. */
-static inline struct slab *virt_to_slab(const void *p)
-{
-	struct page *page;
-
-	if (unlikely(!virt_addr_valid(p)))
-		return NULL;
-	page = compound_head(virt_to_page(p));
-	return (page->flags & PG_slab) ? (struct slab *)page : NULL;
 }
 
 /* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
@@ -243,13 +256,19 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab->objects = s->objects;
 	slab->next = NULL;
 	start = slab_address(slab);
-	for (unsigned int i = 0; i < s->objects; i++) {
-		p = start + (unsigned long)i * s->size;
-		if (s->ctor)
-			s->ctor(p);
-		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+	if (unlikely(s->ext)) {
+		/* Red zones, poison, a shuffled freelist: mm/slub_debug.c lays the slab out. */
+		slab->freelist = slub_ext_setup_slab(s, slab);
+	} else {
+		for (unsigned int i = 0; i < s->objects; i++) {
+			p = start + (unsigned long)i * s->size;
+			if (s->ctor)
+				s->ctor(p);
+			/* A plain cache: never hardened (hardened ones have s->ext). */
+			set_freepointer_fast(s, p, i + 1 < s->objects ? p + s->size : NULL, false);
+		}
+		slab->freelist = start;
 	}
-	slab->freelist = start;
 	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
 	return slab;
@@ -328,9 +347,17 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 	unsigned int cnt = 0;
 	struct slab new;
 
-	for (void *p = freelist; p; p = get_freepointer(s, p)) {
-		tail = p;
-		cnt++;
+	/* One test for the whole walk: hardened caches decode, others need not. */
+	if (unlikely(s->fp_random)) {
+		for (void *p = freelist; p; p = get_freepointer(s, p)) {
+			tail = p;
+			cnt++;
+		}
+	} else {
+		for (void *p = freelist; p; p = get_freepointer_fast(s, p, false)) {
+			tail = p;
+			cnt++;
+		}
 	}
 	slub_lock_node(s, c, n);
 	do {
@@ -427,7 +454,8 @@ void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 /* ---- allocation ---- */
 
 /* ___slab_alloc: the cpu freelist is empty. Interrupts off. */
-static void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						gfp_t gfp, bool hardened)
 {
 	struct slab *slab = c->slab;
 	void *freelist;
@@ -463,12 +491,24 @@ static void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	slab->owner = smp_processor_id();
 	c->slab = slab;
 load:
-	c->freelist = get_freepointer(s, freelist);
+	c->freelist = get_freepointer_fast(s, freelist, hardened);
 	c->tid = next_tid(c->tid);
 	return freelist;
 }
 
-static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
+/* Two copies: plain caches never pay for the hardening test (slab_alloc_hardened). */
+static __noinline void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	return __slab_alloc_slow(s, c, gfp, false);
+}
+
+static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						 gfp_t gfp)
+{
+	return __slab_alloc_slow(s, c, gfp, true);
+}
+
+static __always_inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -478,16 +518,16 @@ static inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp)
 	c = this_cpu_slab(s);
 	object = c->freelist;
 	if (likely(object)) {
-		c->freelist = get_freepointer(s, object);
+		c->freelist = get_freepointer_fast(s, object, hardened);
 		stat(s, c, ALLOC_FASTPATH);
 	} else {
-		object = slab_alloc_slow(s, c, gfp);
+		object = hardened ? slab_alloc_slow_hardened(s, c, gfp) : slab_alloc_slow(s, c, gfp);
 	}
 	local_irq_restore(flags);
 	return object;
 }
 
-static inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
@@ -500,12 +540,13 @@ redo:
 	object = READ_ONCE(c->freelist);
 	if (unlikely(!object || !READ_ONCE(c->slab))) {
 		local_irq_save(flags);
-		object = slab_alloc_slow(s, this_cpu_slab(s), gfp);
+		object = hardened ? slab_alloc_slow_hardened(s, this_cpu_slab(s), gfp)
+				  : slab_alloc_slow(s, this_cpu_slab(s), gfp);
 		local_irq_restore(flags);
 		return object;
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
-	next = get_freepointer(s, object);
+	next = get_freepointer_fast(s, object, hardened);
 	if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid, (u64)(uptr)next,
 					   next_tid(tid)))) {
 		stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -521,7 +562,8 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 	void *object = c->freelist;
 
 	if (unlikely(!object))
-		return slab_alloc_slow(s, c, gfp);
+		return unlikely(s->fp_random) ? slab_alloc_slow_hardened(s, c, gfp)
+					      : slab_alloc_slow(s, c, gfp);
 	c->freelist = get_freepointer(s, object);
 	c->tid = next_tid(c->tid);
 	return object;
@@ -530,8 +572,8 @@ void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
-		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp)
-							  : slab_alloc_irq(s, gfp);
+		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp, false)
+							  : slab_alloc_irq(s, gfp, false);
 
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
@@ -549,8 +591,9 @@ void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
  * Free cnt objects (head..tail, linked) to a slab that is not this cpu's slab. Interrupts
  * off. See the opening comment for what happens to the slab.
  */
-static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
-			void *head, void *tail, unsigned int cnt, void *caller)
+static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					     struct slab *slab, void *head, void *tail,
+					     unsigned int cnt, void *caller, bool hardened)
 {
 	struct kmem_cache_node *n = NULL;
 	bool was_frozen;
@@ -570,7 +613,7 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, prior);
+		set_freepointer_fast(s, tail, prior, hardened);
 		new.counters = counters;
 		was_frozen = new.frozen;
 		new.inuse -= cnt;
@@ -612,8 +655,34 @@ static void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct s
 	spin_unlock(&n->list_lock);
 }
 
-static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head, void *tail,
-				 unsigned int cnt, void *caller)
+/* Two copies, as for slab_alloc_slow. */
+static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	__slab_free_body(s, c, slab, head, tail, cnt, caller, false);
+}
+
+static __noinline void __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					    struct slab *slab, void *head, void *tail,
+					    unsigned int cnt, void *caller)
+{
+	__slab_free_body(s, c, slab, head, tail, cnt, caller, true);
+}
+
+/* For the layers' paths, which serve both kinds of cache. */
+static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	if (unlikely(s->fp_random))
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
+	else
+		__slab_free(s, c, slab, head, tail, cnt, caller);
+}
+
+static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
+					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -626,17 +695,20 @@ static inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, c->freelist);
+		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
+	} else if (hardened) {
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
 	} else {
 		__slab_free(s, c, slab, head, tail, cnt, caller);
 	}
 	local_irq_restore(flags);
 }
 
-static inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab, void *head,
-				     void *tail, unsigned int cnt, void *caller)
+static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab,
+					      void *head, void *tail, unsigned int cnt, void *caller,
+					      bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
@@ -652,7 +724,7 @@ redo:
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, tail, freelist);
+		set_freepointer_fast(s, tail, freelist, hardened);
 		if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)freelist, tid,
 						   (u64)(uptr)head, next_tid(tid)))) {
 			stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
@@ -661,7 +733,10 @@ redo:
 		stat(s, c, FREE_FASTPATH);
 	} else {
 		local_irq_save(flags);
-		__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+		if (hardened)
+			__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+		else
+			__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
 		local_irq_restore(flags);
 	}
 }
@@ -672,9 +747,31 @@ static __attribute__((always_inline)) inline void slab_free(struct kmem_cache *s
 							    void *caller)
 {
 	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
-		slab_free_cmpxchg(s, slab, head, tail, cnt, caller);
+		slab_free_cmpxchg(s, slab, head, tail, cnt, caller, false);
 	else
-		slab_free_irq(s, slab, head, tail, cnt, caller);
+		slab_free_irq(s, slab, head, tail, cnt, caller, false);
+}
+
+/*
+ * The fastpaths again, decoding hardened free pointers: for caches with freelist_hardened=
+ * or init_on_*, which mm/slub_debug.c routes here from the layer hooks.
+ */
+void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp)
+{
+	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
+		return slab_alloc_cmpxchg(s, gfp, true);
+	return slab_alloc_irq(s, gfp, true);
+}
+
+/* p checked by free_check (kmem_cache_free, kfree) or slab_free_check. */
+void slab_free_hardened(struct kmem_cache *s, void *p, void *caller)
+{
+	struct slab *slab = virt_to_slab(p);
+
+	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
+		slab_free_cmpxchg(s, slab, p, p, 1, caller, true);
+	else
+		slab_free_irq(s, slab, p, p, 1, caller, true);
 }
 
 /* Out of line: its buffer would otherwise enlarge every free's stack frame. */
@@ -685,6 +782,19 @@ static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cach
 
 	snprintf(what, sizeof(what), "free of an object of cache %s:", owner->name);
 	slab_report_bad(s, p, caller, what);
+}
+
+/*
+ * A pointer of this cache's slab that is not at an object start. Debug caches come here for
+ * every free when they have a left red zone (their objects start red_left_pad into each
+ * slot), so the fastpath needs no test for them: their free does its own checks.
+ */
+static void __noinline free_not_at_start(struct kmem_cache *s, const void *p, void *caller)
+{
+	if (s->flags & SLAB_DEBUG_FLAGS)
+		slub_debug_free(s, (void *)p, caller);
+	else
+		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
 }
 
 /* The slab of an object being freed to s, or NULL after reporting why it is not one. */
@@ -702,7 +812,7 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		return NULL;
 	}
 	if (unlikely(!object_start(s, slab, p))) {
-		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
+		free_not_at_start(s, p, caller);
 		return NULL;
 	}
 	return slab;
@@ -751,7 +861,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			p[i] = object;
 			continue;
 		}
-		c->freelist = get_freepointer(s, object);
+		c->freelist = get_freepointer_fast(s, object, false);
 		p[i] = object;
 		stat(s, c, ALLOC_FASTPATH);
 	}
@@ -778,8 +888,9 @@ struct detached_freelist {
  * Link the last object of p[] with the others of the same slab, looking past at most three
  * objects of other slabs; those taken are set to NULL in p. Returns how much of p is left.
  */
-static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
-				      struct detached_freelist *df, void *caller)
+static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, size_t size,
+							 void **p, struct detached_freelist *df,
+							 void *caller, bool hardened)
 {
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
@@ -796,7 +907,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 	df->slab = free_check(s, object, caller);
 	if (!df->slab)
 		return size;
-	set_freepointer(s, object, NULL);
+	set_freepointer_fast(s, object, NULL, hardened);
 	df->tail = df->freelist = object;
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
@@ -812,7 +923,7 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 				p[size] = NULL;
 				continue;
 			}
-			set_freepointer(s, object, df->freelist);
+			set_freepointer_fast(s, object, df->freelist, hardened);
 			df->freelist = object;
 			df->cnt++;
 			p[size] = NULL;
@@ -824,6 +935,21 @@ static size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **
 			first_skipped_index = size + 1;
 	}
 	return first_skipped_index;
+}
+
+/* Plain caches (kmem_cache_free_bulk: hardened caches have their own free_bulk). */
+static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
+						 struct detached_freelist *df, void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, false);
+}
+
+static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, size_t size,
+							  void **p,
+							  struct detached_freelist *df,
+							  void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, true);
 }
 
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
@@ -853,7 +979,8 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 	while (n) {
 		struct detached_freelist df;
 
-		n = build_detached_freelist(s, n, p, &df, caller);
+		n = unlikely(s->fp_random) ? build_detached_freelist_hardened(s, n, p, &df, caller)
+					   : build_detached_freelist(s, n, p, &df, caller);
 		if (!df.slab)
 			continue;
 		if (df.slab == c->slab) {
@@ -861,8 +988,26 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 			c->freelist = df.freelist;
 			c->tid = next_tid(c->tid);
 		} else {
-			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
+			__slab_free_any(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
 		}
+	}
+}
+
+/* Give one checked object back to its slab, for a layer in front of it; interrupts off. */
+void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			       void *object, void *caller)
+{
+	if (slab == c->slab) {
+		if (unlikely(object == c->freelist)) {
+			slab_report_bad(s, object, caller, "double free of");
+			return;
+		}
+		set_freepointer(s, object, c->freelist);
+		c->freelist = object;
+		c->tid = next_tid(c->tid);
+		stat(s, c, FREE_FASTPATH);
+	} else {
+		__slab_free_any(s, c, slab, object, object, 1, caller);
 	}
 }
 
@@ -963,10 +1108,10 @@ static const struct slab_scheme *find_scheme(const char *name)
 	return NULL;
 }
 
-struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
-					    unsigned int align, unsigned long flags,
-					    void (*ctor)(void *), const char *scheme_name,
-					    enum slab_fastpath fastpath)
+static struct kmem_cache *create_cache(const char *name, unsigned int size, unsigned int align,
+				       unsigned long flags, void (*ctor)(void *),
+				       const char *scheme_name, enum slab_fastpath fastpath,
+				       enum slab_debug_mode debug_mode)
 {
 	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : default_scheme;
 	struct kmem_cache *s;
@@ -1006,7 +1151,7 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	s->layer_alloc = scheme->alloc;
 	s->layer_free = scheme->free;
 	s->fastpath = fastpath;
-	s->flags = flags;
+	s->flags = flags | slub_debug_boot_flags(name); /* slub_debug= */
 	s->ctor = ctor;
 	s->object_size = size;
 	if (flags & SLAB_HWCACHE_ALIGN)
@@ -1016,6 +1161,11 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 	/* With a constructor the object's content must survive a free: the pointer goes after. */
 	s->offset = ctor ? ALIGN_UP(size, (unsigned)sizeof(void *)) : 0;
 	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (ctor ? sizeof(void *) : 0), align);
+	/* Debugging or hardening: red zones and metadata change size and offset. */
+	if (slub_ext_layout(s, debug_mode)) {
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
 	s->order = calculate_order(s->size);
 	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
 	s->reciprocal_size = (u32)((0x100000000ULL + s->size - 1) / s->size);
@@ -1054,10 +1204,24 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 		s->cpu_slab[cpu].cache = s;
 		INIT_LIST_HEAD(&s->cpu_slab[cpu].owned);
 	}
+	if (s->ext && slub_ext_init(s)) {
+		free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
 	spin_lock(&slab_mutex);
 	list_add_tail(&s->list, &slab_caches);
 	spin_unlock(&slab_mutex);
 	return s;
+}
+
+struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
+					    unsigned int align, unsigned long flags,
+					    void (*ctor)(void *), const char *scheme_name,
+					    enum slab_fastpath fastpath)
+{
+	return create_cache(name, size, align, flags, ctor, scheme_name, fastpath,
+			    SLAB_DEBUG_MODE_DEFAULT);
 }
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
@@ -1066,12 +1230,21 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsign
 	return kmem_cache_create_scheme(name, size, align, flags, ctor, NULL, default_fastpath);
 }
 
+struct kmem_cache *kmem_cache_create_debug(const char *name, unsigned int size,
+					   unsigned int align, unsigned long flags,
+					   void (*ctor)(void *), enum slab_debug_mode mode)
+{
+	return create_cache(name, size, align, flags, ctor, NULL, default_fastpath, mode);
+}
+
 /* On each cpu, from a cross-call (interrupts off): give back its cpu slab and partials. */
 static void flush_cpu_slab(void *arg)
 {
 	struct kmem_cache *s = arg;
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
+	if (unlikely(s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(s, c); /* deactivate_slab walks it: no corrupt pointer */
 	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
 	if (s->scheme->flush_cpu_partial)
 		s->scheme->flush_cpu_partial(s, c);
@@ -1087,6 +1260,11 @@ static void flush_cpu_slab(void *arg)
 static void flush_all(struct kmem_cache *s)
 {
 	on_each_cpu(flush_cpu_slab, s, 1);
+}
+
+void slub_flush_all(struct kmem_cache *s)
+{
+	flush_all(s);
 }
 
 /* Free every empty slab on the node list. */
@@ -1134,6 +1312,10 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	if (slabs) {
 		struct slab_cache_info info;
 
+		if (s->flags & SLAB_DEBUG_FLAGS) {
+			slub_ext_destroy_leaks(s); /* Linux's report, objects listed */
+			return;
+		}
 		kmem_cache_info(s, &info);
 		printk("kmem_cache_destroy %s: %lu objects still allocated in %ld slabs; "
 		       "the cache is kept\n",
@@ -1143,6 +1325,8 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	spin_lock(&slab_mutex);
 	list_del(&s->list);
 	spin_unlock(&slab_mutex);
+	if (s->ext)
+		slub_ext_release(s);
 	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
 	free_pages((unsigned long)s, 0);
 }
@@ -1186,8 +1370,15 @@ void *kmalloc(size_t size, gfp_t gfp)
 {
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
-	if (likely(size <= KMALLOC_MAX_CACHE_SIZE))
-		return kmem_cache_alloc(kmalloc_caches[kmalloc_index(size)], gfp);
+	if (likely(size <= KMALLOC_MAX_CACHE_SIZE)) {
+		struct kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+
+		/* A layer (debug: the size for the tail red zone); the same test as in
+		 * kmem_cache_alloc, which the compiler folds into this one. */
+		if (unlikely(s->layer_alloc))
+			return slub_kmalloc_layer(s, size, gfp, __builtin_return_address(0));
+		return kmem_cache_alloc(s, gfp);
+	}
 	if (get_order(size) > MAX_ORDER) {
 		if (!(gfp & __GFP_NOWARN))
 			printk("kmalloc(%zu): larger than the page allocator's %lu bytes\n", size,
@@ -1274,8 +1465,13 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		kfree(p);
 		return ZERO_SIZE_PTR;
 	}
-	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size)
+	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size) {
+		struct slab *slab = virt_to_slab(p);
+
+		if (slab && (slab->slab_cache->flags & SLAB_RED_ZONE))
+			slub_debug_resize(slab->slab_cache, (void *)p, new_size); /* tail red zone */
 		return (void *)p;
+	}
 	q = kmalloc(new_size, gfp);
 	if (!q)
 		return NULL;
@@ -1300,6 +1496,8 @@ static void count_cpu_free(void *arg)
 	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
 	unsigned long n = 0;
 
+	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
 	for (void *p = c->freelist; p; p = get_freepointer(cf->s, p))
 		n++;
 	if (c->slab)
@@ -1405,6 +1603,8 @@ void slabinfo_print(void)
 						    kmem_cache_stat(s, REMOTE_DRAIN)),
 			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) * 10 /
 						    kmem_cache_stat(s, REMOTE_DRAIN) % 10));
+		if (s->ext)
+			slub_ext_slabinfo(s); /* debug letters and mode, hardening */
 		printk("\n");
 		slabinfo_print_remote(s);
 	}
@@ -1432,11 +1632,15 @@ void slab_init(void)
 	slub_cpu_partial_override = boot_opts.cpu_partial;
 	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
 	slub_ipi_wait_us = boot_opts.ipi_wait_us;
+	slub_ext_boot_init(); /* slub_debug=, hardening options, the random source */
 	for (unsigned i = 0; i < NR_KMALLOC; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "kmalloc-%u", kmalloc_sizes[i]);
-		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i], 0, 0, NULL);
+		/* Power-of-two sizes naturally aligned, also when debugging adds red zones. */
+		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i],
+						      kmalloc_sizes[i] & (kmalloc_sizes[i] - 1) ? 0 : kmalloc_sizes[i],
+						      0, NULL);
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", name);
 	}

@@ -176,6 +176,15 @@ struct kmem_cache {
 	char name[KMEM_CACHE_NAME_MAX + 1];
 	struct list_head list;    /* slab_caches; slab_mutex */
 	unsigned int cpu_slab_order;
+	/*
+	 * Debugging and hardening (mm/slub_debug.c); 0 and NULL for a plain cache. fp_random is
+	 * the freelist obfuscation key; red_left_pad the left red zone in front of each object;
+	 * ext the rest (layout, checks, shuffled freelist order). A cache with ext has an
+	 * ext scheme whose alloc/free replace the fastpaths.
+	 */
+	unsigned long fp_random;
+	unsigned int red_left_pad;
+	struct slub_ext *ext;
 	struct kmem_cache_node node[1]; /* one NUMA node for now */
 };
 
@@ -214,6 +223,53 @@ extern const struct slab_scheme slab_scheme_lock;
 extern const struct slab_scheme slab_scheme_partial;
 extern const struct slab_scheme slab_scheme_sheaves;
 extern const struct slab_scheme slab_scheme_ipi, slab_scheme_ipi_batch, slab_scheme_remote_atomic;
+
+/*
+ * The free pointer of a free object, at s->offset. With freelist hardening (fp_random set)
+ * it is stored as pointer ^ fp_random ^ byte-swapped address of the slot (Linux's
+ * CONFIG_SLAB_FREELIST_HARDENED). Hardened caches never take the inlined fastpaths, which
+ * use the _fast variants without the test.
+ */
+static inline unsigned long freeptr_key(const struct kmem_cache *s, const void *slot)
+{
+	return s->fp_random ^ __builtin_bswap64((unsigned long)(uptr)slot);
+}
+
+static inline void *get_freepointer(struct kmem_cache *s, void *object)
+{
+	void **slot = (void **)((char *)object + s->offset);
+	unsigned long v = (unsigned long)(uptr)*slot;
+
+	if (unlikely(s->fp_random))
+		v ^= freeptr_key(s, slot);
+	return (void *)(uptr)v;
+}
+
+static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
+{
+	void **slot = (void **)((char *)object + s->offset);
+	unsigned long v = (unsigned long)(uptr)fp;
+
+	if (unlikely(s->fp_random))
+		v ^= freeptr_key(s, slot);
+	*slot = (void *)(uptr)v;
+}
+
+static inline void *slab_address(struct slab *slab)
+{
+	return page_address((struct page *)slab);
+}
+
+/* The slab an address is in, or NULL if it is not in a slab. */
+static inline struct slab *virt_to_slab(const void *p)
+{
+	struct page *page;
+
+	if (unlikely(!virt_addr_valid(p)))
+		return NULL;
+	page = compound_head(virt_to_page(p));
+	return (page->flags & PG_slab) ? (struct slab *)page : NULL;
+}
 
 /* Core services for the schemes (mm/slub.c). */
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s)
@@ -255,6 +311,13 @@ void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const ch
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */
 void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			       void *object, void *caller);
+/* For mm/slub_debug.c: */
+void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp);
+void slab_free_hardened(struct kmem_cache *s, void *p, void *caller);
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
+void slub_flush_all(struct kmem_cache *s);
 void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller);
 

@@ -53,8 +53,8 @@ $(HT_OBJ)/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
 # "interrupts off" the IPI signals blocked; shim/host_smp.c starts the CPUs and maps the page
 # allocator's arena (docs/host-build.md). shim/percpu.ld gathers the per-cpu section so each
 # thread gets a copy; -rdynamic lets slub.c's bad-free reports name the caller (dladdr).
-HT_SMP_KSRCS := mm/slub.c mm/scheme_lock.c mm/scheme_partial.c mm/scheme_sheaves.c mm/scheme_ipi.c mm/page_alloc.c \
-	kernel/smp.c \
+HT_SMP_KSRCS := mm/slub.c mm/slub_debug.c mm/scheme_lock.c mm/scheme_partial.c mm/scheme_sheaves.c \
+	mm/scheme_ipi.c mm/page_alloc.c kernel/smp.c kernel/random.c \
 	kernel/printk.c kernel/spinlock.c kernel/cmdline.c
 HT_SMP_GLUE := shim/host_env shim/host_smp
 HT_SMP_LDFLAGS := -rdynamic -pthread -Wl,-T,tests/host/shim/percpu.ld
@@ -111,3 +111,38 @@ $(HT_OBJ)/tsan/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
 	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(HT_OBJ)/smp/t/test_slab.o $(HT_OBJ)/tsan/t/test_slab_tsan.o
 
 -include $(wildcard $(HT_OBJ)/*/*.d $(HT_OBJ)/*/*/*.d $(HT_OBJ)/*/*/*/*.d)
+
+# ---- fuzz_slab: libFuzzer (clang) over the slab allocator with every debug check on ----
+# The same kernel sources as test_slab, built by clang with -fsanitize=fuzzer-no-link plus
+# ASan and UBSan, objects under $(HT_OBJ)/fuzz/. `make fuzz` runs it for FUZZ_TIME seconds;
+# tests/host/test_fuzz.sh (make test) runs a short pass from a fixed seed.
+FUZZ_CC := clang
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wno-unused-parameter -Wno-sign-compare \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DHOST_SMP=1
+FUZZ_KCFLAGS = $(FUZZ_CFLAGS) -Itests/host/shim $(addprefix -I,$(KERNEL_DIRS)) \
+	-include tests/host/shim/host_kernel.h -MMD -MP
+FUZZ_TCFLAGS = $(FUZZ_CFLAGS) $(addprefix -iquote ,tests/host/shim tests/host $(KERNEL_DIRS)) \
+	-D_GNU_SOURCE -MMD -MP
+FUZZ_OBJS := $(patsubst %.c,$(HT_OBJ)/fuzz/k/%.o,$(HT_SMP_KSRCS)) \
+	$(patsubst %,$(HT_OBJ)/fuzz/t/%.o,$(HT_SMP_GLUE)) $(HT_OBJ)/fuzz/k/strlcpy.o
+
+$(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/fuzz_slab.o $(FUZZ_OBJS) tests/host/shim/percpu.ld
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(HT_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
+
+$(HT_OBJ)/fuzz/k/%.o: %.c tests/host/shim/host_kernel.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_KCFLAGS) $(HT_PERCPU_CFLAGS) -c $< -o $@
+
+$(HT_OBJ)/fuzz/k/kernel/%.o: HT_PERCPU_CFLAGS := -fno-sanitize=object-size
+
+$(HT_OBJ)/fuzz/t/%.o: tests/host/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_TCFLAGS) -c $< -o $@
+
+$(HT_OBJ)/fuzz/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_KCFLAGS) -fno-builtin -MF $(@:.o=.d) -MT $@ -c $< -o $@.full
+	objcopy --keep-global-symbol=strlcpy $@.full $@
+	rm -f $@.full
+
+.SECONDARY: $(FUZZ_OBJS) $(HT_OBJ)/fuzz/t/fuzz_slab.o

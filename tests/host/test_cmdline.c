@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "ktest.h"
+#include "slab.h"
 
 static struct boot_options opts, want;
 static char err[1024];
@@ -460,6 +461,57 @@ static void messages(void)
 		 "cmdline_help lists every option", "help \"%s\"", cmdline_help());
 }
 
+/* slub_debug=: Linux's letters, cache lists, prefixes and blocks; bad specs rejected. */
+static void flags_for(const char *spec, const char *cache, unsigned long want_flags)
+{
+	unsigned long f = 0xdead;
+	int rc = slub_debug_parse(spec, cache, &f, err, sizeof(err));
+	char name[128];
+
+	snprintf(name, sizeof(name), "slub_debug=%s gives %s %#lx", spec, cache, want_flags);
+	kt_check(rc == 0 && f == want_flags, name,
+		 "rc %d, flags %#lx (err \"%s\")", rc, f, err);
+}
+
+static void slub_debug_specs(void)
+{
+	const unsigned long F = SLAB_CONSISTENCY_CHECKS, Z = SLAB_RED_ZONE, P = SLAB_POISON,
+			    U = SLAB_STORE_USER;
+
+	flags_for("FZPU", "kmalloc-64", F | Z | P | U);
+	flags_for("P", "anything", P);
+	flags_for("fz", "anything", F | Z);
+	flags_for("-", "kmalloc-64", 0);
+	flags_for(",kmalloc-64", "kmalloc-64", F | Z | P | U);
+	flags_for(",kmalloc-64", "kmalloc-128", 0);
+	flags_for("P,kmalloc-*", "kmalloc-8", P);
+	flags_for("P,kmalloc-*", "dentry", 0);
+	flags_for("U,a,b", "b", U);
+	flags_for("FZ;P,kmalloc-64", "kmalloc-64", P);
+	flags_for("FZ;P,kmalloc-64", "other", F | Z);
+	flags_for("Z,x;P,x", "x", Z); /* the first block naming a cache decides */
+	want_defaults();
+	strcpy(want.slub_debug, "FZPU,kmalloc-*");
+	strcpy(want.slub_debug_mode, "partial");
+	want.freelist_hardened = want.freelist_random = want.init_on_alloc = want.init_on_free = 1;
+	accept("slub_debug and the hardening options",
+	       "slub_debug=FZPU,kmalloc-* slub_debug_mode=partial freelist_hardened=1 "
+	       "freelist_random=1 init_on_alloc=1 init_on_free=1");
+	kt_check(!strcmp(opts.slub_debug, "FZPU,kmalloc-*") && !strcmp(opts.slub_debug_mode, "partial") &&
+			 opts.freelist_hardened && opts.freelist_random && opts.init_on_alloc &&
+			 opts.init_on_free,
+		 "slub_debug options land in boot_options", "slub_debug \"%s\" mode \"%s\"",
+		 opts.slub_debug, opts.slub_debug_mode);
+	reject("slub_debug with a letter Linux has but slablab not", "slub_debug=FA",
+	       "'A' is not a debug letter", NULL);
+	reject("slub_debug with an empty cache name", "slub_debug=F,,x", "cache name", NULL);
+	reject("slub_debug with a cache name too long", "slub_debug=F,a_cache_name_of_more_than_31_chars",
+	       "1..31 characters", NULL);
+	reject("slub_debug with no value", "slub_debug=", "needs a value", NULL);
+	reject("slub_debug_mode unknown", "slub_debug_mode=fast", "slub_debug_mode", "partial", NULL);
+	reject("init_on_alloc=2", "init_on_alloc=2", "0..1", NULL);
+}
+
 int main(void)
 {
 	defaults();
@@ -469,5 +521,6 @@ int main(void)
 	schemes_and_bench_sizes();
 	blanks_and_path();
 	messages();
+	slub_debug_specs();
 	return kt_finish();
 }

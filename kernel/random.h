@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Random numbers for hardening (slab freelist keys and shuffles). The source, picked once:
+ * seed=N on the command line (a splitmix64 sequence from N: runs repeat exactly), else
+ * RDSEED, else RDRAND (when CPUID has them), else splitmix64 seeded from the TSC.
+ */
+#ifndef SLABLAB_RANDOM_H
+#define SLABLAB_RANDOM_H
+
+#include "types.h"
+
+void random_init(u64 seed); /* 0: the CPU's source or the TSC */
+u64 get_random_u64(void);
+const char *random_source(void); /* "seed", "rdseed", "rdrand" or "tsc" */
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Debugging and hardening of slab caches (mm/slub_debug.c): the hooks mm/slub.c calls, and
+ * the calls tests and benchmarks use. Caches without either never reach this code.
+ */
+#ifndef SLABLAB_SLUB_DEBUG_H
+#define SLABLAB_SLUB_DEBUG_H
+
+#include "slub.h"
+
+/* ---- hooks in mm/slub.c ---- */
+void slub_ext_boot_init(void);                      /* slab_init: boot options, random source */
+unsigned long slub_debug_boot_flags(const char *name); /* slub_debug= flags for a new cache */
+int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode); /* create, before order */
+int slub_ext_init(struct kmem_cache *s);            /* create, once s->objects is known */
+void slub_ext_release(struct kmem_cache *s);        /* destroy */
+void *slub_ext_setup_slab(struct kmem_cache *s, struct slab *slab); /* new slab: its freelist */
+void slub_debug_free(struct kmem_cache *s, void *p, void *caller);  /* any pointer, checked */
+void slub_debug_cpu_freelist(struct kmem_cache *s, struct kmem_cache_cpu *c); /* irqs off */
+void slub_ext_destroy_leaks(struct kmem_cache *s);  /* destroy found objects in use */
+void slub_ext_slabinfo(struct kmem_cache *s);       /* the end of a slabinfo line */
+void slub_debug_resize(struct kmem_cache *s, void *p, size_t size); /* krealloc in place */
+void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller);
+
+/*
+ * kmalloc(size) from cache s: for a debug cache with red zones the bytes from size to the
+ * object size become red zone too (Linux's kmalloc redzone), so kmalloc(18) then writing
+ * byte 18 is caught. Used by kmalloc for caches with a layer, and by tests on their caches.
+ */
+void *kmalloc_from_cache(struct kmem_cache *s, size_t size, gfp_t gfp);
+
+/* What a cache's debugging is: its SLAB_* debug flags and mode, for tests and benchmarks. */
+unsigned long slub_debug_flags(struct kmem_cache *s);
+enum slab_debug_mode slub_debug_mode(struct kmem_cache *s); /* LOCKED or PARTIAL; 0: none */
+/* Objects and slabs set aside after damage was found (never reused). */
+unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs);
+
+#endif
