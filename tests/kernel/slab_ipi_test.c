@@ -176,8 +176,8 @@ static unsigned long remote_list_length(struct kmem_cache *s, int cpu)
 {
 	unsigned long n = 0;
 
-	for (void **p = __atomic_load_n(&s->cpu_slab[cpu].remote_free, __ATOMIC_ACQUIRE); p;
-	     p = *p) /* offset 0: no constructor */
+	for (void *p = __atomic_load_n(&s->cpu_slab[cpu].remote_free, __ATOMIC_ACQUIRE); p;
+	     p = get_freepointer(s, p)) /* decoded when freelist_hardened=1 */
 		n++;
 	return n;
 }
