@@ -272,8 +272,11 @@ def spread(f):
 
 
 def pick(figs, figure=None, unit=None, **params):
+    """The figures with a numeric value that match figure, unit and the parameters."""
     out = []
     for f in figs:
+        if f.value is None:
+            continue
         if figure is not None and f.figure != figure:
             continue
         if unit is not None and f.unit != unit:
@@ -333,7 +336,8 @@ class Plotter:
         self.gpdir = os.path.join(outdir, "gnuplot")
         self.gnuplot = shutil.which("gnuplot") if enabled else None
         self.made = []  # png file names
-        self.failed = []  # (png, why)
+        self.failed = []  # (png, why): gnuplot failed
+        self.skipped = []  # (plot, why): the data could not be drawn
         self.terminal = None
 
     def available(self):
@@ -914,6 +918,8 @@ def write_report(log, outdir, plotter, csvs):
                      "; their data and gnuplot scripts are in `gnuplot/`.")
     for png, why in plotter.failed:
         lines.append("Plot `%s` failed: %s" % (png, why))
+    for name, why in plotter.skipped:
+        lines.append("Plot `%s` left out, its data does not fit the contract: %s" % (name, why))
     lines.append("")
     path = os.path.join(outdir, "report.md")
     with open(path, "w") as out:
@@ -1027,7 +1033,12 @@ def main(argv):
     plotter = Plotter(outdir, not args.no_plots)
     emu = " (emulated)" if log.emulated() else ""
     for fn in PLOTS:
-        fn(plotter, log, emu)
+        try:
+            fn(plotter, log, emu)
+        except (ValueError, TypeError, ZeroDivisionError, KeyError) as e:
+            # Parameters that are not what the contract says (a text where a number goes):
+            # the plot is left out and the report says why; the CSVs have the data.
+            plotter.skipped.append((fn.__name__[5:], "%s: %s" % (type(e).__name__, e)))
     path = write_report(log, outdir, plotter, csvs)
     print("benchreport: %d figures from %d benchmarks: %d CSVs, %d plots%s, %s" % (
         len([f for f in log.figs if f.bench != "meta"]), len(log.benches()), len(csvs),
@@ -1035,6 +1046,8 @@ def main(argv):
         " (gnuplot not installed: apt-get install gnuplot-nox)", path))
     for png, why in plotter.failed:
         print("benchreport: plot %s failed: %s" % (png, why), file=sys.stderr)
+    for name, why in plotter.skipped:
+        print("benchreport: plot %s left out: %s" % (name, why), file=sys.stderr)
     return 1 if plotter.failed else 0
 
 
