@@ -191,7 +191,8 @@ matrix_boot() {
 # extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
 #   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
-#   value), or any other text: a line the kernel printed contains it.
+#   value), report (tools/benchreport.py reads the benchmark figures of the log, no plots,
+#   every figure line parsed), or any other text: a line the kernel printed contains it.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=60 kout kdetail=
     shift 3
@@ -227,6 +228,12 @@ extra() {
             if ! kout=$("$py" tools/ktap.py "$log" --label "$label"); then
                 why+=("KTAP: ${kout##*$'\n'}")
                 [[ $kout == *$'\n'* ]] && kdetail=${kout%$'\n'*}
+            fi
+            ;;
+        report)
+            if ! kout=$("$py" tools/benchreport.py "$log" --no-plots -o "$logdir/report-$base" 2>&1) ||
+                [[ $kout == *"did not parse"* ]]; then
+                why+=("benchreport.py: ${kout##*$'\n'}")
             fi
             ;;
         json:*)
@@ -293,7 +300,7 @@ else
     extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
-    extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"'
+    extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"' report
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock    cmpxchg"
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
