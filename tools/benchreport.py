@@ -314,8 +314,7 @@ def write_csvs(log, outdir):
             for k in f.params:
                 if k not in params:
                     params.append(k)
-        extra = []  # keys past FIXED an unknown bench might print (none today)
-        cols = ["bench"] + params + FIXED + extra
+        cols = ["bench"] + params + FIXED
         path = os.path.join(outdir, csv_name(bench))
         with open(path, "w", newline="") as out:
             w = csv.writer(out, lineterminator="\n")
