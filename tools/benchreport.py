@@ -6,8 +6,8 @@
   benchreport.py LOG [-o DIR] [--no-plots]   DIR/BENCH.csv, DIR/*.png, DIR/report.md
                                              (DIR defaults to build/report)
   benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
-LOG may be '-' for stdin. Exit 0 on success, 1 when a log holds no benchmark figure,
-2 on bad usage or an unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
+LOG may be '-' for stdin. Exit 0 on success, 1 when a log holds no benchmark figure or
+gnuplot failed on a plot, 2 on bad usage or an unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
 the CSVs and the markdown are still written and the report says the plots were skipped.
 
 What is read: every line that holds a JSON object starting {"bench": ..., one figure each
@@ -15,6 +15,10 @@ What is read: every line that holds a JSON object starting {"bench": ..., one fi
 dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored; a figure
 line that does not parse (a truncated last line) is counted and named in the report. Unknown
 benchmarks and figures go into their CSV and a generic table like every other.
+
+The summary gives each scheme's headline figure per benchmark (HEADLINES below) and its ratio
+to `lock`: against lock's figure with the same parameters, or lock/irq for a scheme with a
+fastpath of its own (sheaves); over several parameter values, the geometric mean.
 """
 
 import argparse
