@@ -6,6 +6,7 @@
 #   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
 #   make deps       install the Debian packages the above need (as root), or print the apt line
+#   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
@@ -17,6 +18,7 @@
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
 #   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md)
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
+#                   (make bench: 600 unless given)
 
 SMP ?= 4
 MEM ?= 256M
@@ -51,7 +53,7 @@ CSRCS := $(wildcard arch/*.c kernel/*.c mm/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/trampoline.h
@@ -107,6 +109,23 @@ run:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE="$(CMDLINE)" >/dev/null
 	@ISO=$(B)/run.iso tools/qemu-run.sh
+
+# make bench: the suite with the knobs of make run; the serial log is kept in build/bench.log
+# and tools/benchreport.py turns it into build/report/ (CSVs, PNGs, report.md). With CMDLINE
+# empty it boots BENCH_CMDLINE: "bench=all" while the kernel's own default is the self-tests;
+# once that default is the suite, set BENCH_CMDLINE to nothing. The exit code is the boot's,
+# or 1 if the report could not be made.
+BENCH_CMDLINE := bench=all
+BENCH_TIMEOUT := $(if $(filter file,$(origin TIMEOUT)),600,$(TIMEOUT))
+bench:
+	@tools/deps.sh bench
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/bench.iso \
+	  CMDLINE="$(if $(CMDLINE),$(CMDLINE),$(BENCH_CMDLINE))" >/dev/null
+	@rm -rf $(B)/bench.log $(B)/report
+	@rc=0; ISO=$(B)/bench.iso LOG=$(B)/bench.log TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh || rc=$$?; \
+	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
+	  exit $$rc
 
 debug:
 	@tools/deps.sh run

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks that the host tools slablab needs are present and installs missing Debian 12
-# packages (as root). Usage: tools/deps.sh [build] [run] [test]; no group means "build".
+# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench]; no group means "build".
 #
 # Exit: 0 all present (prints nothing), 1 missing and could not install, 2 bad usage.
 # DEPS_NO_INSTALL=1 only checks and prints the apt-get line.
@@ -34,9 +34,13 @@ checks_test=(
     cmd:clang:clang
     file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 )
+# make bench: tools/benchreport.py draws its plots with gnuplot (-nox: no X11 or Qt).
+checks_bench=(
+    cmd:gnuplot:gnuplot-nox
+)
 
 usage() {
-    echo "usage: tools/deps.sh [build|run|test]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench]..." >&2
     exit 2
 }
 
@@ -47,9 +51,10 @@ for group in "$@"; do
     build) want+=("${checks_build[@]}") ;;
     run) want+=("${checks_build[@]}" "${checks_run[@]}") ;;
     test) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}") ;;
+    bench) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}" "${checks_bench[@]}") ;;
     -h | --help) usage ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench)" >&2
         exit 2
         ;;
     esac

@@ -229,8 +229,9 @@ PYEOF
 # extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
 #   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
-#   value), benchjson (bench_json_check), or any other text: a line the kernel printed
-#   contains it.
+#   value), benchjson (bench_json_check), report (tools/benchreport.py reads the benchmark
+#   figures of the log, no plots, every figure line parsed), or any other text: a line the
+#   kernel printed contains it.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=60 kout kdetail=
     shift 3
@@ -271,6 +272,12 @@ extra() {
         benchjson)
             kout=$(bench_json_check "$log") || kout="bench_json_check failed to run"
             [ -n "$kout" ] && why+=("bench JSON: $kout")
+            ;;
+        report)
+            if ! kout=$("$py" tools/benchreport.py "$log" --no-plots -o "$logdir/report-$base" 2>&1) ||
+                [[ $kout == *"did not parse"* ]]; then
+                why+=("benchreport.py: ${kout##*$'\n'}")
+            fi
             ;;
         json:*)
             [ "$bj" = unread ] && boot_json "$log"
@@ -336,12 +343,12 @@ else
     extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
-    extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"'
+    extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"' report
     # The benchmark suite with small counts: every benchmark, its JSON and its self-checks
     # (a failed check makes the kernel exit 1); with no test= or bench=, the default run.
     bench_small="bench_reps=3 hackbench_groups=2 hackbench_loops=4 remote_objects=2000 scaling_ops=2000 latency_samples=500"
     extra "bench[all,small,smp1]" "bench=all $bench_small" 0 SMP=1 -- benchjson "Time: " "needs at least 2 CPUs" "== summary"
-    extra "bench[default-run,small,smp4]" "$bench_small" 0 SMP=4 -- benchjson "slablab: default run" '"schemes":"lock,partial,sheaves' "== summary"
+    extra "bench[default-run,small,smp4]" "$bench_small" 0 SMP=4 -- benchjson report "slablab: default run" '"schemes":"lock,partial,sheaves' "== summary"
     extra "bench[scheme=lock,sheaves,smp3]" "bench=hackbench,remote scheme=sheaves,lock $bench_small slabinfo=1" 0 SMP=3 -- benchjson '"schemes":"lock,sheaves"' "kmalloc-256          sheaves"
     extra "cmdline[scheme=nosuch]" "scheme=lock,nosuch" 1 -- "no scheme named 'nosuch'" "valid: all lock partial"
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock          cmpxchg"

@@ -18,9 +18,13 @@
  *   pair-S     alloc + free of S bytes, repeated
  *   batch-N    N allocs of 256 B, then the N frees in allocation order; per object
  *   bulk-N     slablab only: kmem_cache_alloc_bulk + kmem_cache_free_bulk of N; per object
- *   spsc       a producer on one core allocates 256 B objects and passes them through a
- *              single-producer single-consumer ring to a consumer on the other core, which
- *              frees them; per object, from the start until the consumer freed the last
+ *   spsc       producer/consumer: a producer on one core allocates 256 B objects and passes
+ *              them through a single-producer single-consumer ring (a queue of 256 slots) to
+ *              a consumer on the other core, which checks and frees them; per object, from
+ *              the start until the consumer freed the last; also as objects per second
+ *
+ * slablab's variants are every scheme the build has (slab_scheme_name()), each with the irq
+ * fastpath, and lock and partial also with cmpxchg: the kernel's bench=fastpath variants.
  *
  * slablab in user space (shim/cpu.h, HOST_SMP=2): threads are CPUs; "interrupts off" is a
  * thread-local flag set between compiler barriers, no system call (an IPI, a signal, that
@@ -272,11 +276,22 @@ static void *m_consumer_thread(void *arg)
 
 static void ring_reset(struct ring *r, const struct work *w)
 {
+	r->bad = 0;
 	r->head = r->tail = 0;
 	r->ready = 0;
 	r->n = w->objects;
 	r->size = w->size;
 	r->cycles = 0;
+}
+
+/* The consumer saw every object with the contents the producer wrote, or the run is void. */
+static void spsc_check(const char *name, const struct ring *r)
+{
+	if (r->bad || r->tail != (unsigned long)r->n) {
+		fprintf(stderr, "bench-host: %s: spsc: %lu of %ld objects arrived corrupted, %lu freed\n",
+			name, r->bad, r->n, r->tail);
+		exit(4);
+	}
 }
 
 static void child_malloc(const char *name)
@@ -302,8 +317,7 @@ static void child_malloc(const char *name)
 				m_producer(&the_ring);
 				while (__atomic_load_n(&the_ring.consumer_gen, __ATOMIC_ACQUIRE) != gen)
 					__builtin_ia32_pause();
-				if (the_ring.bad)
-					fprintf(stderr, "bench-host: %s: spsc objects corrupted\n", name);
+				spsc_check(name, &the_ring);
 				if (i >= 0)
 					emit(name, w, (double)the_ring.cycles / (double)w->objects);
 			}
@@ -338,65 +352,85 @@ static void spsc_on_cpu(void *arg)
 	}
 }
 
+/* slablab's variants: the parent's columns and the child's loop, in the same order. */
+struct variant {
+	char name[48]; /* "slablab-lock-irq", "slablab-sheaves", ... */
+	const char *scheme, *fastpath;
+	enum slab_fastpath fp;
+};
+
+static struct variant variants[MAX_ALLOCATORS];
+static int nvariants;
+
+static void list_variants(void)
+{
+	for (unsigned int i = 0; slab_scheme_name(i) && nvariants < MAX_ALLOCATORS - 6; i++) {
+		const char *sc = slab_scheme_name(i);
+		bool both = !strcmp(sc, "lock") || !strcmp(sc, "partial");
+
+		for (int fp = 0; fp < (both ? 2 : 1); fp++) {
+			struct variant *v = &variants[nvariants++];
+
+			v->scheme = sc;
+			v->fp = fp ? SLAB_FASTPATH_CMPXCHG : SLAB_FASTPATH_IRQ;
+			v->fastpath = fp ? "cmpxchg" : "irq";
+			if (both)
+				snprintf(v->name, sizeof(v->name), "slablab-%s-%s", sc, v->fastpath);
+			else
+				snprintf(v->name, sizeof(v->name), "slablab-%s", sc);
+		}
+	}
+}
+
 static void child_slablab(void)
 {
-	/* scheme, fastpath: the same five as the parent's columns */
-	static const char *const schemes[] = { "lock", "lock", "partial", "partial", "sheaves" };
-	static const char *const fastpaths[] = { "irq", "cmpxchg", "irq", "cmpxchg", "irq" };
 	void **v = calloc(512, sizeof(*v));
 
 	host_arena_init(HOST_ARENA_BASE, ARENA_SIZE);
 	host_smp_init(2);
-	for (int sc = 0; sc < 5; sc++) {
-		for (int fp = !strcmp(fastpaths[sc], "cmpxchg"), once = 0; !once; once = 1) {
-			char name[64];
+	list_variants();
+	for (int var = 0; var < nvariants; var++) {
+		const char *name = variants[var].name;
 
-			if (!strcmp(schemes[sc], "sheaves"))
-				snprintf(name, sizeof(name), "slablab-sheaves");
-			else
-				snprintf(name, sizeof(name), "slablab-%s-%s", schemes[sc],
-					 fastpaths[sc]);
-			for (int k = 0; k < 3; k++) {
-				unsigned int size = 64u << (2 * k);
+		for (int k = 0; k < 3; k++) {
+			unsigned int size = 64u << (2 * k);
 
-				caches[k] = kmem_cache_create_scheme(
-					"bench", size, 0, 0, NULL, schemes[sc],
-					fp ? SLAB_FASTPATH_CMPXCHG : SLAB_FASTPATH_IRQ);
-				if (!caches[k])
-					oom();
-			}
-			for (size_t k = 0; k < NR_WORKS; k++) {
-				const struct work *w = &works[k];
-
-				if (w->kind == SPSC && host_nr_cores() < 2)
-					continue;
-				for (int i = -1; i < nsamples(w); i++) {
-					double c;
-
-					if (w->kind == SPSC) {
-						ring_reset(&the_ring, w);
-						host_run_on_cpus(2, spsc_on_cpu, &the_ring);
-						if (the_ring.bad)
-							fprintf(stderr, "bench-host: %s: spsc objects "
-									"corrupted\n", name);
-						c = (double)the_ring.cycles / (double)w->objects;
-					} else if (w->kind == PAIR) {
-						c = s_pair(w->size, w->objects);
-					} else if (w->kind == BATCH) {
-						c = s_batch(w->size, w->n, w->objects / w->n, v);
-					} else {
-						c = s_bulk(w->size, w->n, w->objects / w->n, v);
-					}
-					if (i >= 0)
-						emit(name, w, c);
-				}
-			}
-			for (int k = 0; k < 3; k++)
-				kmem_cache_destroy(caches[k]);
+			caches[k] = kmem_cache_create_scheme("bench", size, 0, 0, NULL,
+							     variants[var].scheme, variants[var].fp);
+			if (!caches[k])
+				oom();
 		}
+		for (size_t k = 0; k < NR_WORKS; k++) {
+			const struct work *w = &works[k];
+
+			if (w->kind == SPSC && host_nr_cores() < 2)
+				continue;
+			for (int i = -1; i < nsamples(w); i++) {
+				double c;
+
+				if (w->kind == SPSC) {
+					ring_reset(&the_ring, w);
+					host_run_on_cpus(2, spsc_on_cpu, &the_ring);
+					spsc_check(name, &the_ring);
+					c = (double)the_ring.cycles / (double)w->objects;
+				} else if (w->kind == PAIR) {
+					c = s_pair(w->size, w->objects);
+				} else if (w->kind == BATCH) {
+					c = s_batch(w->size, w->n, w->objects / w->n, v);
+				} else {
+					c = s_bulk(w->size, w->n, w->objects / w->n, v);
+				}
+				if (i >= 0)
+					emit(name, w, c);
+			}
+		}
+		for (int k = 0; k < 3; k++)
+			kmem_cache_destroy(caches[k]);
 	}
-	if (slab_bad_input_count())
+	if (slab_bad_input_count()) {
 		fprintf(stderr, "bench-host: slablab reported bad input\n");
+		exit(4);
+	}
 	free(v);
 }
 
@@ -406,7 +440,7 @@ struct allocator {
 	const char *name;    /* column name: "glibc", "slablab-lock-irq", ... */
 	const char *lib;     /* LD_PRELOAD; NULL for none */
 	const char *version;
-	bool child_slablab;  /* the one child that runs the four slablab variants */
+	bool child_slablab;  /* the one child that runs every slablab variant */
 };
 
 struct series {
@@ -418,6 +452,7 @@ static struct allocator procs[MAX_ALLOCATORS]; /* one child each */
 static int nprocs;
 static const char *columns[MAX_ALLOCATORS];    /* result columns, in table order */
 static const char *column_version[MAX_ALLOCATORS];
+static const struct variant *column_variant[MAX_ALLOCATORS]; /* NULL for a peer */
 static int ncolumns;
 static struct series *results[MAX_ALLOCATORS][NR_WORKS];
 
@@ -564,18 +599,16 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void add_column(const char *name, const char *version)
+static void add_column(const char *name, const char *version, const struct variant *v)
 {
 	columns[ncolumns] = name;
 	column_version[ncolumns] = version;
+	column_variant[ncolumns] = v;
 	ncolumns++;
 }
 
 static int parent(int rounds, char **peers, int npeers)
 {
-	static const char *const variants[] = { "slablab-lock-irq", "slablab-lock-cmpxchg",
-						"slablab-partial-irq", "slablab-partial-cmpxchg",
-						"slablab-sheaves" };
 	char model[256], date[64];
 	struct utsname un;
 	time_t now = time(NULL);
@@ -586,10 +619,11 @@ static int parent(int rounds, char **peers, int npeers)
 	uname(&un);
 
 	procs[nprocs++] = (struct allocator){ .name = "slablab", .child_slablab = true };
-	for (int i = 0; i < 5; i++)
-		add_column(variants[i], "");
+	list_variants();
+	for (int i = 0; i < nvariants; i++)
+		add_column(variants[i].name, "", &variants[i]);
 	procs[nprocs++] = (struct allocator){ .name = "glibc", .version = gnu_get_libc_version() };
-	add_column("glibc", gnu_get_libc_version());
+	add_column("glibc", gnu_get_libc_version(), NULL);
 	for (int i = 0; i < npeers && nprocs < MAX_ALLOCATORS && ncolumns < MAX_ALLOCATORS; i++) {
 		char *spec = strdup(peers[i]), *eq = strchr(spec, '='), *at;
 
@@ -603,7 +637,7 @@ static int parent(int rounds, char **peers, int npeers)
 			*at = '\0';
 		procs[nprocs++] = (struct allocator){ .name = spec, .lib = eq + 1,
 						      .version = at ? at + 1 : "" };
-		add_column(spec, at ? at + 1 : "");
+		add_column(spec, at ? at + 1 : "", NULL);
 	}
 
 	printf("bench-host: slablab's kmem_cache next to user-space allocators, %s\n", date);
@@ -651,6 +685,26 @@ static int parent(int rounds, char **peers, int npeers)
 			printf("\n");
 		}
 	}
+	/* Producer/consumer as a rate: the TSC's MHz over cycles per object is millions per second. */
+	for (size_t k = 0; k < NR_WORKS; k++) {
+		if (works[k].kind != SPSC)
+			continue;
+		printf("\nproducer/consumer (%s): million objects per second (from the median)\n",
+		       works[k].id);
+		printf("%-28s", "work");
+		for (int c = 0; c < ncolumns; c++)
+			printf(" %10s", strncmp(columns[c], "slablab-", 8) ? columns[c] : columns[c] + 8);
+		printf("\n%-28s", works[k].id);
+		for (int c = 0; c < ncolumns; c++) {
+			struct stats st;
+			char cell[48] = "-";
+
+			if (get_stats(c, k, &st))
+				snprintf(cell, sizeof(cell), "%.2f", mhz / st.median);
+			printf(" %10s", cell);
+		}
+		printf("\n");
+	}
 	printf("\nwork:");
 	for (size_t k = 0; k < NR_WORKS; k++)
 		printf("%s %s = %s", k ? ";" : "", works[k].id, works[k].what);
@@ -661,23 +715,20 @@ static int parent(int rounds, char **peers, int npeers)
 			const struct work *w = &works[k];
 			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc" };
 			struct stats st;
-			bool slablab = !strncmp(columns[c], "slablab-", 8);
+			const struct variant *v = column_variant[c];
 
 			if (!get_stats(c, k, &st))
 				continue;
 			printf("{\"bench\":\"host\",\"allocator\":");
-			json_string(slablab ? "slablab" : columns[c]);
-			if (slablab) {
-				char scheme[32];
-				const char *fp = strrchr(columns[c], '-') + 1;
-
-				snprintf(scheme, sizeof(scheme), "%.*s", (int)(fp - 1 - columns[c] - 8),
-					 columns[c] + 8);
-				printf(",\"scheme\":\"%s\",\"fastpath\":\"%s\"", scheme, fp);
+			json_string(v ? "slablab" : columns[c]);
+			if (v) {
+				printf(",\"scheme\":\"%s\",\"fastpath\":\"%s\"", v->scheme, v->fastpath);
 			} else {
 				printf(",\"version\":");
 				json_string(column_version[c]);
 			}
+			if (w->kind == SPSC) /* per second, from the median */
+				printf(",\"objects_per_s\":%.0f", mhz * 1e6 / st.median);
 			printf(",\"work\":\"%s\",\"size\":%u,\"n\":%u,\"cycles\":%.1f,\"p10\":%.1f,"
 			       "\"p90\":%.1f,\"min\":%.1f,\"max\":%.1f,\"samples\":%d,"
 			       "\"unit\":\"tsc_cycles_per_object\",\"tsc_mhz\":%.0f,\"date\":\"%s\","

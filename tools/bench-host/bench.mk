@@ -3,6 +3,7 @@
 # glibc malloc, jemalloc, mimalloc and tcmalloc on this machine. The kernel sources are built
 # a fourth time, like the host tests but without sanitizers, at -O2, with -DHOST_SMP=2: threads
 # are CPUs and "interrupts off" is a thread-local flag, no system call (tests/host/shim/cpu.h).
+# Every mm/scheme_*.c is built, so a new scheme is benchmarked without editing this file.
 # tools/bench-host/run.sh installs the peers' Debian packages when missing and runs it.
 
 BH := $(B)/bench-host
@@ -11,7 +12,7 @@ BH_KCFLAGS := $(BH_CFLAGS) -Itests/host/shim $(addprefix -I,$(KERNEL_DIRS)) \
 	-include tests/host/shim/host_kernel.h -DHOST_SMP=2 -MMD -MP
 BH_TCFLAGS := $(BH_CFLAGS) $(addprefix -iquote ,tests/host/shim $(KERNEL_DIRS)) \
 	-D_GNU_SOURCE -DHOST_SMP=2 -fno-builtin-malloc -fno-builtin-free -MMD -MP
-BH_KSRCS := mm/slub.c mm/scheme_lock.c mm/scheme_partial.c mm/scheme_sheaves.c mm/scheme_ipi.c mm/page_alloc.c kernel/smp.c \
+BH_KSRCS := mm/slub.c $(wildcard mm/scheme_*.c) mm/page_alloc.c kernel/smp.c \
 	kernel/printk.c kernel/spinlock.c kernel/cmdline.c
 BH_OBJS := $(patsubst %.c,$(BH)/k/%.o,$(BH_KSRCS)) $(BH)/t/bench.o $(BH)/t/host_smp.o \
 	$(BH)/t/host_env.o $(BH)/k/strlcpy.o

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Host test for tools/benchreport.py: turns tests/host/bench-samples/suite.log (every benchmark
+# of the JSON contract, histogram lines, \r, GRUB's escapes, a cut-off last line, a benchmark
+# the tool does not know) into CSVs, plots and report.md, compares it with suite-hw.log, and
+# checks the contents. Prints its own results as KTAP (flat), like the other host tests.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+samples=$here/bench-samples
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# The report every check below reads; its exit code and messages are checked too.
+rc=0
+"$py" "$root/tools/benchreport.py" "$samples/suite.log" -o "$out/r" >"$out/stdout" 2>"$out/stderr" || rc=$?
+
+# has FILE LINE...: every LINE is a whole line of FILE.
+has() {
+    local file=$1 line
+    shift
+    if [ ! -f "$file" ]; then
+        echo "FAILED: $file was not written"
+        return 1
+    fi
+    for line in "$@"; do
+        if ! grep -qxF -- "$line" "$file"; then
+            echo "FAILED: no line in ${file#"$out"/}: $line"
+            return 1
+        fi
+    done
+}
+
+# lines FILE N: FILE has N lines.
+lines() {
+    local n
+    n=$(wc -l <"$1")
+    if [ "$n" != "$2" ]; then
+        echo "FAILED: ${1#"$out"/} has $n lines, want $2"
+        return 1
+    fi
+}
+
+ran() {
+    if [ "$rc" != 0 ]; then
+        echo "FAILED: benchreport.py exited $rc"
+        cat "$out/stderr"
+        return 1
+    fi
+    if command -v gnuplot >/dev/null; then
+        has "$out/stdout" "benchreport: 117 figures from 10 benchmarks: 11 CSVs, 9 plots, $out/r/report.md"
+    else
+        has "$out/stdout" "benchreport: 117 figures from 10 benchmarks: 11 CSVs, 0 plots (gnuplot not installed: apt-get install gnuplot-nox), $out/r/report.md"
+    fi
+}
+
+truncated_line_reported() {
+    has "$out/stderr" "benchreport: $samples/suite.log:144: figure line did not parse, left out: {\"bench\":\"memory\",\"scheme\":\"partial\",\"workload\":\"scaling\",\"f" &&
+        has "$out/r/report.md" "**1 figure line(s) did not parse** and were left out (a truncated or garbled line): line 144 \`{\"bench\":\"memory\",\"scheme\":\"partial\",\"workload\":\"scaling\",\"f…\`."
+}
+
+# The partial/256 line is wrapped in \r; its spread and the digits must come through as printed.
+csv_fastpath() {
+    lines "$out/r/fastpath.csv" 13 &&
+        has "$out/r/fastpath.csv" \
+            "bench,scheme,fastpath,size,pairs,reps,figure,value,unit,p10,p90,min,max,accel,emulated,cpus" \
+            "fastpath,partial,irq,256,1000,21,alloc_free_pair,80.0,cycles,78.0,85.0,77.0,110.0,tcg,true,4" \
+            "fastpath,sheaves,sheaf,64,1000,21,alloc_free_pair,59.1,ns,,,,,tcg,true,4"
+}
+
+csv_bulk_hackbench_debug() {
+    lines "$out/r/bulk.csv" 21 &&
+        has "$out/r/bulk.csv" "bulk,partial,irq,256,16,21,improvement,80.0,percent,,,,,tcg,true,4" &&
+        has "$out/r/hackbench.csv" "bench,scheme,groups,loops,figure,value,unit,p10,p90,min,max,accel,emulated,cpus" \
+            "hackbench,sheaves,1,100,improvement_vs_lock,-10.0,percent,,,,,tcg,true,4" &&
+        has "$out/r/debug.csv" "debug,locked,10,100,overhead_vs_off,20.0,percent,,,,,tcg,true,4"
+}
+
+csv_latency_hist() {
+    lines "$out/r/latency.csv" 31 &&
+        has "$out/r/latency.csv" "bench,scheme,op,bucket_lo,bucket_hi,figure,value,unit,p10,p90,min,max,accel,emulated,cpus" \
+            "latency,lock,alloc,,,p99.9,800.0,cycles,,,,,tcg,true,4" \
+            "latency,partial,free,128,256,hist,150.0,count,,,,,tcg,true,4"
+}
+
+csv_memory_scaling_remote() {
+    # memory: 11 figures and the header; the cut-off twelfth is not there.
+    lines "$out/r/memory.csv" 12 &&
+        has "$out/r/memory.csv" "memory,partial,scaling,bytes_in_use,20480.0,bytes,,,,,tcg,true,4" &&
+        has "$out/r/scaling.csv" "scaling,partial,4,linear_ratio,75.0,percent,,,,,tcg,true,4" &&
+        has "$out/r/remote.csv" "remote,partial,1,throughput,1500000.0,objects_per_s,,,,,tcg,true,4"
+}
+
+csv_unknown_bench_and_meta() {
+    has "$out/r/frobnicate.csv" "bench,scheme,knob,figure,value,unit,p10,p90,min,max,accel,emulated,cpus" \
+        "frobnicate,partial,3,wobble,10.0,furlongs,,,,,tcg,true,4" &&
+        has "$out/r/meta.csv" "meta,QEMU TCG CPU version 2.5+,2096,7,seed=7,all,\"lock,partial,sheaves\",run,0,none,,,,,tcg,true,4"
+}
+
+md_machine_and_emulated() {
+    has "$out/r/report.md" "| CPU model | QEMU TCG CPU version 2.5+ |" "| CPUs | 4 |" "| TSC MHz | 2096 |" \
+        "| seed | 7 |" "| emulated | yes (QEMU TCG: the TSC runs at host time) |" \
+        "## hackbench (the first seed's table) (emulated)" &&
+        grep -q '^> \*\*Emulated figures.\*\*' "$out/r/report.md"
+}
+
+# Ratios to lock computed by hand from suite.log.
+md_ratios() {
+    has "$out/r/report.md" \
+        "| fastpath: alloc+free pair, 256 B | partial/irq | 80.0 | cycles | 0.80× | lower |" \
+        "| fastpath: alloc+free pair, 256 B | sheaves/sheaf | 120.0 | cycles | 1.20× | lower |" \
+        "| bulk: bulk API per object, N=16 | partial/irq | 18.0 | cycles | 0.90× | lower |" \
+        "| held: pages held with nothing in use | sheaves/sheaf | 52.0 | pages | 6.50× | lower |" \
+        "| hackbench: hackbench time (geometric mean over groups) | partial | 1643.2 | ms | 0.82× | lower |" \
+        "| debug: hackbench time by debug mode | locked | 1200.0 | ms | 1.20× | lower |" \
+        "| remote: remote-free throughput | partial | 1500000 | objects_per_s | 1.50× | higher |" \
+        "| scaling: throughput at the most CPUs (ncpus=4) | partial | 300000 | ops_per_s | 1.50× | higher |" \
+        "| latency: free p99 | partial | 150.0 | cycles | 0.50× | lower |" \
+        "| memory: peak pages (geometric mean over workload) | partial | 34.6 | pages | 2.45× | lower |" \
+        "| frobnicate: wobble | partial | 10.0 | furlongs | 0.80× | ? |"
+}
+
+# The seeds' layouts: the bulk lines as the second seed prints them, hackbench as the first.
+md_seed_tables() {
+    has "$out/r/report.md" \
+        " 16 - 90.0 cycles(tsc) 45.0 ns - 18.0 cycles(tsc) 9.0 ns - improved 80.0%" \
+        "| hackbench | lock | partial | sheaves |" \
+        "| 1 groups × 100 loops | 1000.0 (980.0–1020.0) | 900.0 (882.0–918.0) (+10.0%) | 1100.0 (1078.0–1122.0) (-10.0%) |" \
+        "| locked | 1200.0 ms (+20.0%) |" \
+        "| 4 | 200000.0 (50.0% of linear) | 300000.0 (75.0% of linear) |" \
+        "| partial | scaling | 40.0 | 20480.0 | — |"
+}
+
+# PNG files begin with these 8 bytes.
+is_png() {
+    local magic
+    magic=$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')
+    [ "$magic" = 89504e470d0a1a0a ]
+}
+
+plots() {
+    local p
+    if ! command -v gnuplot >/dev/null; then
+        echo "# SKIP gnuplot is not installed (apt-get install gnuplot-nox)"
+        return 0
+    fi
+    for p in fastpath bulk hackbench scaling latency-alloc latency-free memory remote held; do
+        if ! is_png "$out/r/$p.png"; then
+            echo "FAILED: $p.png is missing or not a PNG"
+            return 1
+        fi
+        has "$out/r/report.md" "![$p]($p.png)" || return 1
+    done
+    [ ! -e "$out/r/debug.png" ] || { echo "FAILED: a debug plot nobody asked for"; return 1; }
+}
+
+# A log with fewer benchmarks: the absent ones are skipped, not errors; nothing emulated.
+partial_log() {
+    "$py" "$root/tools/benchreport.py" "$samples/suite-hw.log" -o "$out/hw" >/dev/null &&
+        [ ! -e "$out/hw/latency.csv" ] && [ ! -e "$out/hw/latency-alloc.png" ] &&
+        has "$out/hw/report.md" "| emulated | no |" "## hackbench (the first seed's table)" &&
+        ! grep -q "Emulated figures" "$out/hw/report.md"
+}
+
+compare_mode() {
+    "$py" "$root/tools/benchreport.py" --compare "$samples/suite.log" "$samples/suite-hw.log" \
+        -o "$out/cmp.md" >/dev/null 2>&1 &&
+        has "$out/cmp.md" "| lock | irq | 256 | alloc_free_pair | cycles | 100.0 | 25.0 | 0.25× |" \
+            "| partial | irq | 256 | alloc_free_pair | cycles | 80.0 | 30.0 | 0.38× |" \
+            "| lock | 10 | time | ms | 4000.0 | 500.0 | 0.12× |" \
+            "| partial | 10 | time | ms | 3000.0 | 300.0 | 0.10× |" \
+            "| CPU model | QEMU TCG CPU version 2.5+ | AMD EPYC 7713 |" \
+            "> One log is emulated and the other is not: B/A mixes emulator speed with CPU speed."
+}
+
+no_figures_fails() {
+    local r=0
+    printf 'slablab: booting\r\nnothing here\n' >"$out/empty.log"
+    "$py" "$root/tools/benchreport.py" "$out/empty.log" -o "$out/e" >/dev/null 2>&1 || r=$?
+    [ "$r" = 1 ] || { echo "FAILED: a log without figures exited $r, want 1"; return 1; }
+    r=0
+    "$py" "$root/tools/benchreport.py" "$samples/does-not-exist.log" -o "$out/e" >/dev/null 2>&1 || r=$?
+    [ "$r" = 2 ] || { echo "FAILED: a missing log exited $r, want 2"; return 1; }
+}
+
+names=()
+verdicts=()
+t() {
+    local name=$1 msg
+    shift
+    if msg=$("$@" 2>&1); then
+        verdicts+=("${msg:+DIRECTIVE:$msg}")
+    else
+        verdicts+=("${msg:-failed}")
+    fi
+    names+=("$name")
+}
+
+t ran ran
+t truncated_line_reported truncated_line_reported
+t csv_fastpath csv_fastpath
+t csv_bulk_hackbench_debug csv_bulk_hackbench_debug
+t csv_latency_hist csv_latency_hist
+t csv_memory_scaling_remote csv_memory_scaling_remote
+t csv_unknown_bench_and_meta csv_unknown_bench_and_meta
+t md_machine_and_emulated md_machine_and_emulated
+t md_ratios md_ratios
+t md_seed_tables md_seed_tables
+t plots plots
+t partial_log partial_log
+t compare_mode compare_mode
+t no_figures_fails no_figures_fails
+
+echo "KTAP version 1"
+echo "1..${#names[@]}"
+bad=0
+for i in "${!names[@]}"; do
+    v=${verdicts[i]}
+    if [ -z "$v" ]; then
+        echo "ok $((i + 1)) ${names[i]}"
+    elif [[ $v == "DIRECTIVE:# SKIP"* ]]; then
+        echo "ok $((i + 1)) ${names[i]} ${v#DIRECTIVE:}"
+    elif [[ $v == DIRECTIVE:* ]]; then
+        echo "ok $((i + 1)) ${names[i]}"
+    else
+        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"$v"
+        echo "not ok $((i + 1)) ${names[i]}"
+        bad=1
+    fi
+done
+exit "$bad"

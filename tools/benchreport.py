@@ -1,0 +1,1061 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Turns the benchmark JSON lines of a slablab serial log (QEMU's or a real machine's) into a
+# CSV per benchmark, gnuplot PNGs and a markdown summary; or compares two logs figure by figure.
+"""Usage:
+  benchreport.py LOG [-o DIR] [--no-plots]   DIR/BENCH.csv, DIR/*.png, DIR/report.md
+                                             (DIR defaults to build/report)
+  benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
+LOG may be '-' for stdin. Exit 0 on success, 1 when a log holds no benchmark figure or
+gnuplot failed on a plot, 2 on bad usage or an unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
+the CSVs and the markdown are still written and the report says the plots were skipped.
+
+What is read: every line that holds a JSON object starting {"bench": ..., one figure each
+(kernel/bench.c bench_json), after escape sequences, \\r and other control characters are
+dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored; a figure
+line that does not parse (a truncated last line) is counted and named in the report. Unknown
+benchmarks and figures go into their CSV and a generic table like every other.
+
+The summary gives each scheme's headline figure per benchmark (HEADLINES below) and its ratio
+to `lock`: against lock's figure with the same parameters, or lock/irq for a scheme with a
+fastpath of its own (sheaves); over several parameter values, the geometric mean.
+"""
+
+import argparse
+import csv
+import decimal
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap import clean_lines  # noqa: E402  (tools/ktap.py: escapes and control chars)
+
+BENCH_RE = re.compile(r'\{\s*"bench"\s*:')
+BOOT_RE = re.compile(r'\{\s*"event"\s*:\s*"boot"')
+CPU_LINE_RE = re.compile(r'^slablab: .*\bcpu "([^"]*)"')
+GRUB_RE = re.compile(r"Booting `[^ ']* ?([^']*)'")
+
+# Keys of a figure line that are not parameters, in the order the CSVs put them last.
+FIXED = ["figure", "value", "unit", "p10", "p90", "min", "max", "accel", "emulated", "cpus"]
+SPREAD = ["p10", "p90", "min", "max"]
+
+# ---------------------------------------------------------------------------------------
+# Reading a log
+
+
+class Fig:
+    """One figure line: bench, its parameters (in the order printed), figure, value, unit."""
+
+    def __init__(self, obj, lineno):
+        self.obj = obj
+        self.lineno = lineno
+        self.bench = str(obj.get("bench"))
+        self.params = {k: v for k, v in obj.items() if k != "bench" and k not in FIXED}
+        self.figure = str(obj.get("figure", ""))
+        self.unit = str(obj.get("unit", ""))
+        self.value = num(obj.get("value"))
+
+    def get(self, key, default=None):
+        return self.obj.get(key, default)
+
+    def p(self, key):
+        """A parameter as text ('' when absent), for grouping and matching."""
+        return text(self.params.get(key, ""))
+
+    def variant(self, key="scheme"):
+        """scheme, or scheme/fastpath where a fastpath applies: the column a figure goes in."""
+        v = self.p(key)
+        if key == "scheme" and "fastpath" in self.params:
+            v += "/" + self.p("fastpath")
+        return v
+
+
+class Log:
+    def __init__(self, name):
+        self.name = name
+        self.figs = []
+        self.bad = []  # (line number, start of the line) of figure lines that did not parse
+        self.meta = None  # the {"bench":"meta"} object
+        self.boot = None  # the {"event":"boot"} object
+        self.cpu_line = None  # cpu model from the kernel's "slablab: N of N CPUs" line
+        self.grub_cmdline = None
+
+    def benches(self):
+        """Benchmark names in the order they first appear, meta left out."""
+        seen = []
+        for f in self.figs:
+            if f.bench != "meta" and f.bench not in seen:
+                seen.append(f.bench)
+        return seen
+
+    def of(self, bench):
+        return [f for f in self.figs if f.bench == bench]
+
+    def emulated(self):
+        if self.meta is not None and "emulated" in self.meta:
+            return self.meta["emulated"] is True
+        return any(f.get("emulated") is True for f in self.figs)
+
+
+def num(v):
+    """A JSON number (Decimal keeps the printed digits) as float; None for anything else."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float, decimal.Decimal)):
+        return float(v)
+    return None
+
+
+def text(v):
+    """A value as the log printed it: numbers keep their digits, booleans are true/false."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def read_log(path):
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        name = "stdin"
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+        name = path
+    log = Log(name)
+    dec = json.JSONDecoder(parse_float=decimal.Decimal)
+    for i, line in enumerate(clean_lines(data), 1):
+        m = BENCH_RE.search(line)
+        if m:
+            try:
+                obj, _ = dec.raw_decode(line, m.start())
+            except ValueError:
+                obj = None
+            if not isinstance(obj, dict) or "figure" not in obj:
+                log.bad.append((i, line[m.start() : m.start() + 60]))
+                continue
+            fig = Fig(obj, i)
+            if fig.bench == "meta" and log.meta is None:
+                log.meta = obj
+            log.figs.append(fig)
+            continue
+        m = BOOT_RE.search(line)
+        if m:
+            try:
+                log.boot, _ = dec.raw_decode(line, m.start())
+            except ValueError:
+                pass
+            continue
+        m = CPU_LINE_RE.search(line)
+        if m:
+            log.cpu_line = m.group(1)
+            continue
+        m = GRUB_RE.search(line)
+        if m:
+            log.grub_cmdline = m.group(1)
+    return log
+
+
+def machine(log):
+    """(label, value) rows describing the machine and run, from the meta line or, in a log
+    from a kernel that prints none, from the boot line and the kernel's first lines."""
+    m = log.meta or {}
+    b = log.boot or {}
+    first = log.figs[0].obj if log.figs else {}
+    rows = []
+
+    def add(label, *candidates):
+        for c in candidates:
+            if c is not None and c != "":
+                rows.append((label, text(c)))
+                return
+
+    add("CPU model", m.get("cpu_model"), log.cpu_line)
+    add("CPUs", m.get("cpus"), b.get("cpus_online"), first.get("cpus"))
+    tsc = m.get("tsc_mhz")
+    if tsc is None and b.get("tsc_khz") is not None:
+        tsc = "%.1f" % (float(b["tsc_khz"]) / 1000)
+    add("TSC MHz", tsc)
+    add("accel", m.get("accel"), b.get("accel"), first.get("accel"))
+    rows.append(("emulated", "yes (QEMU TCG: the TSC runs at host time)" if log.emulated() else "no"))
+    add("memory MiB", b.get("mem_mib"))
+    add("firmware", b.get("firmware"))
+    add("seed", m.get("seed"))
+    add("command line", m.get("cmdline"), log.grub_cmdline)
+    add("benchmarks", m.get("benches"))
+    add("schemes", m.get("schemes"))
+    rows.append(("source", "meta line" if log.meta else "boot line (no meta line in the log)"))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# Small helpers
+
+
+def fmt(v):
+    """A computed figure for a table: one decimal, whole numbers from 100000 up."""
+    if v is None:
+        return "—"
+    if abs(v) >= 100000:
+        return "%.0f" % v
+    return "%.1f" % v
+
+
+def fv(f, key="value"):
+    """A figure's value (or p10, ...) with the digits the log printed."""
+    if f is None:
+        return "—"
+    v = f.get(key)
+    return text(v) if num(v) is not None else "—"
+
+
+def fmt_ratio(r):
+    return "—" if r is None else "%.2f×" % r
+
+
+def geomean(vals):
+    vals = [v for v in vals if v is not None and v > 0]
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return vals[0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def sort_key(s):
+    """Numbers in numeric order, then text."""
+    try:
+        return (0, float(s), "")
+    except ValueError:
+        return (1, 0.0, s)
+
+
+def varying(figs, exclude=()):
+    """Parameters that take more than one value among figs, in printed order; and the
+    constant ones as (key, value)."""
+    keys = []
+    for f in figs:
+        for k in f.params:
+            if k not in keys and k not in exclude:
+                keys.append(k)
+    vary, const = [], []
+    for k in keys:
+        vals = {f.p(k) for f in figs}
+        if len(vals) > 1:
+            vary.append(k)
+        else:
+            const.append((k, vals.pop()))
+    return vary, const
+
+
+def ordered(values):
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        lines.append("| " + " | ".join(r) + " |")
+    return lines
+
+
+def spread(f):
+    if f.get("p10") is None or f.get("p90") is None:
+        return ""
+    return " (%s–%s)" % (fv(f, "p10"), fv(f, "p90"))
+
+
+def pick(figs, figure=None, unit=None, **params):
+    """The figures with a numeric value that match figure, unit and the parameters."""
+    out = []
+    for f in figs:
+        if f.value is None:
+            continue
+        if figure is not None and f.figure != figure:
+            continue
+        if unit is not None and f.unit != unit:
+            continue
+        if any(f.p(k) != str(v) for k, v in params.items()):
+            continue
+        out.append(f)
+    return out
+
+
+def last_by(figs, keyfn):
+    """The last figure for each key (a log with a benchmark run twice keeps the later)."""
+    d = {}
+    for f in figs:
+        d[keyfn(f)] = f
+    return d
+
+
+# ---------------------------------------------------------------------------------------
+# CSVs
+
+
+def csv_name(bench):
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", bench) + ".csv"
+
+
+def write_csvs(log, outdir):
+    written = []
+    for bench in ["meta"] + log.benches():
+        figs = log.of(bench)
+        if not figs:
+            continue
+        params = []
+        for f in figs:
+            for k in f.params:
+                if k not in params:
+                    params.append(k)
+        cols = ["bench"] + params + FIXED
+        path = os.path.join(outdir, csv_name(bench))
+        with open(path, "w", newline="") as out:
+            w = csv.writer(out, lineterminator="\n")
+            w.writerow(cols)
+            for f in figs:
+                w.writerow([text(f.get(c)) for c in cols])
+        written.append(path)
+    return written
+
+
+# ---------------------------------------------------------------------------------------
+# Plots (gnuplot)
+
+
+class Plotter:
+    def __init__(self, outdir, enabled):
+        self.outdir = outdir
+        self.gpdir = os.path.join(outdir, "gnuplot")
+        self.gnuplot = shutil.which("gnuplot") if enabled else None
+        self.made = []  # png file names
+        self.failed = []  # (png, why): gnuplot failed
+        self.skipped = []  # (plot, why): the data could not be drawn
+        self.terminal = None
+
+    def available(self):
+        return self.gnuplot is not None
+
+    def pick_terminal(self):
+        if self.terminal is None:
+            r = subprocess.run([self.gnuplot, "-e", "set terminal pngcairo"],
+                               capture_output=True, text=True)
+            self.terminal = "pngcairo" if r.returncode == 0 and not r.stderr.strip() else "png"
+        return self.terminal
+
+    def plot(self, name, title, data_blocks, body, xlabel, ylabel, setup=()):
+        """data_blocks: list of lists of rows, written as gnuplot data set indices 0, 1, ...;
+        body: the plot command after 'plot', with DATA standing for the data file."""
+        if not self.available():
+            return
+        os.makedirs(self.gpdir, exist_ok=True)
+        dat = os.path.join(self.gpdir, name + ".dat")
+        with open(dat, "w") as out:
+            for i, block in enumerate(data_blocks):
+                if i:
+                    out.write("\n\n")
+                for row in block:
+                    out.write(" ".join(gp_field(x) for x in row) + "\n")
+        png = name + ".png"
+        script = [
+            "set terminal %s size 960,600 noenhanced" % self.pick_terminal(),
+            "set output '%s'" % os.path.join(self.outdir, png).replace("'", "''"),
+            "set title %s" % gp_str(title),
+            "set xlabel %s" % gp_str(xlabel),
+            "set ylabel %s" % gp_str(ylabel),
+            "set key outside right top",
+            "set grid",
+        ]
+        script += list(setup)
+        script.append("plot " + body.replace("DATA", gp_str(dat)))
+        gp = os.path.join(self.gpdir, name + ".gp")
+        with open(gp, "w") as out:
+            out.write("\n".join(script) + "\n")
+        r = subprocess.run([self.gnuplot, gp], capture_output=True, text=True)
+        pngpath = os.path.join(self.outdir, png)
+        if r.returncode != 0 or not os.path.exists(pngpath) or os.path.getsize(pngpath) == 0:
+            self.failed.append((png, (r.stderr.strip().splitlines() or ["no output"])[-1]))
+            return
+        self.made.append(png)
+
+
+def gp_str(s):
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def gp_field(x):
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, int):
+        return str(x)
+    return gp_str(x)
+
+
+def series_plot(pl, name, title, figs, xkey, xlabel, ylabel, logx=False, extra_setup=()):
+    """One line per variant: y = value against x = parameter xkey, with p10-p90 bars."""
+    groups = ordered(f.variant() for f in figs)
+    blocks, parts = [], []
+    for i, g in enumerate(groups):
+        pts = sorted((sort_key(f.p(xkey)), f) for f in figs if f.variant() == g)
+        rows = []
+        for _, f in pts:
+            y = f.value
+            lo = num(f.get("p10"))
+            hi = num(f.get("p90"))
+            rows.append([float(f.p(xkey)), y, lo if lo is not None else y, hi if hi is not None else y])
+        blocks.append(rows)
+        parts.append("DATA index %d using 1:2:3:4 with yerrorlines lw 2 title %s" % (i, gp_str(g)))
+    setup = ["set logscale x 2", "set offsets graph 0.03, graph 0.03"] if logx else []
+    pl.plot(name, title, blocks, ", \\\n  ".join(parts), xlabel, ylabel, setup + list(extra_setup))
+
+
+def plot_fastpath(pl, log, emu):
+    figs = pick(log.of("fastpath"), "alloc_free_pair", "cycles")
+    if figs:
+        series_plot(pl, "fastpath", "alloc+free pair by object size%s" % emu, figs, "size",
+                    "object size (bytes)", "cycles per pair (median, p10-p90)", logx=True,
+                    extra_setup=["set yrange [0:*]"])
+
+
+def plot_bulk(pl, log, emu):
+    figs = log.of("bulk")
+    single = pick(figs, "single_per_object", "cycles")
+    bulk = pick(figs, "bulk_per_object", "cycles")
+    if not single and not bulk:
+        return
+    groups = ordered(f.variant() for f in single + bulk)
+    blocks, parts = [], []
+    for i, g in enumerate(groups):
+        for kind, sel, dash in (("single", single, 2), ("bulk", bulk, 1)):
+            pts = sorted((sort_key(f.p("n")), f) for f in sel if f.variant() == g)
+            if not pts:
+                continue
+            parts.append("DATA index %d using 1:2 with linespoints lw 2 lc %d dt %d title %s"
+                         % (len(blocks), i + 1, dash, gp_str("%s %s" % (g, kind))))
+            blocks.append([[float(f.p("n")), f.value] for _, f in pts])
+    pl.plot("bulk", "per object: N single allocs+frees (dashed) vs the bulk API (solid), "
+            "256 B%s" % emu, blocks, ", \\\n  ".join(parts), "N (objects per bulk)",
+            "cycles per object (median)", ["set logscale x 2", "set yrange [0:*]"])
+
+
+def bar_plot(pl, name, title, figs, category, ylabel, key="scheme"):
+    """Clustered bars: one cluster per category (text), one bar per variant."""
+    cats = ordered(category(f) for f in figs)
+    groups = ordered(f.variant(key) for f in figs)
+    if not cats or not groups:
+        return
+    by = last_by(figs, lambda f: (category(f), f.variant(key)))
+    rows = []
+    for c in cats:
+        row = [c]
+        for g in groups:
+            f = by.get((c, g))
+            row.append(f.value if f is not None and f.value is not None else "NaN")
+        rows.append(row)
+    # Missing bars are NaN, which gnuplot leaves out; gp_field would quote the text.
+    rows = [[r[0]] + [x if x != "NaN" else float("nan") for x in r[1:]] for r in rows]
+    parts = []
+    for i, g in enumerate(groups):
+        using = "%d:xtic(1)" % (i + 2) if i == 0 else "%d" % (i + 2)
+        parts.append("DATA using %s title %s" % (using, gp_str(g)))
+    setup = ["set style data histograms", "set style histogram clustered gap 1",
+             "set style fill solid 0.8 border -1", "set yrange [0:*]", "set xtics rotate by -20"]
+    pl.plot(name, title, [rows], ", \\\n  ".join(parts), "", ylabel, setup)
+
+
+def plot_hackbench(pl, log, emu):
+    figs = pick(log.of("hackbench"), "time", "ms")
+    if figs:
+        bar_plot(pl, "hackbench", "hackbench: time per scheme%s" % emu, figs,
+                 lambda f: "%s groups x %s loops" % (f.p("groups"), f.p("loops")),
+                 "ms (median)")
+
+
+def plot_scaling(pl, log, emu):
+    figs = pick(log.of("scaling"), "throughput", "ops_per_s")
+    if not figs:
+        return
+    groups = ordered(f.variant() for f in figs)
+    blocks, parts = [], []
+    for i, g in enumerate(groups):
+        pts = sorted((sort_key(f.p("ncpus")), f) for f in figs if f.variant() == g)
+        n0 = float(pts[0][1].p("ncpus"))
+        base = pts[0][1].value / n0  # per CPU at the smallest count (1 in the suite)
+        blocks.append([[float(f.p("ncpus")), f.value] for _, f in pts])
+        parts.append("DATA index %d using 1:2 with linespoints lw 2 lc %d title %s"
+                     % (2 * i, i + 1, gp_str(g)))
+        blocks.append([[float(f.p("ncpus")), base * float(f.p("ncpus"))] for _, f in pts])
+        parts.append("DATA index %d using 1:2 with lines lw 1 lc %d dt 2 title %s"
+                     % (2 * i + 1, i + 1, gp_str(g + " linear")))
+    pl.plot("scaling", "scaling: throughput against CPUs (dashed: linear from 1 CPU)%s" % emu,
+            blocks, ", \\\n  ".join(parts), "CPUs", "operations per second",
+            ["set yrange [0:*]", "set xtics 1"] if len(blocks[0]) < 10 else ["set yrange [0:*]"])
+
+
+def latency_cdfs(figs):
+    """{op: {variant: [(bucket_hi, cumulative fraction), ...]}} from the hist lines."""
+    out = {}
+    for op in ordered(f.p("op") for f in figs):
+        per = {}
+        for g in ordered(f.variant() for f in figs if f.p("op") == op):
+            bs = sorted((sort_key(f.p("bucket_lo")), f) for f in figs
+                        if f.p("op") == op and f.variant() == g)
+            total = sum(f.value for _, f in bs if f.value)
+            if not total:
+                continue
+            acc, pts = 0.0, []
+            first = bs[0][1]
+            lo = num(first.params.get("bucket_lo"))
+            pts.append((max(lo, 1.0) if lo is not None else 1.0, 0.0))
+            for _, f in bs:
+                acc += f.value or 0.0
+                pts.append((num(f.params.get("bucket_hi")), acc / total))
+            per[g] = pts
+        out[op] = per
+    return out
+
+
+def plot_latency(pl, log, emu):
+    figs = pick(log.of("latency"), "hist")
+    for op, per in latency_cdfs(figs).items():
+        if not per:
+            continue
+        blocks, parts = [], []
+        for i, (g, pts) in enumerate(per.items()):
+            blocks.append([[x, y] for x, y in pts])
+            parts.append("DATA index %d using 1:2 with steps lw 2 title %s" % (i, gp_str(g)))
+        pl.plot("latency-" + re.sub(r"[^A-Za-z0-9_-]", "_", op),
+                "latency CDF: %s under contention%s" % (op, emu), blocks,
+                ", \\\n  ".join(parts), "cycles (log2 buckets, upper edge)",
+                "fraction of operations", ["set logscale x 2", "set yrange [0:1.02]",
+                                           "set key outside right bottom"])
+
+
+def plot_memory(pl, log, emu):
+    figs = pick(log.of("memory"), "peak_pages", "pages")
+    if figs:
+        bar_plot(pl, "memory", "memory: peak pages held per scheme%s" % emu, figs,
+                 lambda f: f.p("workload"), "pages (peak)")
+
+
+def plot_remote(pl, log, emu):
+    figs = pick(log.of("remote"), "throughput", "objects_per_s")
+    if figs:
+        bar_plot(pl, "remote", "remote frees: producer/consumer throughput%s" % emu, figs,
+                 lambda f: "%s pairs" % f.p("pairs"), "objects per second")
+
+
+def plot_held(pl, log, emu):
+    figs = [f for f in log.of("held") if f.unit == "pages"]
+    if figs:
+        bar_plot(pl, "held", "pages held with no object in use%s" % emu, figs,
+                 lambda f: f.figure, "pages")
+
+
+PLOTS = [plot_fastpath, plot_bulk, plot_hackbench, plot_scaling, plot_latency, plot_memory,
+         plot_remote, plot_held]
+
+# ---------------------------------------------------------------------------------------
+# Markdown: one section per benchmark
+
+
+def wide_table(figs, exclude_figures=(), key_order=None):
+    """Rows: the parameters that vary; columns: each figure [unit]. Returns markdown lines."""
+    figs = [f for f in figs if f.figure not in exclude_figures]
+    if not figs:
+        return []
+    vary, const = varying(figs)
+    cols = ordered((f.figure, f.unit) for f in figs)
+    rowkeys = ordered(tuple(f.p(k) for k in vary) for f in figs)
+    by = last_by(figs, lambda f: (tuple(f.p(k) for k in vary), f.figure, f.unit))
+    rows = []
+    for rk in rowkeys:
+        row = list(rk)
+        for fig, unit in cols:
+            f = by.get((rk, fig, unit))
+            row.append("—" if f is None else fv(f) + spread(f))
+        rows.append(row)
+    lines = []
+    if const:
+        lines.append("Same for every row: " + ", ".join("%s=%s" % kv for kv in const) + ".")
+        lines.append("")
+    header = vary + ["%s [%s]" % c for c in cols]
+    return lines + md_table(header, rows)
+
+
+def section_fastpath(log, figs):
+    lines = []
+    for unit in ordered(f.unit for f in figs if f.figure == "alloc_free_pair"):
+        sel = pick(figs, "alloc_free_pair", unit)
+        groups = ordered(f.variant() for f in sel)
+        sizes = sorted(ordered(f.p("size") for f in sel), key=sort_key)
+        by = last_by(sel, lambda f: (f.p("size"), f.variant()))
+        rows = [[s] + [fv(by[(s, g)]) + spread(by[(s, g)]) if (s, g) in by else "—"
+                       for g in groups] for s in sizes]
+        lines.append("%s per alloc+free pair, median (p10–p90):" % unit)
+        lines.append("")
+        lines += md_table(["size"] + groups, rows)
+        lines.append("")
+    rest = [f for f in figs if f.figure != "alloc_free_pair"]
+    return lines + wide_table(rest)
+
+
+def section_bulk(log, figs):
+    lines = []
+    groups = ordered(f.variant() for f in figs)
+    by = last_by(figs, lambda f: (f.variant(), f.p("n"), f.figure, f.unit))
+    ns = sorted(ordered(f.p("n") for f in figs), key=sort_key)
+    # The second seed's layout, one block per variant.
+    for g in groups:
+        size = next((f.p("size") for f in figs if f.variant() == g and f.p("size")), "?")
+        lines.append("%s, %s-byte objects: N - single per object - bulk per object - improved"
+                     % (g, size))
+        lines.append("")
+        lines.append("```")
+        for n in ns:
+            sc, sn = by.get((g, n, "single_per_object", "cycles")), by.get((g, n, "single_per_object", "ns"))
+            bc, bn = by.get((g, n, "bulk_per_object", "cycles")), by.get((g, n, "bulk_per_object", "ns"))
+            imp = by.get((g, n, "improvement", "percent"))
+            if sc is None and bc is None:
+                continue
+            lines.append("%3s - %s cycles(tsc) %s ns - %s cycles(tsc) %s ns - improved %s%%" % (
+                n, fv(sc), fv(sn), fv(bc), fv(bn), fv(imp)))
+        lines.append("```")
+        lines.append("")
+    # Side by side: bulk per object, cycles.
+    rows = []
+    for n in ns:
+        row = [n]
+        for g in groups:
+            sc = by.get((g, n, "single_per_object", "cycles"))
+            bc = by.get((g, n, "bulk_per_object", "cycles"))
+            row.append("%s → %s" % (fv(sc), fv(bc)))
+        rows.append(row)
+    lines.append("Cycles per object, single → bulk:")
+    lines.append("")
+    lines += md_table(["N"] + groups, rows)
+    known = {"single_per_object", "bulk_per_object", "improvement"}
+    rest = [f for f in figs if f.figure not in known]
+    if rest:
+        lines += [""] + wide_table(rest)
+    return lines
+
+
+def section_hackbench(log, figs):
+    """The first seed's table: rows (groups, loops), a column per scheme, improvement vs lock."""
+    sel = pick(figs, "time", "ms")
+    groups = ordered(f.variant() for f in sel)
+    cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
+    by = last_by(sel, lambda f: ((f.p("groups"), f.p("loops")), f.variant()))
+    imp = last_by(pick(figs, "improvement_vs_lock"),
+                  lambda f: ((f.p("groups"), f.p("loops")), f.variant()))
+    rows = []
+    for c in cats:
+        row = ["%s groups × %s loops" % c]
+        for g in groups:
+            f = by.get((c, g))
+            cell = "—" if f is None else fv(f) + spread(f)
+            i = imp.get((c, g))
+            if i is not None and not g.startswith("lock"):
+                cell += " (%s%s%%)" % ("" if i.value < 0 else "+", fv(i))
+            row.append(cell)
+        rows.append(row)
+    lines = ["Time in ms, median (p10–p90); in brackets the scheme's improvement over `lock` "
+             "as the kernel computed it (positive: faster):", ""]
+    lines += md_table(["hackbench"] + groups, rows)
+    rest = [f for f in figs if f.figure not in ("time", "improvement_vs_lock")]
+    if rest:
+        lines += [""] + wide_table(rest)
+    return lines
+
+
+def section_debug(log, figs):
+    """The third seed's experiment: rows mode, columns (groups, loops) time and overhead."""
+    sel = pick(figs, "time", "ms")
+    cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
+    modes = ordered(f.p("mode") for f in sel)
+    by = last_by(sel, lambda f: (f.p("mode"), (f.p("groups"), f.p("loops"))))
+    ov = last_by(pick(figs, "overhead_vs_off"),
+                 lambda f: (f.p("mode"), (f.p("groups"), f.p("loops"))))
+    rows = []
+    for m in modes:
+        row = [m]
+        for c in cats:
+            f, o = by.get((m, c)), ov.get((m, c))
+            cell = "—" if f is None else fv(f) + " ms"
+            if o is not None and m != "off":
+                cell += " (%s%s%%)" % ("" if o.value < 0 else "+", fv(o))
+            row.append(cell)
+        rows.append(row)
+    lines = ["hackbench with debugging off, poisoning on the locked debug path, and poisoning "
+             "with per-cpu partial lists (in brackets: overhead over `off`):", ""]
+    lines += md_table(["mode"] + ["%s groups × %s loops" % c for c in cats], rows)
+    rest = [f for f in figs if f.figure not in ("time", "overhead_vs_off")]
+    if rest:
+        lines += [""] + wide_table(rest)
+    return lines
+
+
+def section_scaling(log, figs):
+    sel = pick(figs, "throughput", "ops_per_s")
+    groups = ordered(f.variant() for f in sel)
+    cpus = sorted(ordered(f.p("ncpus") for f in sel), key=sort_key)
+    by = last_by(sel, lambda f: (f.p("ncpus"), f.variant()))
+    lin = last_by(pick(figs, "linear_ratio", "percent"), lambda f: (f.p("ncpus"), f.variant()))
+    rows = []
+    for n in cpus:
+        row = [n]
+        for g in groups:
+            f, l = by.get((n, g)), lin.get((n, g))
+            cell = "—" if f is None else fv(f)
+            if l is not None:
+                cell += " (%s%% of linear)" % fv(l)
+            row.append(cell)
+        rows.append(row)
+    lines = ["Operations per second (in brackets: against perfect scaling from 1 CPU):", ""]
+    lines += md_table(["CPUs"] + groups, rows)
+    rest = [f for f in figs if f.figure not in ("throughput", "linear_ratio")]
+    if rest:
+        lines += [""] + wide_table(rest)
+    return lines
+
+
+def section_latency(log, figs):
+    lines = wide_table(figs, exclude_figures=("hist",))
+    hist = pick(figs, "hist")
+    if hist:
+        lines += ["", "%d histogram buckets (figure `hist`) are in latency.csv and drawn as the "
+                  "CDFs below." % len(hist)]
+    return lines
+
+
+SECTIONS = {
+    "fastpath": section_fastpath,
+    "bulk": section_bulk,
+    "hackbench": section_hackbench,
+    "debug": section_debug,
+    "scaling": section_scaling,
+    "latency": section_latency,
+}
+
+TITLES = {
+    "fastpath": "fastpath: cycles per alloc+free pair",
+    "bulk": "bulk: single objects against the bulk API (the second seed's table)",
+    "held": "held: pages kept with no object in use",
+    "hackbench": "hackbench (the first seed's table)",
+    "debug": "debug: the cost of poisoning (the third seed's experiment)",
+    "remote": "remote: producer/consumer across CPUs",
+    "scaling": "scaling: throughput against CPUs",
+    "latency": "latency: cycles per operation under contention",
+    "memory": "memory: pages held against bytes in use",
+}
+
+PLOTS_OF = {
+    "fastpath": ["fastpath"], "bulk": ["bulk"], "hackbench": ["hackbench"],
+    "scaling": ["scaling"], "memory": ["memory"], "remote": ["remote"], "held": ["held"],
+}
+
+# ---------------------------------------------------------------------------------------
+# The headline per scheme and its ratio to lock
+
+# bench, figure, unit, selection (parameter: value, or "max"), better, words, key, reference
+HEADLINES = [
+    ("fastpath", "alloc_free_pair", "cycles", {"size": "256"}, "lower", "alloc+free pair, 256 B"),
+    ("bulk", "bulk_per_object", "cycles", {"n": "16"}, "lower", "bulk API per object, N=16"),
+    ("bulk", "single_per_object", "cycles", {"n": "16"}, "lower", "single alloc+free per object, N=16"),
+    ("held", "pages_held_idle", "pages", {}, "lower", "pages held with nothing in use"),
+    ("hackbench", "time", "ms", {}, "lower", "hackbench time"),
+    ("debug", "time", "ms", {}, "lower", "hackbench time by debug mode", "mode", "off"),
+    ("remote", "throughput", "objects_per_s", {}, "higher", "remote-free throughput"),
+    ("remote", "per_object", "cycles", {}, "lower", "cycles per remotely freed object"),
+    ("scaling", "throughput", "ops_per_s", {"ncpus": "max"}, "higher", "throughput at the most CPUs"),
+    ("scaling", "linear_ratio", "percent", {"ncpus": "max"}, "higher", "share of linear scaling at the most CPUs"),
+    ("latency", "p99", "cycles", {"op": "alloc"}, "lower", "alloc p99"),
+    ("latency", "p99", "cycles", {"op": "free"}, "lower", "free p99"),
+    ("memory", "peak_pages", "pages", {}, "lower", "peak pages"),
+]
+
+
+def reference_for(f, pool, key, ref):
+    """The figure of the reference scheme (lock) that f is compared with: the same
+    parameters but the scheme; failing that (sheaves has its own fastpath), lock with the
+    irq fastpath, or any lock figure with the other parameters equal."""
+    same = [g for g in pool if g.p(key) == ref and
+            all(g.p(k) == f.p(k) for k in set(f.params) | set(g.params) if k != key)]
+    if same:
+        return same[-1]
+    if key != "scheme":
+        return None
+    loose = [g for g in pool if g.p(key) == ref and
+             all(g.p(k) == f.p(k) for k in set(f.params) | set(g.params)
+                 if k not in (key, "fastpath"))]
+    irq = [g for g in loose if g.p("fastpath") == "irq"]
+    return (irq or loose or [None])[-1]
+
+
+def headlines(log):
+    """Rows (bench, what, variant, value, unit, ratio, better, note)."""
+    out = []
+    for spec in HEADLINES:
+        bench, figure, unit, sel, better, words = spec[:6]
+        key, ref = (spec[6], spec[7]) if len(spec) > 6 else ("scheme", "lock")
+        pool = pick(log.of(bench), figure, unit)
+        if not pool:
+            continue
+        note = ""
+        chosen = pool
+        for k, v in sel.items():
+            vals = ordered(f.p(k) for f in chosen)
+            if v == "max":
+                v = max(vals, key=sort_key) if vals else ""
+            if v in vals:
+                chosen = [f for f in chosen if f.p(k) == v]
+                if sel[k] == "max":
+                    note = "%s=%s" % (k, v)
+            else:
+                note = "no %s=%s in the log: geometric mean over all" % (k, v)
+        vary, _ = varying(chosen, exclude=(key, "fastpath"))
+        if vary and not note:
+            note = "geometric mean over " + ", ".join(vary)
+        for g in ordered(f.variant(key) for f in chosen):
+            mine = [f for f in chosen if f.variant(key) == g]
+            value = geomean([f.value for f in mine])
+            if len(mine) == 1:
+                value = mine[0].value
+            ratios = []
+            for f in mine:
+                r = reference_for(f, pool, key, ref)
+                ratios.append(f.value / r.value if r is not None and r.value else None)
+            ratio = geomean(ratios) if ratios and None not in ratios else None
+            out.append((bench, words, g, value, unit, ratio, better, note))
+    # A benchmark with no line above (one this tool does not know): every figure that has
+    # schemes, over all its parameters; which direction is better is not known.
+    known = {spec[0] for spec in HEADLINES}
+    for bench in log.benches():
+        if bench in known:
+            continue
+        figs = [f for f in log.of(bench) if "scheme" in f.params and f.value is not None]
+        for figure, unit in ordered((f.figure, f.unit) for f in figs):
+            pool = pick(figs, figure, unit)
+            vary, _ = varying(pool, exclude=("scheme", "fastpath"))
+            note = "geometric mean over " + ", ".join(vary) if vary else ""
+            for g in ordered(f.variant() for f in pool):
+                mine = [f for f in pool if f.variant() == g]
+                refs = [reference_for(f, pool, "scheme", "lock") for f in mine]
+                ratios = [f.value / r.value if r is not None and r.value else None
+                          for f, r in zip(mine, refs)]
+                out.append((bench, figure, g, geomean([f.value for f in mine]), unit,
+                            geomean(ratios) if None not in ratios else None, "?", note))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# report.md
+
+
+def write_report(log, outdir, plotter, csvs):
+    emu = log.emulated()
+    tag = " (emulated)" if emu else ""
+    lines = ["# slablab benchmark report", ""]
+    if emu:
+        lines += ["> **Emulated figures.** This run was under QEMU's TCG: the TSC runs at host "
+                  "time, so cycles and ns measure the emulator on the host, not a CPU. Compare "
+                  "the schemes with each other within this report, not with real hardware; "
+                  "contention and IPI costs are QEMU's.", ""]
+    lines += ["Log: `%s`" % log.name, "", "## Machine", ""]
+    lines += md_table(["", ""], [[k, v] for k, v in machine(log)])
+    lines.append("")
+    if log.bad:
+        lines.append("**%d figure line(s) did not parse** and were left out (a truncated or "
+                     "garbled line): %s." % (len(log.bad), "; ".join(
+                         "line %d `%s…`" % (n, s.replace("`", "'")) for n, s in log.bad[:5])))
+        lines.append("")
+
+    heads = headlines(log)
+    if heads:
+        lines += ["## Summary: each scheme's headline figure%s" % tag, "",
+                  "Ratio to `lock`: the figure divided by `lock`'s with the same parameters "
+                  "(and the same fastpath, or lock/irq for a scheme with its own); for "
+                  "`debug`, to mode `off`. Whether lower or higher is better is in the last "
+                  "column.", ""]
+        rows = []
+        for bench, words, g, value, unit, ratio, better, note in heads:
+            rows.append(["%s: %s" % (bench, words) + (" (%s)" % note if note else ""), g,
+                         fmt(value), unit, fmt_ratio(ratio), better])
+        lines += md_table(["figure", "variant", "value", "unit", "ratio to lock", "better"], rows)
+        lines.append("")
+
+    for bench in log.benches():
+        figs = log.of(bench)
+        lines += ["## %s%s" % (TITLES.get(bench, bench), tag), ""]
+        if bench not in TITLES:
+            lines += ["(A benchmark this tool has no layout for: every figure as printed.)", ""]
+        lines += SECTIONS.get(bench, lambda l, f: wide_table(f))(log, figs)
+        lines.append("")
+        pngs = list(PLOTS_OF.get(bench, []))
+        if bench == "latency":
+            pngs = [p[:-4] for p in plotter.made if p.startswith("latency-")]
+        for p in pngs:
+            if p + ".png" in plotter.made:
+                lines += ["![%s](%s.png)" % (p, p), ""]
+        lines += ["CSV: `%s`" % csv_name(bench), ""]
+
+    lines += ["## Files", ""]
+    lines.append("CSVs (one row per figure line, every parameter a column): " +
+                 ", ".join("`%s`" % os.path.basename(c) for c in csvs) + ".")
+    if not plotter.available():
+        lines.append("Plots skipped: gnuplot is not installed (Debian: `apt-get install "
+                     "gnuplot-nox`).")
+    elif plotter.made:
+        lines.append("Plots: " + ", ".join("`%s`" % p for p in plotter.made) +
+                     "; their data and gnuplot scripts are in `gnuplot/`.")
+    for png, why in plotter.failed:
+        lines.append("Plot `%s` failed: %s" % (png, why))
+    for name, why in plotter.skipped:
+        lines.append("Plot `%s` left out, its data does not fit the contract: %s" % (name, why))
+    lines.append("")
+    path = os.path.join(outdir, "report.md")
+    with open(path, "w") as out:
+        out.write("\n".join(lines))
+    return path
+
+
+# ---------------------------------------------------------------------------------------
+# Compare mode
+
+
+def fig_key(f):
+    return (f.bench, tuple(sorted((k, f.p(k)) for k in f.params)), f.figure, f.unit)
+
+
+def compare(a, b):
+    lines = ["# slablab benchmark comparison", "",
+             "A: `%s`%s  " % (a.name, " — **emulated** (TCG)" if a.emulated() else ""),
+             "B: `%s`%s" % (b.name, " — **emulated** (TCG)" if b.emulated() else ""), ""]
+    if a.emulated() != b.emulated():
+        lines += ["> One log is emulated and the other is not: B/A mixes emulator speed with "
+                  "CPU speed.", ""]
+    ma, mb = dict(machine(a)), dict(machine(b))
+    rows = [[k, ma.get(k, "—"), mb.get(k, "—")] for k in ordered(list(ma) + list(mb))
+            if k != "source"]
+    lines += ["## Machines", ""] + md_table(["", "A", "B"], rows) + [""]
+    fa = last_by([f for f in a.figs if f.bench != "meta" and f.figure != "hist"], fig_key)
+    fb = last_by([f for f in b.figs if f.bench != "meta" and f.figure != "hist"], fig_key)
+    benches = ordered(a.benches() + b.benches())
+    only_a = only_b = 0
+    for bench in benches:
+        keys = ordered([k for k in fa if k[0] == bench] + [k for k in fb if k[0] == bench])
+        if not keys:
+            continue
+        allf = [fa[k] for k in keys if k in fa] + [fb[k] for k in keys if k in fb]
+        vary, const = varying(allf)
+        lines += ["## %s" % bench, ""]
+        if const:
+            lines += ["Same for every row: " + ", ".join("%s=%s" % kv for kv in const) + ".", ""]
+        rows = []
+        for k in keys:
+            x, y = fa.get(k), fb.get(k)
+            f = x or y
+            only_a += y is None
+            only_b += x is None
+            ratio = None
+            if x is not None and y is not None and x.value and y.value is not None:
+                ratio = y.value / x.value
+            rows.append([f.p(p) for p in vary] + [f.figure, f.unit,
+                        fv(x), fv(y), fmt_ratio(ratio)])
+        lines += md_table(vary + ["figure", "unit", "A", "B", "B/A"], rows) + [""]
+    nh = sum(1 for f in a.figs + b.figs if f.figure == "hist")
+    notes = []
+    if only_a or only_b:
+        notes.append("%d figure(s) only in A, %d only in B (shown with —)" % (only_a, only_b))
+    if nh:
+        notes.append("%d histogram bucket lines left out (the percentiles stand for them)" % nh)
+    if a.bad or b.bad:
+        notes.append("unparsed figure lines: %d in A, %d in B" % (len(a.bad), len(b.bad)))
+    if notes:
+        lines += ["Notes: " + "; ".join(notes) + ".", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        prog="benchreport.py", description="Report or compare slablab benchmark logs.",
+        epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("logs", nargs="+", metavar="LOG")
+    ap.add_argument("-o", "--out", help="output dir (report) or file (compare)")
+    ap.add_argument("--compare", action="store_true", help="compare two logs: A B")
+    ap.add_argument("--no-plots", action="store_true", help="do not run gnuplot")
+    args = ap.parse_args(argv)
+    if len(args.logs) != (2 if args.compare else 1):
+        ap.print_usage(sys.stderr)
+        print("benchreport: %s" % ("--compare takes two logs" if args.compare else
+                                   "one log (or --compare A B)"), file=sys.stderr)
+        return 2
+    logs = []
+    for path in args.logs:
+        try:
+            logs.append(read_log(path))
+        except OSError as e:
+            print("benchreport: %s" % e, file=sys.stderr)
+            return 2
+    for log in logs:
+        if not log.benches():
+            print("benchreport: no benchmark figures in %s" % log.name, file=sys.stderr)
+            return 1
+        for n, s in log.bad:
+            print("benchreport: %s:%d: figure line did not parse, left out: %s"
+                  % (log.name, n, s), file=sys.stderr)
+
+    if args.compare:
+        md = compare(logs[0], logs[1])
+        if args.out:
+            with open(args.out, "w") as out:
+                out.write(md + "\n")
+            print("benchreport: wrote %s" % args.out)
+        else:
+            print(md)
+        return 0
+
+    log = logs[0]
+    outdir = args.out or "build/report"
+    os.makedirs(outdir, exist_ok=True)
+    csvs = write_csvs(log, outdir)
+    plotter = Plotter(outdir, not args.no_plots)
+    emu = " (emulated)" if log.emulated() else ""
+    for fn in PLOTS:
+        try:
+            fn(plotter, log, emu)
+        except (ValueError, TypeError, ZeroDivisionError, KeyError) as e:
+            # Parameters that are not what the contract says (a text where a number goes):
+            # the plot is left out and the report says why; the CSVs have the data.
+            plotter.skipped.append((fn.__name__[5:], "%s: %s" % (type(e).__name__, e)))
+    path = write_report(log, outdir, plotter, csvs)
+    print("benchreport: %d figures from %d benchmarks: %d CSVs, %d plots%s, %s" % (
+        len([f for f in log.figs if f.bench != "meta"]), len(log.benches()), len(csvs),
+        len(plotter.made), "" if plotter.available() or args.no_plots else
+        " (gnuplot not installed: apt-get install gnuplot-nox)", path))
+    for png, why in plotter.failed:
+        print("benchreport: plot %s failed: %s" % (png, why), file=sys.stderr)
+    for name, why in plotter.skipped:
+        print("benchreport: plot %s left out: %s" % (name, why), file=sys.stderr)
+    return 1 if plotter.failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:
+        sys.exit(1)
