@@ -52,6 +52,7 @@ static void run_debug(void)
 	unsigned int groups = boot_opts.hackbench_groups, loops = boot_opts.hackbench_loops;
 	struct bench_stats st[ARRAY_SIZE(modes)];
 	u64 *samples = kmalloc_array(reps, sizeof(u64), GFP_KERNEL);
+	unsigned long errors_before = slab_error_count(); /* tests may have corrupted on purpose */
 	char a[24], b[24], params[160];
 
 	if (!samples) {
@@ -80,10 +81,10 @@ static void run_debug(void)
 		}
 		kmem_cache_destroy(hb.header);
 		kmem_cache_destroy(hb.payload);
-		if (!samples[reps - 1] || slab_error_count()) {
-			if (slab_error_count())
+		if (!samples[reps - 1] || slab_error_count() != errors_before) {
+			if (slab_error_count() != errors_before)
 				bench_fail("debug", "the debug checks reported %lu errors",
-					   slab_error_count());
+					   slab_error_count() - errors_before);
 			kfree(samples);
 			return; /* hackbench_run said why, or the line above */
 		}

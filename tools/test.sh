@@ -347,7 +347,7 @@ else
     # The benchmark suite with small counts: every benchmark, its JSON and its self-checks
     # (a failed check makes the kernel exit 1); with no test= or bench=, the default run.
     bench_small="bench_reps=3 hackbench_groups=2 hackbench_loops=4 remote_objects=2000 scaling_ops=2000 latency_samples=500"
-    extra "bench[all,small,smp1]" "bench=all $bench_small" 0 SMP=1 -- benchjson "Time: " "needs at least 2 CPUs" "== summary"
+    extra "bench[all,small,smp1]" "bench=all $bench_small" 0 SMP=1 -- benchjson "Time: " "needs at least 2 CPUs" "P, cpu partial" "== summary"
     extra "bench[default-run,small,smp4]" "$bench_small" 0 SMP=4 -- benchjson report "slablab: default run" '"schemes":"lock,partial,sheaves' "== summary"
     extra "bench[scheme=lock,sheaves,smp3]" "bench=hackbench,remote scheme=sheaves,lock $bench_small slabinfo=1" 0 SMP=3 -- benchjson '"schemes":"lock,sheaves"' "kmalloc-256          sheaves"
     extra "cmdline[scheme=nosuch]" "scheme=lock,nosuch" 1 -- "no scheme named 'nosuch'" "valid: all lock partial"
