@@ -58,6 +58,10 @@
  * mm/scheme_sheaves.c: arrays of object pointers). Then kmem_cache_alloc/free go to the
  * layer (after the same checks on free), and the layer refills from and flushes to the cpu
  * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
+ * The ipi schemes (mm/scheme_ipi.c) replace the paths entirely: every slab has an owner
+ * cpu, only the owner touches its freelist and counters (no cmpxchg16b, no frozen state,
+ * no node list), and other cpus send it their frees (docs/ipi-protocol.md). They use only
+ * allocate_slab, discard_slab and the free checks from here.
  *
  * Debugging and hardening (mm/slub_debug.c): a cache with SLAB_* debug flags (or named by
  * slub_debug=) or created under freelist_hardened= or init_on_*= gets a copy of its scheme
