@@ -71,6 +71,16 @@ void bench_summarize(u64 *s, int n, u64 ops, struct bench_stats *out)
 	out->p90 = per_op(s[n - 1 - n / 10], ops);
 }
 
+void bench_stats_cycles_to_ms(struct bench_stats *st)
+{
+	/* Tenths of a cycle count -> tenths of a millisecond: the same factor as cycles -> ms. */
+	st->median = cycles_to_ns(st->median) / 1000000;
+	st->p10 = cycles_to_ns(st->p10) / 1000000;
+	st->p90 = cycles_to_ns(st->p90) / 1000000;
+	st->min = cycles_to_ns(st->min) / 1000000;
+	st->max = cycles_to_ns(st->max) / 1000000;
+}
+
 void bench_json(const char *bench, const char *params, const char *figure, u64 value,
 		const char *unit, const struct bench_stats *sp)
 {

@@ -34,6 +34,8 @@ struct bench_stats {
 };
 void bench_summarize(u64 *samples, int n, u64 ops, struct bench_stats *out);
 u64 bench_tenths_to_ns(u64 cycles_tenths); /* cycles (x10) -> ns (x10) */
+/* Stats over whole runs in cycles (bench_summarize with ops 1) -> ms, in tenths. */
+void bench_stats_cycles_to_ms(struct bench_stats *st);
 
 /* One JSON line: params is a ready-made fragment like "\"size\":64,\"scheme\":\"lock\"". */
 void bench_json(const char *bench, const char *params, const char *figure, u64 value_tenths,

@@ -89,11 +89,7 @@ static void run_debug(void)
 			return; /* hackbench_run said why, or the line above */
 		}
 		bench_summarize(samples, (int)reps, 1, &st[m]);
-		st[m].median = cycles_to_ns(st[m].median) / 1000000; /* ms, in tenths */
-		st[m].p10 = cycles_to_ns(st[m].p10) / 1000000;
-		st[m].p90 = cycles_to_ns(st[m].p90) / 1000000;
-		st[m].min = cycles_to_ns(st[m].min) / 1000000;
-		st[m].max = cycles_to_ns(st[m].max) / 1000000;
+		bench_stats_cycles_to_ms(&st[m]);
 		snprintf(params, sizeof(params),
 			 "\"mode\":\"%s\",\"groups\":%u,\"loops\":%u,\"reps\":%u", modes[m].name,
 			 groups, loops, reps);

@@ -492,12 +492,7 @@ static void run_hackbench(void)
 				return; /* hackbench_run said why */
 			}
 			bench_summarize(samples, (int)reps, 1, &st[row][si]);
-			/* cycles -> ms, in tenths */
-			st[row][si].median = cycles_to_ns(st[row][si].median) / 1000000;
-			st[row][si].p10 = cycles_to_ns(st[row][si].p10) / 1000000;
-			st[row][si].p90 = cycles_to_ns(st[row][si].p90) / 1000000;
-			st[row][si].min = cycles_to_ns(st[row][si].min) / 1000000;
-			st[row][si].max = cycles_to_ns(st[row][si].max) / 1000000;
+			bench_stats_cycles_to_ms(&st[row][si]);
 			snprintf(params, sizeof(params),
 				 "\"scheme\":\"%s\",\"groups\":%u,\"loops\":%u,\"reps\":%u", scheme,
 				 hb.groups, loops, reps);
