@@ -74,7 +74,7 @@ for r in "${runs[@]}"; do
     out=$(./pan "${panargs[@]}" 2>&1)
     secs=$(( (${EPOCHREALTIME/./} - t0) / 1000000 ))
     errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$out" | head -1)
-    states=$(sed -n 's/^ *\([0-9]*\) states, stored.*/\1/p' <<<"$out" | head -1)
+    states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' <<<"$out" | head -1)
     why=$(grep -E 'assertion violated|invalid end state|max search depth too small' <<<"$out" |
         head -1)
     if [ -z "$errors" ]; then
