@@ -23,6 +23,24 @@
 #include "slab.h"
 #include "slub.h"
 
+/* Every scheme with every fastpath it has: both host tests run all of them. */
+struct variant {
+	const char *scheme;
+	enum slab_fastpath fastpath;
+	const char *name;
+};
+
+static const struct variant variants[] = {
+	{ "lock", SLAB_FASTPATH_IRQ, "lock/irq" },
+	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg" },
+	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
+	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
+	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
+	{ "ipi", SLAB_FASTPATH_IRQ, "ipi" },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch" },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic" },
+};
+
 #define STRESS_MAX_CPUS 4
 #define STRESS_HOLD 384  /* objects one CPU holds at most */
 #define STRESS_MBOX 64   /* slots of one mailbox (a power of two) */

@@ -31,23 +31,6 @@
 #define NCPUS 4
 #define ARENA_SIZE (256UL << 20)
 
-struct variant {
-	const char *scheme;
-	enum slab_fastpath fastpath;
-	const char *name;
-};
-
-static const struct variant variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ, "lock/irq" },
-	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg" },
-	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
-	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
-	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
-	{ "ipi", SLAB_FASTPATH_IRQ, "ipi" },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch" },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic" },
-};
-
 static const struct variant *cur; /* the variant under test */
 #define IS_IPI_SCHEME(name) (!strncmp((name), "ipi", 3) || !strcmp((name), "remote-atomic"))
 static char name_buf[200];

@@ -25,21 +25,6 @@
 #define ARENA_SIZE (128UL << 20)
 #define OPS 30000
 
-static const struct {
-	const char *scheme;
-	enum slab_fastpath fastpath;
-	const char *name;
-} variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ, "lock/irq" },
-	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg" },
-	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq" },
-	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg" },
-	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves" },
-	{ "ipi", SLAB_FASTPATH_IRQ, "ipi" },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch" },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic" },
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
