@@ -112,7 +112,8 @@ void bench_json_signed(const char *bench, const char *params, const char *figure
 	       bench_emulated() ? "true" : "false", nr_cpu_ids);
 }
 
-static bool selected(const char *filter, const char *name)
+/* Is name in the comma list (or is "all" in it)? For bench= and scheme=. */
+static bool list_has(const char *filter, const char *name)
 {
 	const char *p = filter;
 	size_t nl = strlen(name);
@@ -133,21 +134,6 @@ static bool selected(const char *filter, const char *name)
 #define MAX_SCHEMES 16
 static const char *schemes[MAX_SCHEMES];
 static int nr_schemes;
-
-static bool list_has(const char *list, const char *name)
-{
-	size_t nl = strlen(name);
-
-	for (const char *p = list; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if ((len == 3 && !strncmp(p, "all", 3)) || (len == nl && !strncmp(p, name, nl)))
-			return true;
-		p += len + (end ? 1 : 0);
-	}
-	return false;
-}
 
 int bench_select_schemes(const char *list)
 {
@@ -484,7 +470,7 @@ int bench_run_selected(const char *filter)
 	for (const struct bench *const *b = __benches_start; b < __benches_end; b++) {
 		int i = nr_run;
 
-		if (!selected(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
+		if (!list_has(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
 			continue;
 		while (i > 0 && runs_before(*b, run[i - 1])) { /* insertion sort */
 			run[i] = run[i - 1];
