@@ -6,6 +6,7 @@
 bits 64
 extern trap_handler
 global isr_stub_table
+global isr_after_handler
 
 section .text
 
@@ -46,6 +47,7 @@ isr_common:
 	cld
 	mov rdi, rsp			; struct trap_frame *
 	call trap_handler
+isr_after_handler:			; arch/traps.c: a return here marks a trap frame
 	pop r15
 	pop r14
 	pop r13

@@ -53,20 +53,116 @@ static bool plausible_frame(u64 rbp)
 	return rbp >= 0x100000 && rbp < (64ULL << 30) && !(rbp & 7);
 }
 
-void dump_backtrace(u64 rip, u64 rbp)
-{
-	printk("backtrace:\n");
-	kallsyms_print_addr(rip);
-	for (int depth = 0; depth < 32 && plausible_frame(rbp); depth++) {
-		u64 next = ((u64 *)rbp)[0], ret = ((u64 *)rbp)[1];
+/* arch/entry.asm: the address isr_common returns to from trap_handler. */
+extern const char isr_after_handler[];
 
-		if (!ret)
+/* The start of the function that contains ADDR, or 0 if ADDR is not in the kernel's text. */
+static u64 function_start(u64 addr)
+{
+	u64 off;
+
+	return kallsyms_lookup(addr, &off) ? addr - off : 0;
+}
+
+/*
+ * Is RET a return address into the kernel's text, that is, does a call instruction end just
+ * before it? When FN is not 0, a direct call must go to FN. Recognises the encodings gcc
+ * emits: e8 rel32, and ff /2 with a register, [reg+disp8], [reg+disp32] or [rip+disp32]
+ * operand, with or without a REX prefix.
+ */
+static bool is_return_address(u64 ret, u64 fn)
+{
+	const u8 *c = (const u8 *)(uptr)ret;
+
+	if (!function_start(ret) || !function_start(ret - 6))
+		return false;
+	if (c[-5] == 0xe8) {
+		s32 rel = (s32)((u32)c[-4] | (u32)c[-3] << 8 | (u32)c[-2] << 16 | (u32)c[-1] << 24);
+
+		return !fn || ret + (s64)rel == fn;
+	}
+	if (fn)
+		return false;
+	if (c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0)                      /* call *%reg */
+		return true;
+	if (c[-3] == 0xff && (c[-2] & 0xf8) == 0x50)                      /* call *d8(%reg) */
+		return true;
+	if (c[-6] == 0xff && ((c[-5] & 0xf8) == 0x90 || c[-5] == 0x15))   /* d32(%reg), d32(%rip) */
+		return true;
+	return false;
+}
+
+/*
+ * Where the caller of the code at RIP is, when RIP's function has no frame of its own yet
+ * (or any more): gcc leaves leaf functions without one, and a fault or an interrupt can hit a
+ * function in its prologue (before "push %rbp; mov %rsp,%rbp") or at its final ret. Then the
+ * return address is on the stack at RSP, a word or two up (a leaf may push registers), and
+ * the frame pointer still describes the caller. Returns 0 when RIP's function has its frame.
+ */
+static u64 frameless_caller(u64 rip, u64 rsp)
+{
+	u64 fn = function_start(rip);
+	const u8 *f = (const u8 *)(uptr)fn;
+	bool framed;
+
+	if (!fn)
+		return 0;
+	framed = f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5;
+	if (framed && rip >= fn + 4 && *(const u8 *)(uptr)rip != 0xc3)
+		return 0;
+	for (int i = 0; i < 8 && plausible_frame(rsp + 8 * i); i++) {
+		u64 v = ((u64 *)(uptr)rsp)[i];
+
+		if (is_return_address(v, fn) || (i == 0 && is_return_address(v, 0)))
+			return v;
+	}
+	return 0;
+}
+
+/*
+ * The frame-pointer walk. Each frame is [saved rbp, return address]. A return into
+ * isr_common means the frame below is an interrupt's struct trap_frame (16 bytes above
+ * trap_handler's frame): the walk prints the vector, goes on at the interrupted RIP (with
+ * frameless_caller for a leaf) and follows the interrupted code's frames, which may live on
+ * another stack (an IST stack or the interrupted one). A saved rbp of 0 ends the walk: the
+ * boot and AP entry code clear rbp before their first call.
+ */
+static void backtrace_from(u64 rip, u64 rsp, u64 rbp)
+{
+	u64 caller = frameless_caller(rip, rsp);
+
+	kallsyms_print_addr(rip);
+	if (caller)
+		kallsyms_print_addr(caller);
+	for (int depth = 0; depth < 48 && plausible_frame(rbp); depth++) {
+		u64 next = ((u64 *)(uptr)rbp)[0], ret = ((u64 *)(uptr)rbp)[1];
+
+		if (!ret || !function_start(ret))
 			break;
 		kallsyms_print_addr(ret);
-		if (next <= rbp) /* frames only go up the stack */
+		if (ret == (u64)(uptr)isr_after_handler) {
+			struct trap_frame *tf = (struct trap_frame *)(uptr)(rbp + 16);
+
+			printk("  -- interrupted by vector %llu (%s) on cpu %d --\n",
+			       (unsigned long long)tf->vector,
+			       tf->vector < 32 ? "exception" : "interrupt", smp_processor_id());
+			kallsyms_print_addr(tf->rip);
+			caller = frameless_caller(tf->rip, tf->rsp);
+			if (caller)
+				kallsyms_print_addr(caller);
+			rbp = tf->rbp;
+			continue;
+		}
+		if (next <= rbp) /* within one stack, frames only go up */
 			break;
 		rbp = next;
 	}
+}
+
+void dump_backtrace(u64 rip, u64 rbp)
+{
+	printk("backtrace:\n");
+	backtrace_from(rip, 0, rbp);
 }
 
 void arch_backtrace(void)
@@ -108,7 +204,8 @@ static void __noreturn die(struct trap_frame *f)
 	if (f->vector == 14)
 		printk("page fault: %s of %s address %#llx\n", f->error & 2 ? "write" : "read",
 		       f->error & 1 ? "a protected" : "an unmapped", (unsigned long long)cr2);
-	dump_backtrace(f->rip, f->rbp);
+	printk("backtrace:\n");
+	backtrace_from(f->rip, f->rsp, f->rbp);
 	panic_end();
 }
 

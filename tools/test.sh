@@ -360,9 +360,11 @@ else
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"
     extra "cmdline[slub_debug=FX]" "slub_debug=FX" 1 -- "'X' is not a debug letter"
     extra "cmdline[slub_debug_mode=fast]" "slub_debug_mode=fast" 1 -- "bad value 'fast' for slub_debug_mode="
-    extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
+    extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_page_fault+0" "] crash+" "] kmain+"
     extra "crash[df]" "crash=df" 3 -- "#DF"
-    extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1"
+        # The backtrace goes through the leaf that faulted, the IPI handler and the interrupt
+    # frame down to the AP's entry.
+    extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1" "] crash_page_fault_ipi+" "] smp_call_function_interrupt+" "interrupted by vector 240" "] cpu_idle_loop+" "] ap_entry+"
     extra "crash[gp]" "crash=gp" 3 -- "#GP" "crash_general_protection"
     extra "crash[ud]" "crash=ud" 3 -- "#UD" "crash_invalid_opcode"
     extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
