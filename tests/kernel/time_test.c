@@ -1,71 +1,134 @@
 // SPDX-License-Identifier: MIT
 /*
- * The TSC frequency is plausible, udelay waits as long as the TSC says (within 10%), the
- * TSC agrees with an independent clock (PIT or HPET) within 10%, and conversions hold.
+ * The TSC frequency is plausible and came from somewhere; every clock the machine has
+ * (HPET, ACPI PM timer, PIT), measured again, agrees with it within 1%; udelay waits at
+ * least as long as the TSC and the HPET or PM timer (read here directly, not through
+ * arch/tsc.c) say; conversions hold. Nothing here assumes a quiet host: a vCPU that is
+ * descheduled can only make a wait look longer, so the bounds that matter are lower
+ * bounds, and the one upper bound takes the best of many tries.
  */
+#include "acpi.h"
 #include "kunit.h"
 #include "smp.h"
+#include "string.h"
 #include "time.h"
+#include "tsc_calib.h"
 #include "x86.h"
 
 static void tsc_khz_plausible(struct kunit *test)
 {
-	KUNIT_EXPECT_GE(test, tsc_khz, 100000);   /* 100 MHz */
-	KUNIT_EXPECT_LE(test, tsc_khz, 10000000); /* 10 GHz */
-	kunit_info(test, "tsc %llu kHz from %s", (unsigned long long)tsc_khz, tsc_source);
+	KUNIT_EXPECT_GE(test, tsc_khz, TSC_MIN_KHZ);
+	KUNIT_EXPECT_LE(test, tsc_khz, TSC_MAX_KHZ);
+	KUNIT_EXPECT_STRNEQ(test, tsc_source, "none");
+	kunit_info(test, "tsc %llu kHz from %s, spread %u ppm, %d of %d windows kept (%s)",
+		   (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm, tsc_windows_kept,
+		   tsc_windows, tsc_clocks);
 }
 
-/* Best of three: a host that preempts the emulator can only make a wait look longer. */
-static u64 udelay_ns(unsigned long us)
-{
-	u64 best = ~0ULL;
-
-	for (int i = 0; i < 3; i++) {
-		u64 t0 = rdtsc_ordered(), ns;
-
-		udelay(us);
-		ns = cycles_to_ns(rdtsc_ordered() - t0);
-		best = ns < best ? ns : best;
-	}
-	return best;
-}
-
+/*
+ * udelay(us) never returns early by the TSC, and at least one of up to 25 tries ends within
+ * 10% (plus 20 us for the calls around it): a host that preempts the emulator can only
+ * make a wait longer, and not 25 times in a row by chance.
+ */
 static void udelay_agrees_with_tsc(struct kunit *test)
 {
 	static const unsigned long us[] = { 100, 1000, 10000 };
 
 	for (unsigned i = 0; i < ARRAY_SIZE(us); i++) {
-		u64 ns = udelay_ns(us[i]), want = us[i] * 1000ULL;
+		u64 want = us[i] * 1000ULL, best = ~0ULL, shortest = ~0ULL;
+		int tries = 0;
 
-		KUNIT_EXPECT_GE_MSG(test, ns, want, "udelay(%lu) returned early", us[i]);
-		KUNIT_EXPECT_LE_MSG(test, ns, want + want / 10, "udelay(%lu) took %llu ns", us[i],
-				    (unsigned long long)ns);
+		while (tries < 25 && best > want + want / 10 + 20000) {
+			u64 t0 = rdtsc_ordered(), ns;
+
+			udelay(us[i]);
+			ns = cycles_to_ns(rdtsc_ordered() - t0);
+			shortest = MIN(shortest, ns);
+			best = MIN(best, ns);
+			tries++;
+		}
+		KUNIT_EXPECT_GE_MSG(test, shortest, want, "udelay(%lu) returned early", us[i]);
+		KUNIT_EXPECT_LE_MSG(test, best, want + want / 10 + 20000,
+				    "udelay(%lu): the shortest of %d took %llu ns", us[i], tries,
+				    (unsigned long long)best);
 	}
 }
 
-static void tsc_agrees_with_pit_or_hpet(struct kunit *test)
+/* Each clock the machine has gives (again) the rate tsc_khz has, within 1%. */
+static void tsc_agrees_with_every_clock(struct kunit *test)
 {
-	u64 khz = 0, best_err = ~0ULL;
-	const char *clock = "pit";
+	static const char *const clocks[] = { "hpet", "pm-timer", "pit" };
+	int found = 0;
 
-	for (int i = 0; i < 3; i++) {
-		u64 k = tsc_calibrate_pit(20), err;
+	for (unsigned i = 0; i < ARRAY_SIZE(clocks); i++) {
+		struct tsc_estimate est;
 
-		if (!k) {
-			clock = "hpet";
-			k = tsc_calibrate_hpet(20);
+		if (tsc_measure_clock(clocks[i], &est)) {
+			kunit_info(test, "no %s here", clocks[i]);
+			continue;
 		}
-		if (!k)
-			kunit_skip(test, "neither the PIT nor the HPET ticks here");
-		err = k > tsc_khz ? k - tsc_khz : tsc_khz - k;
-		if (err < best_err) {
-			best_err = err;
-			khz = k;
+		found++;
+		kunit_info(test, "%s says %llu kHz (%d of %d windows, spread %u ppm), tsc_khz %llu",
+			   clocks[i], (unsigned long long)est.khz, est.kept, est.windows,
+			   est.spread_ppm, (unsigned long long)tsc_khz);
+		KUNIT_EXPECT_NE_MSG(test, est.khz, 0, "%s: only %d of %d windows usable", clocks[i],
+				    est.kept, est.windows);
+		if (est.khz)
+			KUNIT_EXPECT_LE_MSG(test, tsc_diff_ppm(est.khz, tsc_khz), 10000,
+					    "%s says %llu kHz, tsc_khz is %llu", clocks[i],
+					    (unsigned long long)est.khz, (unsigned long long)tsc_khz);
+	}
+	if (!found && strncmp(tsc_source, "cpuid-", 6))
+		KUNIT_FAIL(test, "tsc_source is %s, yet no clock counts now", tsc_source);
+	if (!found)
+		kunit_skip(test, "no clock to measure against (the rate is CPUID's %s)", tsc_source);
+}
+
+/* The HPET's or the PM timer's count now, its frequency and width; false if neither. */
+static bool read_other_clock(u64 *v, u64 *hz, u64 *mask, const char **name)
+{
+	if (acpi.hpet_addr >= 0xfec00000ULL && acpi.hpet_addr < 0x100000000ULL) {
+		volatile u8 *h = (volatile u8 *)(uptr)acpi.hpet_addr;
+		u64 period = mmio_read32(h + 4);
+
+		if (period && (mmio_read32(h + 0x10) & 1)) {
+			*v = mmio_read32(h + 0xf0);
+			*hz = 1000000000000000ULL / period;
+			*mask = 0xffffffff;
+			*name = "hpet";
+			return true;
 		}
 	}
-	kunit_info(test, "%s says %llu kHz, tsc_khz %llu", clock, (unsigned long long)khz,
-		   (unsigned long long)tsc_khz);
-	KUNIT_EXPECT_LE(test, best_err * 10, tsc_khz);
+	if (acpi.pm_tmr_port) {
+		*mask = acpi.pm_tmr_32bit ? 0xffffffff : 0xffffff;
+		*v = inl(acpi.pm_tmr_port) & *mask;
+		*hz = 3579545;
+		*name = "pm-timer";
+		return true;
+	}
+	return false;
+}
+
+/*
+ * udelay(20000) lasts at least 20 ms by the HPET or the PM timer (less 1%, the agreement
+ * asked of tsc_khz above). A wrong tsc_khz makes every delay, timeout and figure wrong by
+ * the same factor; this catches it without arch/tsc.c's help.
+ */
+static void udelay_lasts_by_another_clock(struct kunit *test)
+{
+	u64 v0, v1, hz, mask, ticks, want;
+	const char *name;
+
+	if (!read_other_clock(&v0, &hz, &mask, &name))
+		kunit_skip(test, "no HPET or PM timer (the PIT wraps too soon for this)");
+	udelay(20000);
+	read_other_clock(&v1, &hz, &mask, &name);
+	ticks = (v1 - v0) & mask;
+	want = hz * 20 / 1000;
+	kunit_info(test, "udelay(20000) took %llu ticks of the %s, %llu us", (unsigned long long)ticks,
+		   name, (unsigned long long)(ticks * 1000000 / hz));
+	KUNIT_EXPECT_GE_MSG(test, ticks, want - want / 100, "udelay(20000) was short by the %s",
+			    name);
 }
 
 static void conversions_round_trip(struct kunit *test)
@@ -96,7 +159,8 @@ static void ktime_moves_forward(struct kunit *test)
 static struct kunit_case time_cases[] = {
 	KUNIT_CASE(tsc_khz_plausible),
 	KUNIT_CASE(udelay_agrees_with_tsc),
-	KUNIT_CASE(tsc_agrees_with_pit_or_hpet),
+	KUNIT_CASE(tsc_agrees_with_every_clock),
+	KUNIT_CASE(udelay_lasts_by_another_clock),
 	KUNIT_CASE(conversions_round_trip),
 	KUNIT_CASE(ktime_moves_forward),
 	{}
