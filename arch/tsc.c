@@ -349,10 +349,15 @@ static void cpuid_leaves(u64 *l15, u64 *hv, u64 *l16)
 	if (max >= 0x15) {
 		cpuid(0x15, &a, &b, &c, &d);
 		*l15 = tsc_khz_from_leaf15(max, a, b, c);
+		if (!*l15) /* TCG with level=0x15+: all zeros */
+			printk("tsc: CPUID leaf 0x15 gives no frequency (eax %#x ebx %#x ecx %#x); "
+			       "ignored\n", a, b, c);
 	}
 	if (max >= 0x16) {
 		cpuid(0x16, &a, &b, &c, &d);
 		*l16 = tsc_khz_from_leaf16(max, a);
+		if (!*l16)
+			printk("tsc: CPUID leaf 0x16 gives no frequency (eax %#x); ignored\n", a);
 	}
 	cpuid(1, &a, &b, &c, &d);
 	if (c & (1u << 31)) { /* a hypervisor */
