@@ -422,10 +422,10 @@ void tsc_init(void)
 	tsc_windows = c[pick].est.windows;
 	tsc_windows_kept = c[pick].est.kept;
 	if (c[pick].kind == TSC_MEASURED)
-		printk("tsc: %llu kHz from the %s: median of %d windows of %u us kept of %d, spread "
-		       "%u ppm (all clocks: %s)\n",
-		       (unsigned long long)tsc_khz, tsc_source, tsc_windows_kept, WINDOW_US,
-		       tsc_windows, tsc_spread_ppm, tsc_clocks);
+		printk("tsc: %llu kHz from the %s (median of %d of %d windows of %u us, spread %u "
+		       "ppm; all clocks: %s)\n",
+		       (unsigned long long)tsc_khz, tsc_source, tsc_windows_kept, tsc_windows,
+		       WINDOW_US, tsc_spread_ppm, tsc_clocks);
 	else
 		printk("tsc: %llu kHz from CPUID (%s)%s%s\n", (unsigned long long)tsc_khz, tsc_source,
 		       tsc_clocks[0] ? "; measured: " : "", tsc_clocks);
