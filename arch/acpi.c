@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ACPI tables: RSDP -> XSDT (or RSDT on ACPI 1.0) -> MADT for the CPUs, HPET for the timer.
+ * ACPI tables: RSDP -> XSDT (or RSDT on ACPI 1.0) -> MADT for the CPUs, HPET and FADT (its PM
+ * timer) for the TSC calibration (arch/tsc.c).
  * Tables are read in place through the direct map and their pages are reserved so the page
  * allocator never hands them out. A bad checksum is reported; the table is still used, as
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
@@ -78,6 +79,20 @@ struct __packed hpet_table {
 	u8 access_size;
 	u64 address;
 };
+
+/*
+ * FADT fields by byte offset (ACPI 6.5, 5.2.9, table 5.9): the 32-bit PM_TMR_BLK port and
+ * its length (4 when there is a PM timer), the flags, and the ACPI 2.0+ X_PM_TMR_BLK generic
+ * address, which replaces PM_TMR_BLK when it is not zero.
+ */
+#define FADT_PM_TMR_BLK 76
+#define FADT_PM_TMR_LEN 91
+#define FADT_FLAGS 112
+#define FADT_X_PM_TMR_BLK 208
+#define FADT_FLAG_TMR_VAL_EXT (1u << 8)
+#define FADT_FLAG_HW_REDUCED (1u << 20)
+#define GAS_SYSTEM_MEMORY 0
+#define GAS_SYSTEM_IO 1
 
 #define MADT_ENABLED 1u
 #define MADT_ONLINE_CAPABLE 2u
@@ -173,6 +188,51 @@ int acpi_parse_madt(const void *table, struct acpi_info *out)
 	return 0;
 }
 
+int acpi_parse_fadt(const void *table, struct acpi_info *out)
+{
+	const struct sdt_header *h = table;
+	const u8 *b = table;
+	u32 blk = 0, flags = 0;
+	u64 xaddr = 0;
+	bool have_x = false;
+
+	if (memcmp(h->sig, "FACP", 4) || h->length < FADT_PM_TMR_LEN + 1)
+		return -1;
+	out->have_fadt = true;
+	if (h->length >= FADT_FLAGS + 4)
+		memcpy(&flags, b + FADT_FLAGS, 4);
+	if (flags & FADT_FLAG_HW_REDUCED)
+		return 0; /* hardware-reduced ACPI: no PM timer */
+	if (h->length >= FADT_X_PM_TMR_BLK + 12) {
+		memcpy(&xaddr, b + FADT_X_PM_TMR_BLK + 4, 8);
+		have_x = xaddr != 0;
+	}
+	if (have_x) {
+		u8 space = b[FADT_X_PM_TMR_BLK];
+
+		if (space != GAS_SYSTEM_IO || xaddr > 0xfffc) {
+			printk("acpi: the PM timer is at %#llx in address space %u, not an I/O port; "
+			       "not used\n", (unsigned long long)xaddr, space);
+			return 0;
+		}
+		blk = (u32)xaddr;
+	} else {
+		memcpy(&blk, b + FADT_PM_TMR_BLK, 4);
+		if (blk && b[FADT_PM_TMR_LEN] != 4) {
+			printk("acpi: FADT PM_TMR_LEN is %u, not 4; the PM timer is not used\n",
+			       b[FADT_PM_TMR_LEN]);
+			return 0;
+		}
+		if (blk > 0xfffc) {
+			printk("acpi: FADT PM_TMR_BLK %#x is not an I/O port; not used\n", blk);
+			return 0;
+		}
+	}
+	out->pm_tmr_port = (u16)blk;
+	out->pm_tmr_32bit = flags & FADT_FLAG_TMR_VAL_EXT;
+	return 0;
+}
+
 static const struct sdt_header *map_table(u64 addr, const char *what)
 {
 	const struct sdt_header *h = (const void *)(uptr)addr;
@@ -187,14 +247,21 @@ static const struct sdt_header *map_table(u64 addr, const char *what)
 	return h;
 }
 
-/* Legacy BIOS: the RSDP is on a 16-byte boundary in the EBDA's first KiB or 0xe0000-0xfffff. */
+/*
+ * Legacy BIOS: the RSDP is on a 16-byte boundary in the EBDA's first KiB or 0xe0000-0xfffff
+ * (ACPI 6.5, 5.2.5.1). The EBDA's segment is the BIOS data area's word at 0x40e, in page 0,
+ * which the direct map leaves out: boot/entry.asm copies it before paging is on. An EBDA
+ * outside conventional memory (above 640 KiB, or in page 0) is not one.
+ */
+extern u16 boot_bda_ebda;
+
 static u64 scan_rsdp(void)
 {
-	u64 ebda = (u64)(*(volatile u16 *)0x40e) << 4;
+	u64 ebda = (u64)boot_bda_ebda << 4;
 	u64 ranges[2][2] = { { ebda, ebda + 1024 }, { 0xe0000, 0x100000 } };
 
 	for (int r = 0; r < 2; r++) {
-		if (ranges[r][0] < 0x1000) /* page 0 is not mapped, nor is this plausible */
+		if (r == 0 && (ebda < 0x1000 || ebda + 1024 > 0xa0000))
 			continue;
 		for (u64 a = ranges[r][0]; a + 20 <= ranges[r][1]; a += 16)
 			if (!memcmp((void *)a, "RSD PTR ", 8) && acpi_checksum_ok((void *)a, 20))
@@ -230,6 +297,7 @@ int acpi_init(u64 rsdp_addr)
 		printk("acpi: the %s is shorter than its header\n", xsdt ? "XSDT" : "RSDT");
 		return -1;
 	}
+	acpi.present = true;
 	n = (int)((root->length - sizeof(*root)) / (xsdt ? 8 : 4));
 	for (int i = 0; i < n; i++) {
 		const u8 *ents = (const u8 *)root + sizeof(*root);
@@ -249,6 +317,8 @@ int acpi_init(u64 rsdp_addr)
 
 			if (h->h.length >= sizeof(*h) && h->space_id == 0)
 				acpi.hpet_addr = h->address;
+		} else if (!memcmp(t->sig, "FACP", 4)) {
+			acpi_parse_fadt(map_table(addr, "FADT"), &acpi);
 		}
 	}
 	if (!acpi.have_madt) {

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* What slablab takes from ACPI: the CPUs in the MADT and the HPET's address. */
+/*
+ * What slablab takes from ACPI: the CPUs in the MADT, the HPET's address and the PM timer's
+ * port (FADT).
+ */
 #ifndef SLABLAB_ACPI_H
 #define SLABLAB_ACPI_H
 
@@ -12,6 +15,7 @@ struct acpi_cpu {
 };
 
 struct acpi_info {
+	bool present;       /* a valid RSDP and root table were found */
 	bool have_madt;
 	u64 lapic_addr;     /* MADT local APIC address, after any type-5 override */
 	bool pcat_compat;   /* MADT flag: a legacy 8259 pair is present */
@@ -22,6 +26,9 @@ struct acpi_info {
 	u32 ignored_ids[NR_CPUS]; /* the first NR_CPUS ignored ones, to count each once */
 	struct acpi_cpu cpus[NR_CPUS];
 	u64 hpet_addr;      /* 0: no HPET table */
+	bool have_fadt;
+	u16 pm_tmr_port;    /* FADT: ACPI PM timer I/O port; 0: none (or not in I/O space) */
+	bool pm_tmr_32bit;  /* FADT flag TMR_VAL_EXT: the PM timer counts 32 bits, else 24 */
 	char oem[7];
 };
 
@@ -29,6 +36,7 @@ extern struct acpi_info acpi;
 
 int acpi_init(u64 rsdp_addr);
 int acpi_parse_madt(const void *madt, struct acpi_info *out);
+int acpi_parse_fadt(const void *fadt, struct acpi_info *out);
 bool acpi_checksum_ok(const void *p, size_t len);
 
 #endif

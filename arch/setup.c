@@ -4,8 +4,9 @@
  * map in place). It brings up the machine in this order, then hands over to kmain():
  *
  *   per-cpu template on GS -> console -> multiboot2 info -> command line -> traps (BSP)
- *   -> ACPI -> APIC -> boot slots -> per-cpu copies -> trampoline + INIT
- *   -> TSC calibration (covers the INIT delay) -> SIPI -> page allocator -> wait, release
+ *   -> ACPI (none: the boot CPU alone) -> APIC -> boot slots -> per-cpu copies
+ *   -> trampoline + INIT -> TSC calibration (covers the INIT delay; no clock at all stops
+ *   the boot) -> SIPI -> page allocator -> wait, release
  *   -> {"event":"boot"} -> kmain()
  */
 #include "acpi.h"
@@ -97,7 +98,10 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 
 	memblock_reserve((u64)(uptr)_kernel_start, (u64)(_kernel_end - _kernel_start), "kernel");
 	memblock_reserve(boot_info.mbi_start, boot_info.mbi_end - boot_info.mbi_start, "multiboot");
-	acpi_init(boot_info.rsdp);
+	if (acpi_init(boot_info.rsdp))
+		printk("slablab: no ACPI %s: running on the boot CPU only%s\n",
+		       acpi.present ? "MADT" : "tables",
+		       acpi.present ? "" : " (no MADT to find the others), without HPET or PM timer");
 	apic_init_bsp(acpi.lapic_addr);
 	apic_init_cpu();
 
@@ -118,9 +122,12 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       tsc_source, (unsigned long long)(mem_total_usable() / MiB), arch_accel(),
 	       arch_cpu_model());
 	printk("{\"event\":\"boot\",\"cpus_online\":%d,\"cpus_found\":%d,\"tsc_khz\":%llu,"
-	       "\"tsc_source\":\"%s\",\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
+	       "\"tsc_source\":\"%s\",\"tsc_spread_ppm\":%u,\"tsc_windows\":%d,"
+	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,"
+	       "\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
 	       "\"x2apic\":%s,\"accel\":\"%s\",\"firmware\":\"%s\"}\n",
-	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source,
+	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm,
+	       tsc_windows, tsc_windows_kept, tsc_clocks, acpi.present ? "true" : "false",
 	       (unsigned long long)(mem_total_usable() / MiB),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000000),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000 % 1000),

@@ -27,6 +27,7 @@ global _start32
 global boot_pml4
 global boot_stack_top
 global boot_entry_tsc
+global boot_bda_ebda
 global boot_gdt_ptr
 
 section .multiboot2 align=8
@@ -50,6 +51,9 @@ align 8
 boot_entry_tsc:	dq 0			; TSC at the first instruction: boot_ms counts from here
 mb_magic:	dd 0
 mb_info:	dd 0
+; The BIOS data area's word at 0x40e (the EBDA's segment), read before paging: page 0 is
+; left unmapped once the direct map is on. arch/acpi.c looks for the RSDP there.
+boot_bda_ebda:	dw 0
 
 ; The boot GDT, also used by the BSP until arch/gdt.c loads its per-cpu GDT.
 align 16
@@ -71,6 +75,8 @@ _start32:
 	rdtsc
 	mov [boot_entry_tsc], eax
 	mov [boot_entry_tsc + 4], edx
+	mov ax, [0x40e]
+	mov [boot_bda_ebda], ax
 
 	; zero .bss (page tables and the boot stack live there)
 	mov edi, __bss_start

@@ -6,12 +6,21 @@
 #include "types.h"
 
 extern u64 tsc_khz;            /* TSC ticks per millisecond */
-extern const char *tsc_source; /* how tsc_khz was found: cpuid-15h, hypervisor, pit, hpet, ... */
+extern const char *tsc_source; /* where tsc_khz came from: cpuid-15h, cpuid-40000010h, hpet,
+				  pm-timer, pit, cpuid-16h-nominal */
+extern u32 tsc_spread_ppm;     /* measured: spread of the windows kept; 0 for a CPUID leaf */
+extern int tsc_windows, tsc_windows_kept; /* measured: windows taken, and kept for the median */
+extern char tsc_clocks[96];      /* every clock measured and its kHz, "hpet:2099990,pit:2099987" */
 extern u64 boot_entry_tsc;     /* TSC at the kernel's first instruction (boot/entry.asm) */
 
+struct tsc_estimate;
+
 void tsc_init(void);
-u64 tsc_calibrate_pit(unsigned int ms);
-u64 tsc_calibrate_hpet(unsigned int ms);
+/*
+ * Measures the TSC again against one clock ("hpet", "pm-timer", "pit") as tsc_init does,
+ * interrupts off; -1 if the machine does not have that clock or it does not count.
+ */
+int tsc_measure_clock(const char *name, struct tsc_estimate *est);
 
 u64 cycles_to_ns(u64 cycles);
 u64 ns_to_cycles(u64 ns);

@@ -32,6 +32,26 @@ t_begin=${EPOCHREALTIME/./}
 
 trap 'echo "test.sh: interrupted after $passed passed, $failed failed" >&2; exit 130' INT TERM
 
+# busy_start / busy_stop: two busy loops of our own beside QEMU (the busy-host test). The
+# EXIT trap stops them whatever way the script ends (an interrupt exits through it too, once
+# the boot under way is over); should this script be killed outright, each loop ends by
+# itself when the script is gone ($$ is the script's pid in a subshell too) or after 10 min.
+busy_pids=()
+busy_start() {
+    local i
+    for i in 1 2; do
+        (SECONDS=0; while [ "$SECONDS" -lt 600 ] && kill -0 $$ 2>/dev/null; do :; done) &
+        busy_pids+=($!)
+    done
+}
+busy_stop() {
+    [ ${#busy_pids[@]} -gt 0 ] || return 0
+    kill "${busy_pids[@]}" 2>/dev/null
+    wait "${busy_pids[@]}" 2>/dev/null
+    busy_pids=()
+}
+trap busy_stop EXIT
+
 # seconds_since START_US: prints the time since START_US (microseconds) as "12.3".
 seconds_since() {
     local us=$((${EPOCHREALTIME/./} - $1))
@@ -113,6 +133,13 @@ boot_json() {
 # json_num KEY: prints the number KEY has in $bj, or nothing.
 json_num() {
     if [[ $bj =~ \"$1\":(-?[0-9]+) ]]; then echo "${BASH_REMATCH[1]}"; fi
+}
+
+# json_val KEY: prints what KEY has in $bj: a number, a string's text, true or false; or nothing.
+json_val() {
+    if [[ $bj =~ \"$1\":(\"([^\"]*)\"|(-?[0-9]+)|(true|false)) ]]; then
+        echo "${BASH_REMATCH[2]}${BASH_REMATCH[3]}${BASH_REMATCH[4]}"
+    fi
 }
 
 # kernel_grep LOG TEXT: does a line the kernel printed contain TEXT? Only what follows GRUB's
@@ -228,8 +255,8 @@ PYEOF
 # (c) boots with their own command line; each is one test.
 # extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
-#   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
-#   value), benchjson (bench_json_check), report (tools/benchreport.py reads the benchmark
+#   CHECK: ktap (KTAP results present and passing), json:KEY=V (boot JSON
+#   value: a number, a string's text, true or false), benchjson (bench_json_check), report (tools/benchreport.py reads the benchmark
 #   figures of the log, no plots, every figure line parsed), or any other text: a line the
 #   kernel printed contains it.
 extra() {
@@ -282,7 +309,7 @@ extra() {
         json:*)
             [ "$bj" = unread ] && boot_json "$log"
             k=${c#json:}
-            v=$(json_num "${k%%=*}")
+            v=$(json_val "${k%%=*}")
             if [ "$v" != "${k#*=}" ]; then
                 why+=("${k%%=*} is ${v:-missing}, want ${k#*=}")
             fi
@@ -370,6 +397,20 @@ else
     extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
     extra "crash[lockrec]" "crash=lockrec" 3 -- "recursive acquire of spinlock" "spin_lock"
     extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
+
+    # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
+    # on the boot CPU against the PIT; no PIT uses the HPET (CPUID leaves 15h/16h there but
+    # all zeros, so ignored), then the PM timer; no clock at all stops with a message.
+    extra "machine[acpi=off,smp2]" "test=all" 0 MACHINE=pc,acpi=off -- ktap json:acpi=false json:cpus_found=1 json:cpus_online=1 json:tsc_source=pit "no ACPI tables: running on the boot CPU only"
+    extra "machine[pit=off,cpu level=0x16]" "test=time" 0 MACHINE=pc,pit=off QEMU_EXTRA="-cpu max,level=0x16" -- ktap json:tsc_source=hpet "CPUID leaf 0x15 gives no frequency" "CPUID leaf 0x16 gives no frequency"
+    extra "machine[pit=off,hpet=off]" "test=time" 0 MACHINE=pc,pit=off,hpet=off -- ktap json:tsc_source=pm-timer
+    extra "machine[acpi=off,pit=off]" "test=time" 1 MACHINE=pc,acpi=off,pit=off -- "nothing to tell the TSC's rate by"
+    # The busy host: the timing-dependent suites with two busy loops of our own running.
+    if want "busy-host[test=time,ipi,smp,spinlock,smp2]"; then
+        busy_start
+        extra "busy-host[test=time,ipi,smp,spinlock,smp2]" "test=time,ipi,smp,spinlock" 0 SMP=2 TIMEOUT=180 -- ktap
+        busy_stop
+    fi
 fi
 
 if [ $((passed + failed + skipped)) = 0 ]; then

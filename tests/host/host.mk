@@ -15,7 +15,7 @@ HT_TCFLAGS = $(filter-out -I%,$(HOST_CFLAGS)) \
 
 # Kernel sources built for the host (add the ones a new test needs here and below).
 HT_KOBJS := $(addprefix $(HT_OBJ)/k/,kernel/printk.o kernel/spinlock.o kernel/cmdline.o \
-	mm/page_alloc.o arch/acpi.o)
+	mm/page_alloc.o arch/acpi.o arch/tsc_calib.o)
 
 # Linked into every host test: printk (with the real vsnprintf), the real spinlocks, the
 # kernel's strlcpy and the host glue (console_write to stdout, panic, the IF flag).
@@ -26,6 +26,7 @@ HT_COMMON := $(HT_OBJ)/t/shim/host_env.o $(HT_OBJ)/k/kernel/printk.o \
 $(HT)/test_cmdline: $(HT_OBJ)/k/kernel/cmdline.o
 $(HT)/test_buddy: $(HT_OBJ)/k/mm/page_alloc.o
 $(HT)/test_acpi: $(HT_OBJ)/k/arch/acpi.o
+$(HT)/test_tsc_calib: $(HT_OBJ)/k/arch/tsc_calib.o
 
 $(HT)/test_%: $(HT_OBJ)/t/test_%.o $(HT_COMMON)
 	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * arch/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
- * entries, overrides, duplicates, too many CPUs, broken entries), and acpi_init over a
- * RSDP -> XSDT/RSDT -> MADT/HPET chain placed in low host memory that ASan guards.
+ * entries, overrides, duplicates, too many CPUs, broken entries), acpi_parse_fadt's PM timer
+ * (PM_TMR_BLK, X_PM_TMR_BLK, widths, what is refused), and acpi_init over a
+ * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards.
  */
 #include <errno.h>
 #include <sanitizer/asan_interface.h>
@@ -16,6 +17,9 @@
 #include "host_env.h"
 #include "ktest.h"
 #include "page_alloc.h" /* memblock_reserve's declaration */
+
+/* boot/entry.asm's copy of the BIOS data area's EBDA pointer (acpi.c's RSDP scan, unused here) */
+u16 boot_bda_ebda;
 
 /* ---- memblock_reserve, as acpi.c calls it: only recorded ---- */
 
@@ -508,6 +512,112 @@ static void madt_broken(void)
 		 info.nr_cpus);
 }
 
+/* ---- acpi_parse_fadt: the PM timer ---- */
+
+/*
+ * A FADT of len bytes (ACPI 1.0: 116, 2.0+: 244) with PM_TMR_BLK blk, PM_TMR_LEN blk_len,
+ * the flags, and (len >= 220) X_PM_TMR_BLK in address space x_space at x_addr.
+ */
+static void fadt_build(struct tbl *f, u32 len, u32 blk, u8 blk_len, u32 flags, u8 x_space,
+		       u64 x_addr)
+{
+	sdt_begin(f, "FACP");
+	while (f->len < len)
+		put8(f, 0);
+	memcpy(f->b + 76, &blk, 4);
+	f->b[91] = blk_len;
+	if (len >= 116)
+		memcpy(f->b + 112, &flags, 4);
+	if (len >= 220) {
+		f->b[208] = x_space;
+		f->b[209] = 32;
+		f->b[211] = 3; /* dword access */
+		memcpy(f->b + 212, &x_addr, 8);
+	}
+	sdt_finish(f);
+}
+
+static int parse_fadt(u32 len, u32 blk, u8 blk_len, u32 flags, u8 x_space, u64 x_addr)
+{
+	void *p;
+	int rc;
+
+	fadt_build(&t, len, blk, blk_len, flags, x_space, x_addr);
+	p = exact(&t);
+	memset(&info, 0, sizeof(info));
+	host_console_reset();
+	rc = acpi_parse_fadt(p, &info);
+	free(p);
+	return rc;
+}
+
+static void fadt_pm_timer(void)
+{
+	int rc;
+
+	rc = parse_fadt(116, 0xb008, 4, 0, 0, 0);
+	kt_check(rc == 0 && info.have_fadt && info.pm_tmr_port == 0xb008 && !info.pm_tmr_32bit,
+		 "fadt 1.0: PM_TMR_BLK, 24 bits", "rc %d port %#x 32bit %d", rc, info.pm_tmr_port,
+		 info.pm_tmr_32bit);
+	rc = parse_fadt(116, 0xb008, 4, 1u << 8, 0, 0);
+	kt_check(rc == 0 && info.pm_tmr_port == 0xb008 && info.pm_tmr_32bit,
+		 "fadt: TMR_VAL_EXT makes it 32 bits", "rc %d port %#x 32bit %d", rc,
+		 info.pm_tmr_port, info.pm_tmr_32bit);
+	rc = parse_fadt(244, 0xb008, 4, 0, 1, 0x608);
+	kt_check(rc == 0 && info.pm_tmr_port == 0x608,
+		 "fadt 2.0: a non-zero X_PM_TMR_BLK replaces PM_TMR_BLK", "rc %d port %#x", rc,
+		 info.pm_tmr_port);
+	rc = parse_fadt(244, 0xb008, 4, 0, 1, 0);
+	kt_check(rc == 0 && info.pm_tmr_port == 0xb008,
+		 "fadt 2.0: X_PM_TMR_BLK zero, PM_TMR_BLK used", "rc %d port %#x", rc,
+		 info.pm_tmr_port);
+	rc = parse_fadt(244, 0xb008, 4, 0, 0, 0xfed00000);
+	kt_check(rc == 0 && info.pm_tmr_port == 0 && host_console_has("not an I/O port"),
+		 "fadt: a PM timer in memory space is refused with a message",
+		 "rc %d port %#x printed \"%s\"", rc, info.pm_tmr_port, host_console_text());
+	rc = parse_fadt(244, 0, 0, 0, 1, 0x10000);
+	kt_check(rc == 0 && info.pm_tmr_port == 0 && host_console_has("not an I/O port"),
+		 "fadt: an X_PM_TMR_BLK port above 0xfffc is refused", "rc %d port %#x", rc,
+		 info.pm_tmr_port);
+	rc = parse_fadt(116, 0xb008, 0, 0, 0, 0);
+	kt_check(rc == 0 && info.pm_tmr_port == 0 && host_console_has("PM_TMR_LEN"),
+		 "fadt: PM_TMR_LEN other than 4 is refused with a message",
+		 "rc %d port %#x printed \"%s\"", rc, info.pm_tmr_port, host_console_text());
+	rc = parse_fadt(244, 0xb008, 4, 1u << 20, 1, 0x608);
+	kt_check(rc == 0 && info.have_fadt && info.pm_tmr_port == 0,
+		 "fadt: hardware-reduced ACPI has no PM timer", "rc %d port %#x", rc,
+		 info.pm_tmr_port);
+	rc = parse_fadt(116, 0, 0, 0, 0, 0);
+	kt_check(rc == 0 && info.pm_tmr_port == 0 && !host_console_text()[0],
+		 "fadt: no PM timer, quietly", "rc %d port %#x printed \"%s\"", rc,
+		 info.pm_tmr_port, host_console_text());
+	/* Shorter than PM_TMR_LEN: nothing past the table is read (ASan would say). */
+	sdt_begin(&t, "FACP");
+	while (t.len < 80)
+		put8(&t, 0);
+	{
+		void *p;
+
+		sdt_finish(&t);
+		p = exact(&t);
+		memset(&info, 0, sizeof(info));
+		rc = acpi_parse_fadt(p, &info);
+		free(p);
+	}
+	kt_check(rc == -1 && !info.have_fadt && !info.pm_tmr_port,
+		 "fadt: a FADT cut before PM_TMR_LEN is not used", "rc %d", rc);
+	rc = parse_fadt(116, 0xb008, 4, 0, 0, 0);
+	memcpy(t.b, "FACX", 4);
+	{
+		void *p = exact(&t);
+
+		memset(&info, 0, sizeof(info));
+		rc = acpi_parse_fadt(p, &info);
+		free(p);
+	}
+	kt_check(rc == -1 && !info.have_fadt, "fadt: another signature is not a FADT", "rc %d", rc);
+}
+
 /* ---- acpi_init over tables in low memory ---- */
 
 #define ARENA_BASE 0x40000000UL
@@ -842,6 +952,34 @@ static void init_odd_tables(void)
 		 "init: an XSDT shorter than its header has no entries", "rc %d", rc);
 }
 
+/* The FADT in a chain: acpi_init finds its PM timer and reserves it; ACPI is present. */
+static void init_fadt(void)
+{
+	struct tbl f;
+	u64 ents[2];
+	u32 madt_len, root_len;
+	void *fadt, *root, *rsdp;
+	int rc;
+
+	arena_reset();
+	fadt_build(&f, 244, 0xb008, 4, 1u << 8, 1, 0x608);
+	fadt = place(f.b, f.len);
+	ents[0] = addr_of(fadt);
+	ents[1] = addr_of(place_madt(2, &madt_len));
+	root = place_root(true, ents, 2, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.present && acpi.have_fadt && acpi.pm_tmr_port == 0x608 &&
+		     acpi.pm_tmr_32bit && reserved(fadt, f.len, "FADT"),
+		 "init: the FADT's PM timer, the FADT reserved",
+		 "rc %d present %d fadt %d port %#x 32bit %d reserved %d", rc, acpi.present,
+		 acpi.have_fadt, acpi.pm_tmr_port, acpi.pm_tmr_32bit, reserved(fadt, f.len, "FADT"));
+	rsdp = place_rsdp(2, 0, addr_of(root), false, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == -1 && !acpi.present && !acpi.pm_tmr_port,
+		 "init: a bad RSDP leaves ACPI absent", "rc %d present %d", rc, acpi.present);
+}
+
 int main(void)
 {
 	checksum();
@@ -851,9 +989,11 @@ int main(void)
 	madt_many();
 	madt_other_entries();
 	madt_broken();
+	fadt_pm_timer();
 	if (map_arena()) {
 		init_chain();
 		init_odd_tables();
+		init_fadt();
 	} else {
 		int e = errno;
 
