@@ -292,11 +292,6 @@ static void print_meta(const char *benches)
 	for (int i = 0; i < nr_schemes; i++)
 		n += (size_t)snprintf(sch + n, sizeof(sch) - MIN(n, sizeof(sch)), "%s%s",
 				      i ? "," : "", schemes[i]);
-	/* The command line as a JSON string: quotes and backslashes dropped, cut short. */
-	for (const char *p = boot_info.cmdline; *p && c < sizeof(cmd) - 1; p++)
-		if (*p != '"' && *p != '\\' && (u8)*p >= 0x20)
-			cmd[c++] = *p;
-	cmd[c] = '\0';
 	snprintf(opts, sizeof(opts),
 		 "fastpath=%s bench_reps=%u hackbench_groups=%u hackbench_loops=%u "
 		 "remote_objects=%u scaling_ops=%u latency_samples=%u",
@@ -314,7 +309,17 @@ static void print_meta(const char *benches)
 	printk("{\"bench\":\"meta\",\"cpu_model\":\"%s\",\"tsc_mhz\":%llu,\"seed\":%llu,",
 	       arch_cpu_model(), (unsigned long long)(tsc_khz / 1000),
 	       (unsigned long long)boot_opts.seed);
-	printk("\"cmdline\":\"%s\",\"benches\":\"%s\",\"schemes\":\"%s\",", cmd, benches, sch);
+	/* The whole command line as a JSON string (quotes, backslashes and control characters
+	 * dropped), in pieces of cmd[]. */
+	printk("\"cmdline\":\"");
+	for (const char *p = boot_info.cmdline; *p;) {
+		for (c = 0; *p && c < sizeof(cmd) - 1; p++)
+			if (*p != '"' && *p != '\\' && (u8)*p >= 0x20)
+				cmd[c++] = *p;
+		cmd[c] = '\0';
+		printk("%s", cmd);
+	}
+	printk("\",\"benches\":\"%s\",\"schemes\":\"%s\",", benches, sch);
 	printk("\"options\":\"%s\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\","
 	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n", opts, bench_accel(),
 	       bench_emulated() ? "true" : "false", nr_cpu_ids);
