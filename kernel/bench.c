@@ -9,6 +9,7 @@
 #include "bootinfo.h"
 #include "cmdline.h"
 #include "irqflags.h"
+#include "page_alloc.h"
 #include "percpu.h"
 #include "printk.h"
 #include "slab.h"
@@ -191,7 +192,7 @@ static int nr_failures;
 
 void bench_fail(const char *bench, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -507,4 +508,48 @@ int bench_run_selected(const char *filter)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- tables larger than one allocation ---- */
+
+static size_t table_pieces(size_t n, size_t size)
+{
+	return (n + BENCH_PER_PIECE(size) - 1) / BENCH_PER_PIECE(size);
+}
+
+u64 bench_table_bytes(size_t n, size_t size)
+{
+	return (u64)n * size + table_pieces(n, size) * sizeof(void *);
+}
+
+int bench_table_alloc(struct bench_table *t, size_t n, size_t size)
+{
+	size_t per = BENCH_PER_PIECE(size);
+
+	t->nr_pieces = table_pieces(n, size);
+	t->pieces = kcalloc(MAX(t->nr_pieces, 1ul), sizeof(void *), GFP_KERNEL | __GFP_NOWARN);
+	if (!t->pieces)
+		return -1;
+	for (size_t i = 0; i < t->nr_pieces; i++) {
+		t->pieces[i] = kzalloc(MIN(n - i * per, per) * size, GFP_KERNEL | __GFP_NOWARN);
+		if (!t->pieces[i]) {
+			bench_table_free(t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void bench_table_free(struct bench_table *t)
+{
+	for (size_t i = 0; t->pieces && i < t->nr_pieces; i++)
+		kfree(t->pieces[i]);
+	kfree(t->pieces);
+	t->pieces = NULL;
+	t->nr_pieces = 0;
+}
+
+unsigned long bench_free_mib(void)
+{
+	return (unsigned long)(nr_free_pages() * PAGE_SIZE / MiB);
 }
