@@ -553,3 +553,22 @@ unsigned long bench_free_mib(void)
 {
 	return (unsigned long)(nr_free_pages() * PAGE_SIZE / MiB);
 }
+
+u64 bench_mul_div(u64 a, u64 b, u64 c)
+{
+	unsigned __int128 n = (unsigned __int128)a * b, r = 0, q = 0;
+
+	if (!c)
+		return ~0ULL;
+	if (!(u64)(n >> 64))
+		return (u64)n / c;
+	/* Long division, a bit at a time (no libgcc for a 128-bit divide here). */
+	for (int i = 127; i >= 0; i--) {
+		r = r << 1 | (u64)(n >> i & 1);
+		if (r >= c) {
+			r -= c;
+			q |= (unsigned __int128)1 << i;
+		}
+	}
+	return q >> 64 ? ~0ULL : (u64)q;
+}

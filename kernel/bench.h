@@ -116,6 +116,12 @@ void bench_sleep_cancel(void);
 void bench_wake(int cpu);
 u64 bench_wakeups_sent(void); /* by this CPU, ever: to tell them from the allocator's IPIs */
 
+/*
+ * a * b / c with a 128-bit product, for rates such as operations x 10 x TSC Hz / cycles that
+ * overflow 64 bits on long runs with many CPUs. The quotient saturates at ~0ULL (c 0: too).
+ */
+u64 bench_mul_div(u64 a, u64 b, u64 c);
+
 /* A value in tenths as "123.4". */
 char *bench_fmt(char *buf, size_t n, u64 tenths);
 

@@ -326,7 +326,8 @@ static void run_scaling(void)
 				if (!cyc)
 					goto fail;
 				/* ops/s in tenths */
-				samples[rep] = m.ops * (u64)m.ncpus * 10 * tsc_khz * 1000 / cyc;
+				samples[rep] = bench_mul_div(m.ops * (u64)m.ncpus * 10,
+							     tsc_khz * 1000, cyc);
 			}
 			bench_summarize(samples, reps, 10, &st);
 			if (i == 0)
