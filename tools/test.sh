@@ -376,6 +376,7 @@ else
     extra "bench[hackbench_groups=1000]" "bench=hackbench hackbench_groups=1000 hackbench_loops=1 bench_reps=1 scheme=lock" 0 -- benchjson '"groups":1000' "lock groups 1000 loops 1: Time: "
     extra "bench[hackbench_groups=1000,MEM=64M]" "bench=hackbench hackbench_groups=1000 hackbench_loops=1 bench_reps=1 scheme=lock" 1 MEM=64M -- "no memory for the queues and tasks of hackbench_groups=1000: they need 75 MiB"
     extra "bench[latency_samples=524289,smp2]" "bench=latency latency_samples=524289 scheme=lock" 0 SMP=2 -- benchjson "(1048578 samples)"
+    extra "cmdline[cpu_partial=100000,sheaf_capacity=500]" "test=slab.schemes_differ_where_partial_slabs_go,slab_ipi.ownership_moves_to_a_cpu_that_runs_out cpu_partial=100000 sheaf_capacity=500" 0 -- ktap "# SKIP cpu_partial= or sheaf_capacity= above" "# SKIP cpu_partial= above"
     extra "bench[latency_samples=1000000,smp8,MEM=64M]" "bench=latency latency_samples=1000000 scheme=lock" 1 SMP=8 MEM=64M -- "no memory for latency_samples=1000000 on 8 CPUs: the samples need 62 MiB"
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
     extra "crash[df]" "crash=df" 3 -- "#DF"
