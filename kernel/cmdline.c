@@ -188,7 +188,8 @@ static int check_list(const struct option *opt, const char *val, size_t len, cha
 		size_t n = item_len(p, end);
 
 		if (!n) {
-			snprintf(err, errlen, "empty item in %s=%.*s (a comma list without blanks: %s)",
+			snprintf(err, errlen,
+				 "empty item in %s=%.*s (a comma list without blanks: %s)",
 				 opt->name, (int)len, val, opt->help);
 			return -1;
 		}
@@ -407,17 +408,19 @@ int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, c
 			f |= debug_letter(*s);
 		}
 		if (none && (f || s - block > 1)) {
-			snprintf(err, errlen, "slub_debug=%s: '-' (no debugging) stands alone, without "
-				 "letters", spec);
+			snprintf(err, errlen,
+				 "slub_debug=%s: '-' (no debugging) stands alone, without letters",
+				 spec);
 			return -1;
 		}
 		if (!letters)
 			f = SLAB_DEBUG_FLAGS;
 		if (*s != ',') {
 			if (global_block) {
-				snprintf(err, errlen, "slub_debug=%s: two blocks for every cache ('%.*s' "
-					 "and '%.*s'); give one, and name caches in the others",
-					 spec, (int)global_len, global_block, (int)(s - block), block);
+				snprintf(err, errlen,
+					 "slub_debug=%s: two blocks for every cache ('%.*s' and "
+					 "'%.*s'); give one, and name caches in the others", spec,
+					 (int)global_len, global_block, (int)(s - block), block);
 				return -1;
 			}
 			global_block = block;
@@ -432,7 +435,8 @@ int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, c
 				s++;
 			len = (size_t)(s - n);
 			if (!len || len > KMEM_CACHE_NAME_MAX) {
-				snprintf(err, errlen, "slub_debug=%s: a cache name must have 1..%d characters",
+				snprintf(err, errlen,
+					 "slub_debug=%s: a cache name must have 1..%d characters",
 					 spec, KMEM_CACHE_NAME_MAX);
 				return -1;
 			}
