@@ -54,14 +54,11 @@ int multiboot_parse(u32 magic, u64 mbi)
 		if (tag->type == MB2_TAG_END)
 			break;
 		switch (tag->type) {
-		case MB2_TAG_CMDLINE: {
-			const char *s = (const char *)(p + 8);
-
-			if (strlcpy(boot_info.cmdline, s, sizeof(boot_info.cmdline)) >=
-			    sizeof(boot_info.cmdline))
-				boot_info.cmdline_truncated = true;
+		case MB2_TAG_CMDLINE:
+			/* The whole length, even when it does not fit: boot_main refuses it then. */
+			boot_info.cmdline_len = strlcpy(boot_info.cmdline, (const char *)(p + 8),
+							sizeof(boot_info.cmdline));
 			break;
-		}
 		case MB2_TAG_LOADER:
 			strlcpy(boot_info.loader, (const char *)(p + 8), sizeof(boot_info.loader));
 			break;

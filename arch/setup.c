@@ -88,8 +88,11 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	pic_disable();
 	if (multiboot_parse(magic, mbi))
 		arch_exit(KEXIT_FAIL);
-	if (boot_info.cmdline_truncated)
-		printk("cmdline: longer than %d characters, truncated\n", BOOT_CMDLINE_MAX - 1);
+	if (boot_info.cmdline_len >= BOOT_CMDLINE_MAX) {
+		printk("cmdline: the command line has %zu characters, more than the %d slablab "
+		       "takes; none of it was used\n", boot_info.cmdline_len, BOOT_CMDLINE_MAX - 1);
+		kernel_exit(KEXIT_FAIL);
+	}
 	if (cmdline_parse(boot_info.cmdline, &boot_opts, err, sizeof(err))) {
 		printk("cmdline: %s\n", err);
 		printk("cmdline: the command line was: %s\n", boot_info.cmdline);

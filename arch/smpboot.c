@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Bringing up the APs. Boot slots are the CPUs we try to start: slot 0 is the BSP, then the
- * MADT's other enabled CPUs in table order, at most cpus= of them. Every slot gets a per-cpu
- * copy, and every AP a stack, before any AP runs.
+ * MADT's other enabled CPUs in table order but the one ap_skip= names, at most cpus= of them
+ * in all (so cpus=N ap_skip=ID starts N CPUs when the MADT has N + 1). Every slot gets a
+ * per-cpu copy, and every AP a stack, before any AP runs.
  *
  *   smp_boot_begin():  copy the trampoline to a free page below 1 MiB, fill its parameter
  *                      block, send INIT to every AP slot. The 10 ms the INITs want before
@@ -30,7 +31,7 @@
 #include "traps.h"
 #include "x86.h"
 
-enum slot_state { SLOT_WAITING, SLOT_ARRIVED, SLOT_ONLINE, SLOT_GAVE_UP, SLOT_SKIPPED };
+enum slot_state { SLOT_WAITING, SLOT_ARRIVED, SLOT_ONLINE, SLOT_GAVE_UP };
 
 struct boot_slot {
 	u32 apic_id;
@@ -67,25 +68,65 @@ int nr_cpus_gave_up;
 int nr_cpus_skipped;
 int nr_cpus_tried = 1;
 
-/* Slots: the BSP first, then the MADT's other CPUs in order, at most max_cpus in all. */
+/* ap_skip= names no CPU that could be left out: say which ones could, and stop. */
+static void __noreturn bad_ap_skip(u32 me)
+{
+	int n = 0;
+
+	if (boot_opts.ap_skip == (long)me) {
+		printk("smp: ap_skip=%ld names the boot CPU (APIC id %u), which runs the kernel and "
+		       "cannot be left out\n", boot_opts.ap_skip, me);
+	} else {
+		printk("smp: ap_skip=%ld: no enabled CPU with APIC id %ld in the ACPI MADT; the "
+		       "other CPUs' APIC ids:", boot_opts.ap_skip, boot_opts.ap_skip);
+		for (int i = 0; i < acpi.nr_cpus; i++) {
+			if (acpi.cpus[i].apic_id == me)
+				continue;
+			if (n++ == 32) {
+				printk(" ...");
+				break;
+			}
+			printk(" %u", acpi.cpus[i].apic_id);
+		}
+		printk("%s\n", n ? "" : " none");
+	}
+	kernel_exit(KEXIT_FAIL);
+}
+
+/*
+ * Slots: the BSP first, then the MADT's other CPUs in order, but the one ap_skip= names (it
+ * does not count against cpus=), at most max_cpus in all.
+ */
 int smp_prepare(unsigned int max_cpus)
 {
 	u32 me = apic_id();
+	bool skip_found = false, me_found = false;
 
 	slots[0].apic_id = me;
 	nr_slots = 1;
 	nr_cpus_found = acpi.nr_cpus ? acpi.nr_cpus : 1;
 	for (int i = 0; i < acpi.nr_cpus; i++) {
-		if (acpi.cpus[i].apic_id == me)
+		if (acpi.cpus[i].apic_id == me) {
+			me_found = true;
 			continue;
+		}
+		if ((long)acpi.cpus[i].apic_id == boot_opts.ap_skip) {
+			skip_found = true;
+			nr_cpus_skipped++;
+			printk("smp: not starting the CPU with APIC id %u (ap_skip=)\n",
+			       acpi.cpus[i].apic_id);
+			continue;
+		}
 		if (max_cpus && (unsigned)nr_slots >= max_cpus)
-			break;
+			continue; /* full, but ap_skip='s CPU may come later in the table */
 		slots[nr_slots].apic_id = acpi.cpus[i].apic_id;
 		slots[nr_slots].state = SLOT_WAITING;
 		nr_slots++;
 	}
-	if (acpi.nr_cpus && nr_slots == 1 && acpi.nr_cpus > 1 && (!max_cpus || max_cpus > 1))
+	if (acpi.nr_cpus && !me_found)
 		printk("smp: the boot CPU (APIC id %u) is not in the MADT\n", me);
+	if (boot_opts.ap_skip >= 0 && !skip_found)
+		bad_ap_skip(me); /* also when it names the boot CPU */
 	nr_cpus_tried = nr_slots;
 	if (acpi.nr_ignored)
 		printk("smp: %d more CPUs than slablab's limit of %d are left out\n", acpi.nr_ignored,
@@ -133,15 +174,8 @@ void smp_boot_begin(void)
 	tp->ticket = (u64)(uptr)&ap_ticket;
 	tp->nstacks = (u32)(nr_slots - 1);
 	mb();
-	for (int i = 1; i < nr_slots; i++) {
-		if ((long)slots[i].apic_id == boot_opts.ap_skip) {
-			slots[i].state = SLOT_SKIPPED;
-			nr_cpus_skipped++;
-			printk("smp: not starting the CPU with APIC id %u (ap_skip=)\n", slots[i].apic_id);
-			continue;
-		}
+	for (int i = 1; i < nr_slots; i++)
 		apic_send_init(slots[i].apic_id);
-	}
 	init_sent_tsc = rdtsc();
 }
 

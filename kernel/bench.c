@@ -9,6 +9,7 @@
 #include "bootinfo.h"
 #include "cmdline.h"
 #include "irqflags.h"
+#include "page_alloc.h"
 #include "percpu.h"
 #include "printk.h"
 #include "slab.h"
@@ -191,7 +192,7 @@ static int nr_failures;
 
 void bench_fail(const char *bench, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -292,11 +293,6 @@ static void print_meta(const char *benches)
 	for (int i = 0; i < nr_schemes; i++)
 		n += (size_t)snprintf(sch + n, sizeof(sch) - MIN(n, sizeof(sch)), "%s%s",
 				      i ? "," : "", schemes[i]);
-	/* The command line as a JSON string: quotes and backslashes dropped, cut short. */
-	for (const char *p = boot_info.cmdline; *p && c < sizeof(cmd) - 1; p++)
-		if (*p != '"' && *p != '\\' && (u8)*p >= 0x20)
-			cmd[c++] = *p;
-	cmd[c] = '\0';
 	snprintf(opts, sizeof(opts),
 		 "fastpath=%s bench_reps=%u hackbench_groups=%u hackbench_loops=%u "
 		 "remote_objects=%u scaling_ops=%u latency_samples=%u",
@@ -314,7 +310,17 @@ static void print_meta(const char *benches)
 	printk("{\"bench\":\"meta\",\"cpu_model\":\"%s\",\"tsc_mhz\":%llu,\"seed\":%llu,",
 	       arch_cpu_model(), (unsigned long long)(tsc_khz / 1000),
 	       (unsigned long long)boot_opts.seed);
-	printk("\"cmdline\":\"%s\",\"benches\":\"%s\",\"schemes\":\"%s\",", cmd, benches, sch);
+	/* The whole command line as a JSON string (quotes, backslashes and control characters
+	 * dropped), in pieces of cmd[]. */
+	printk("\"cmdline\":\"");
+	for (const char *p = boot_info.cmdline; *p;) {
+		for (c = 0; *p && c < sizeof(cmd) - 1; p++)
+			if (*p != '"' && *p != '\\' && (u8)*p >= 0x20)
+				cmd[c++] = *p;
+		cmd[c] = '\0';
+		printk("%s", cmd);
+	}
+	printk("\",\"benches\":\"%s\",\"schemes\":\"%s\",", benches, sch);
 	printk("\"options\":\"%s\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\","
 	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n", opts, bench_accel(),
 	       bench_emulated() ? "true" : "false", nr_cpu_ids);
@@ -502,4 +508,67 @@ int bench_run_selected(const char *filter)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- tables larger than one allocation ---- */
+
+static size_t table_pieces(size_t n, size_t size)
+{
+	return (n + BENCH_PER_PIECE(size) - 1) / BENCH_PER_PIECE(size);
+}
+
+u64 bench_table_bytes(size_t n, size_t size)
+{
+	return (u64)n * size + table_pieces(n, size) * sizeof(void *);
+}
+
+int bench_table_alloc(struct bench_table *t, size_t n, size_t size)
+{
+	size_t per = BENCH_PER_PIECE(size);
+
+	t->nr_pieces = table_pieces(n, size);
+	t->pieces = kcalloc(MAX(t->nr_pieces, 1ul), sizeof(void *), GFP_KERNEL | __GFP_NOWARN);
+	if (!t->pieces)
+		return -1;
+	for (size_t i = 0; i < t->nr_pieces; i++) {
+		t->pieces[i] = kzalloc(MIN(n - i * per, per) * size, GFP_KERNEL | __GFP_NOWARN);
+		if (!t->pieces[i]) {
+			bench_table_free(t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void bench_table_free(struct bench_table *t)
+{
+	for (size_t i = 0; t->pieces && i < t->nr_pieces; i++)
+		kfree(t->pieces[i]);
+	kfree(t->pieces);
+	t->pieces = NULL;
+	t->nr_pieces = 0;
+}
+
+unsigned long bench_free_mib(void)
+{
+	return (unsigned long)(nr_free_pages() * PAGE_SIZE / MiB);
+}
+
+u64 bench_mul_div(u64 a, u64 b, u64 c)
+{
+	unsigned __int128 n = (unsigned __int128)a * b, r = 0, q = 0;
+
+	if (!c)
+		return ~0ULL;
+	if (!(u64)(n >> 64))
+		return (u64)n / c;
+	/* Long division, a bit at a time (no libgcc for a 128-bit divide here). */
+	for (int i = 127; i >= 0; i--) {
+		r = r << 1 | (u64)(n >> i & 1);
+		if (r >= c) {
+			r -= c;
+			q |= (unsigned __int128)1 << i;
+		}
+	}
+	return q >> 64 ? ~0ULL : (u64)q;
 }

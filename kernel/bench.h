@@ -8,6 +8,7 @@
 #ifndef SLABLAB_BENCH_H
 #define SLABLAB_BENCH_H
 
+#include "page_alloc.h"
 #include "types.h"
 
 struct cpumask;
@@ -115,7 +116,46 @@ void bench_sleep_cancel(void);
 void bench_wake(int cpu);
 u64 bench_wakeups_sent(void); /* by this CPU, ever: to tell them from the allocator's IPIs */
 
+/*
+ * a * b / c with a 128-bit product, for rates such as operations x 10 x TSC Hz / cycles that
+ * overflow 64 bits on long runs with many CPUs. The quotient saturates at ~0ULL (c 0: too).
+ */
+u64 bench_mul_div(u64 a, u64 b, u64 c);
+
 /* A value in tenths as "123.4". */
 char *bench_fmt(char *buf, size_t n, u64 tenths);
+
+/*
+ * A zeroed table of n elements that may be larger than one allocation can be (the page
+ * allocator's largest block, 4 MiB): pieces of at most BENCH_PIECE_BYTES, each holding a
+ * whole number of elements. bench_table_at(t, type, i) points to element i; the divisor is a
+ * constant, so the compiler makes it a multiply. bench_table_alloc: 0, or -1 with nothing
+ * allocated and no message (the caller says what it needed: bench_table_bytes).
+ */
+#define BENCH_PIECE_BYTES (PAGE_SIZE << MAX_ORDER)
+#define BENCH_PER_PIECE(size) (BENCH_PIECE_BYTES / (size))
+
+struct bench_table {
+	void **pieces;
+	size_t nr_pieces;
+};
+
+int bench_table_alloc(struct bench_table *t, size_t n, size_t size);
+void bench_table_free(struct bench_table *t);
+u64 bench_table_bytes(size_t n, size_t size);
+#define bench_table_at(t, type, i)                                                                 \
+	({                                                                                         \
+		size_t __i = (i);                                                                  \
+		(type *)(t)->pieces[__i / BENCH_PER_PIECE(sizeof(type))] +                         \
+			__i % BENCH_PER_PIECE(sizeof(type));                                       \
+	})
+
+/* Free memory now, in MiB (rounded down), for messages that say how much was missing. */
+unsigned long bench_free_mib(void);
+/* Bytes as MiB, rounded up. */
+static inline unsigned long long bench_mib_up(u64 bytes)
+{
+	return (unsigned long long)((bytes + MiB - 1) / MiB);
+}
 
 #endif

@@ -73,18 +73,31 @@ struct hb_cpu {
 struct hb_run {
 	struct hackbench_setup *hb;
 	const char *who;
-	struct hb_queue *queues; /* [group][sender][receiver] */
-	struct hb_task *tasks;   /* [group][40]: 20 senders, then 20 receivers */
+	struct bench_table queues; /* [group][sender][receiver]: 75 KiB per group, in pieces */
+	struct bench_table tasks;  /* [group][40]: 20 senders, then 20 receivers */
 	struct hb_cpu *cpus;     /* [nr_cpu_ids] */
 	int ncpus;
 	int abort;
 	unsigned long base_pages;
-	char why[160]; /* the first failure */
+	unsigned long free_mib; /* free memory once the tables are allocated */
+	char why[400]; /* the first failure */
 };
 
 static struct hb_queue *queue_of(struct hb_run *r, u32 group, u32 sender, u32 receiver)
 {
-	return &r->queues[((size_t)group * HB_FDS + sender) * HB_FDS + receiver];
+	return bench_table_at(&r->queues, struct hb_queue,
+			      ((size_t)group * HB_FDS + sender) * HB_FDS + receiver);
+}
+
+/* The bytes of the messages that can be in flight at most: every queue full. */
+static u64 hb_inflight_bytes(const struct hackbench_setup *hb)
+{
+	struct slab_cache_info h, p;
+
+	kmem_cache_info(hb->header, &h);
+	kmem_cache_info(hb->payload, &p);
+	return (u64)hb->groups * HB_FDS * HB_FDS * MIN(hb->loops, (unsigned)HB_QUEUE) *
+	       (h.size + p.size);
 }
 
 static int cpu_of(struct hb_run *r, u32 group, u32 idx /* 0..39 */)
@@ -132,7 +145,15 @@ static bool sender_step(struct hb_run *r, struct hb_task *t, struct hb_cpu *me)
 		m = kmem_cache_alloc(hb->header, GFP_KERNEL);
 		p = kmem_cache_alloc(hb->payload, GFP_KERNEL);
 		if (!m || !p) {
-			hb_abort(r, "allocation failed (header %p, payload %p)", m, p);
+			if (m)
+				kmem_cache_free(hb->header, m);
+			if (p)
+				kmem_cache_free(hb->payload, p);
+			hb_abort(r, "out of memory for a message (%lu MiB were free for them): "
+				 "hackbench_groups=%u hackbench_loops=%u may have up to %llu MiB of "
+				 "messages in flight; give it more memory (MEM=) or fewer groups",
+				 r->free_mib, hb->groups, hb->loops,
+				 bench_mib_up(hb_inflight_bytes(hb)));
 			return false;
 		}
 		m->magic = HB_MAGIC;
@@ -299,6 +320,8 @@ static void hb_cpu_loop(void *arg)
 
 			if (task_done(r, t))
 				continue;
+			if (__atomic_load_n(&r->abort, __ATOMIC_RELAXED))
+				break; /* not another failed allocation per task */
 			progress |= t->kind == HB_SENDER ? sender_step(r, t, me)
 							  : receiver_step(r, t, me);
 			if (task_done(r, t))
@@ -320,7 +343,7 @@ static void hb_cpu_loop(void *arg)
 static void drain_queues(struct hb_run *r)
 {
 	for (size_t i = 0; i < (size_t)r->hb->groups * HB_FDS * HB_FDS; i++) {
-		struct hb_queue *q = &r->queues[i];
+		struct hb_queue *q = bench_table_at(&r->queues, struct hb_queue, i);
 
 		for (; q->head != q->tail; q->head++) {
 			struct hb_msg *m = q->slot[q->head % HB_QUEUE];
@@ -346,25 +369,38 @@ u64 hackbench_run(struct hackbench_setup *hb, const char *who)
 	unsigned long before_h = active_objects(hb->header), before_p = active_objects(hb->payload);
 	u64 t0, t1, want = (u64)hb->groups * HB_FDS * HB_FDS * hb->loops, sent = 0, received = 0;
 	struct cpumask all;
+	unsigned long free_mib;
 	bool ok = true;
 
 	hb->messages = hb->remote_frees = hb->bytes_at_peak = 0;
 	hb->peak_pages = 0;
-	r.queues = kcalloc(nq, sizeof(*r.queues), GFP_KERNEL);
-	r.tasks = kcalloc(nt, sizeof(*r.tasks), GFP_KERNEL);
-	r.cpus = kcalloc((size_t)r.ncpus, sizeof(*r.cpus), GFP_KERNEL);
+	free_mib = bench_free_mib();
+	if (bench_table_alloc(&r.queues, nq, sizeof(struct hb_queue)) ||
+	    bench_table_alloc(&r.tasks, nt, sizeof(struct hb_task)))
+		ok = false;
+	r.cpus = kcalloc((size_t)r.ncpus, sizeof(*r.cpus), GFP_KERNEL | __GFP_NOWARN);
 	for (int cpu = 0; r.cpus && cpu < r.ncpus; cpu++) {
 		r.cpus[cpu].tasks = kcalloc(nt / (size_t)r.ncpus + 1, sizeof(struct hb_task *),
-					    GFP_KERNEL);
+					    GFP_KERNEL | __GFP_NOWARN);
 		ok = ok && r.cpus[cpu].tasks;
 	}
-	if (!r.queues || !r.tasks || !r.cpus || !ok) {
-		bench_fail(who, "no memory for %u groups' queues and tasks", hb->groups);
+	if (!r.cpus || !ok) {
+		bench_fail(who, "no memory for the queues and tasks of hackbench_groups=%u: they "
+			   "need %llu MiB (%llu KiB per group), %lu MiB are free, and messages in "
+			   "flight may take up to %llu MiB more; give it more memory (MEM=) or "
+			   "fewer groups", hb->groups,
+			   bench_mib_up(bench_table_bytes(nq, sizeof(struct hb_queue)) +
+					bench_table_bytes(nt, sizeof(struct hb_task)) +
+					(u64)nt * sizeof(struct hb_task *)),
+			   (unsigned long long)((HB_FDS * HB_FDS * sizeof(struct hb_queue) +
+						 2 * HB_FDS * (sizeof(struct hb_task) + 8)) / 1024),
+			   free_mib, bench_mib_up(hb_inflight_bytes(hb)));
 		ok = false;
 		goto out;
 	}
+	r.free_mib = bench_free_mib();
 	for (size_t i = 0; i < nt; i++) {
-		struct hb_task *t = &r.tasks[i];
+		struct hb_task *t = bench_table_at(&r.tasks, struct hb_task, i);
 		struct hb_cpu *c;
 
 		t->group = (u32)(i / (2 * HB_FDS));
@@ -409,8 +445,8 @@ out:
 	for (int cpu = 0; r.cpus && cpu < r.ncpus; cpu++)
 		kfree(r.cpus[cpu].tasks);
 	kfree(r.cpus);
-	kfree(r.tasks);
-	kfree(r.queues);
+	bench_table_free(&r.tasks);
+	bench_table_free(&r.queues);
 	return ok ? MAX(t1 - t0, 1ul) : 0;
 }
 

@@ -220,7 +220,8 @@ static void run_remote(void)
 			}
 			/* objects/s in tenths; cycles per object of one pair and IPIs per 1000
 			 * frees in hundredths here, per-op tenths after bench_summarize */
-			thr[rep] = objects * pairs * 10 * tsc_khz * 1000 / MAX(t_end - t0, 1ul);
+			thr[rep] = bench_mul_div(objects * (u64)pairs * 10, tsc_khz * 1000,
+						 MAX(t_end - t0, 1ul));
 			per[rep] = t_end - t0;
 			ipi[rep] = ipis * 1000;
 		}

@@ -114,11 +114,11 @@ static bool mix_free(struct mix_run *r, struct mix_cpu *me, struct mix_obj *o, u
 static u32 *lat_slot(struct mix_run *r, int which, int cpu)
 {
 	struct mix_setup *m = r->m;
-	u32 *base = which ? m->lat_free : m->lat_alloc;
 
-	if (!base || m->lat_count[which][cpu] >= m->lat_samples)
+	if (!m->lat[which] || m->lat_count[which][cpu] >= m->lat_samples)
 		return NULL;
-	return &base[(size_t)cpu * m->lat_samples + m->lat_count[which][cpu]++];
+	return bench_table_at(m->lat[which], u32,
+			      (size_t)cpu * m->lat_samples + m->lat_count[which][cpu]++);
 }
 
 static bool drain_inbox(struct mix_run *r, struct mix_cpu *me, int cpu)
@@ -326,7 +326,8 @@ static void run_scaling(void)
 				if (!cyc)
 					goto fail;
 				/* ops/s in tenths */
-				samples[rep] = m.ops * (u64)m.ncpus * 10 * tsc_khz * 1000 / cyc;
+				samples[rep] = bench_mul_div(m.ops * (u64)m.ncpus * 10,
+							     tsc_khz * 1000, cyc);
 			}
 			bench_summarize(samples, reps, 10, &st);
 			if (i == 0)
@@ -362,8 +363,11 @@ bench_register(scaling_bench);
 
 /* ---- bench=latency ---- */
 
+/* Sample i of a latency table. */
+#define LAT(t, i) (*bench_table_at(t, u32, i))
+
 /* In-place heapsort: n may be large (every CPU's samples), no recursion, no extra memory. */
-static void sift(u32 *a, size_t i, size_t n)
+static void sift(struct bench_table *a, size_t i, size_t n)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -371,49 +375,49 @@ static void sift(u32 *a, size_t i, size_t n)
 
 		if (c >= n)
 			return;
-		if (c + 1 < n && a[c + 1] > a[c])
+		if (c + 1 < n && LAT(a, c + 1) > LAT(a, c))
 			c++;
-		if (a[i] >= a[c])
+		if (LAT(a, i) >= LAT(a, c))
 			return;
-		t = a[i];
-		a[i] = a[c];
-		a[c] = t;
+		t = LAT(a, i);
+		LAT(a, i) = LAT(a, c);
+		LAT(a, c) = t;
 		i = c;
 	}
 }
 
-static void heapsort_u32(u32 *a, size_t n)
+static void heapsort_u32(struct bench_table *a, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift(a, i, n);
 	for (size_t end = n; end-- > 1;) {
-		u32 t = a[0];
+		u32 t = LAT(a, 0);
 
-		a[0] = a[end];
-		a[end] = t;
+		LAT(a, 0) = LAT(a, end);
+		LAT(a, end) = t;
 		sift(a, 0, end);
 	}
 }
 
 /* Pack every CPU's samples together (they sit in per-cpu rows of lat_samples). */
-static size_t pack(u32 *base, const struct mix_setup *m, int which)
+static size_t pack(struct bench_table *a, const struct mix_setup *m, int which)
 {
 	size_t n = 0;
 
 	for (int cpu = 0; cpu < m->ncpus; cpu++)
 		for (u64 i = 0; i < m->lat_count[which][cpu]; i++)
-			base[n++] = base[(size_t)cpu * m->lat_samples + i];
+			LAT(a, n++) = LAT(a, (size_t)cpu * m->lat_samples + i);
 	return n;
 }
 
-static u32 pct(const u32 *a, size_t n, unsigned per_mille_tenths /* 500 = p50, 999 = p99.9 */)
+static u32 pct(struct bench_table *a, size_t n, unsigned per_mille_tenths /* 500 = p50 */)
 {
 	size_t i = (size_t)((u64)n * per_mille_tenths / 1000);
 
-	return a[MIN(i, n - 1)];
+	return LAT(a, MIN(i, n - 1));
 }
 
-static void report(const char *scheme, const char *op, u32 *a, size_t n)
+static void report(const char *scheme, const char *op, struct bench_table *a, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -427,19 +431,19 @@ static void report(const char *scheme, const char *op, u32 *a, size_t n)
 	for (unsigned i = 0; i < ARRAY_SIZE(ps); i++)
 		bench_json("latency", params, ps[i].name, (u64)pct(a, n, ps[i].pm) * 10, "cycles",
 			   NULL);
-	bench_json("latency", params, "max", (u64)a[n - 1] * 10, "cycles", NULL);
+	bench_json("latency", params, "max", (u64)LAT(a, n - 1) * 10, "cycles", NULL);
 	/* log2 buckets: [2^k, 2^(k+1)) */
 	for (size_t i = 0; i < n;) {
 		unsigned k = 0;
 		size_t j = i;
 		char hp[200];
 
-		while (k < 31 && (1u << (k + 1)) <= a[i])
+		while (k < 31 && (1u << (k + 1)) <= LAT(a, i))
 			k++;
-		while (j < n && (k == 31 || a[j] < (1u << (k + 1))))
+		while (j < n && (k == 31 || LAT(a, j) < (1u << (k + 1))))
 			j++;
 		snprintf(hp, sizeof(hp), "%s,\"bucket_lo\":%u,\"bucket_hi\":%llu", params,
-			 a[i] ? 1u << k : 0, (1ull << (k + 1)) - 1);
+			 LAT(a, i) ? 1u << k : 0, (1ull << (k + 1)) - 1);
 		bench_json("latency", hp, "hist", (u64)(j - i) * 10, "count", NULL);
 		i = j;
 	}
@@ -447,7 +451,7 @@ static void report(const char *scheme, const char *op, u32 *a, size_t n)
 	       bench_fmt(v[0], sizeof(v[0]), (u64)pct(a, n, 500) * 10),
 	       bench_fmt(v[1], sizeof(v[1]), (u64)pct(a, n, 990) * 10),
 	       bench_fmt(v[2], sizeof(v[2]), (u64)pct(a, n, 999) * 10),
-	       bench_fmt(v[3], sizeof(v[3]), (u64)a[n - 1] * 10), (unsigned long long)n);
+	       bench_fmt(v[3], sizeof(v[3]), (u64)LAT(a, n - 1) * 10), (unsigned long long)n);
 	if (!strcmp(op, "alloc"))
 		bench_headline("latency", scheme, "alloc p99", (u64)pct(a, n, 990) * 10, "cycles");
 	else
@@ -458,14 +462,18 @@ static void run_latency(void)
 {
 	u32 samples = boot_opts.latency_samples;
 	size_t total = (size_t)nr_cpu_ids * samples;
-	u32 *lat_alloc = kmalloc_array(total, sizeof(u32), GFP_KERNEL);
-	u32 *lat_free = kmalloc_array(total, sizeof(u32), GFP_KERNEL);
+	struct bench_table lat[2] = { 0 };
+	unsigned long free_mib = bench_free_mib();
 	u64 overhead[64];
 	struct bench_stats ov;
 	char a[24];
 
-	if (!lat_alloc || !lat_free) {
-		bench_fail("latency", "no memory for %zu samples", total * 2);
+	if (bench_table_alloc(&lat[0], total, sizeof(u32)) ||
+	    bench_table_alloc(&lat[1], total, sizeof(u32))) {
+		bench_fail("latency", "no memory for latency_samples=%u on %d CPUs: the samples "
+			   "need %llu MiB (8 bytes per sample and CPU), %lu MiB are free; give it "
+			   "more memory (MEM=) or fewer samples", samples, nr_cpu_ids,
+			   bench_mib_up(2 * bench_table_bytes(total, sizeof(u32))), free_mib);
 		goto out;
 	}
 	for (int i = 0; i < 64; i++) { /* what the timing itself costs: not subtracted */
@@ -482,8 +490,8 @@ static void run_latency(void)
 	printk("%-14s %-5s %10s %10s %10s %10s\n", "scheme", "op", "p50", "p99", "p99.9", "max");
 	for (int si = 0; si < bench_nr_schemes(); si++) {
 		const char *scheme = bench_scheme(si);
-		struct mix_setup m = { .ncpus = nr_cpu_ids, .lat_alloc = lat_alloc,
-				       .lat_free = lat_free, .lat_samples = samples };
+		struct mix_setup m = { .ncpus = nr_cpu_ids, .lat = { &lat[0], &lat[1] },
+				       .lat_samples = samples };
 		size_t na, nf;
 
 		/* enough operations that every CPU fills its alloc and free rows */
@@ -497,18 +505,18 @@ static void run_latency(void)
 			break;
 		}
 		mix_caches_destroy(&m);
-		na = pack(lat_alloc, &m, 0);
-		nf = pack(lat_free, &m, 1);
+		na = pack(&lat[0], &m, 0);
+		nf = pack(&lat[1], &m, 1);
 		if (!na || !nf) {
 			bench_fail("latency", "%s: no samples (%zu allocs, %zu frees)", scheme, na, nf);
 			break;
 		}
-		report(scheme, "alloc", lat_alloc, na);
-		report(scheme, "free", lat_free, nf);
+		report(scheme, "alloc", &lat[0], na);
+		report(scheme, "free", &lat[1], nf);
 	}
 out:
-	kfree(lat_alloc);
-	kfree(lat_free);
+	bench_table_free(&lat[0]);
+	bench_table_free(&lat[1]);
 }
 
 static const struct bench latency_bench = {

@@ -23,11 +23,16 @@ struct mem_region {
 };
 
 #define BOOT_MAX_REGIONS 128
-#define BOOT_CMDLINE_MAX 1024
+/*
+ * The longest command line the kernel takes is BOOT_CMDLINE_MAX - 1 characters; a longer one
+ * is an error. GRUB 2.06 passes lines of any length (its script lexer caps one word at about
+ * 8 KiB); every option given once with its longest value stays well below this.
+ */
+#define BOOT_CMDLINE_MAX 4096
 
 struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX];
-	bool cmdline_truncated;
+	size_t cmdline_len; /* the loader's whole command line: longer than cmdline[] is an error */
 	struct mem_region regions[BOOT_MAX_REGIONS];
 	int nr_regions;
 	u64 rsdp;           /* physical address of our copy of the RSDP, 0 if none */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The boot command line: space-separated name=value options. An unknown option or a bad
- * value is an error that names what is valid; nothing is silently ignored. Pure code, also
- * built on the host (tests/host/test_cmdline.c).
+ * The boot command line: space-separated name=value options. An unknown option, a bad
+ * value or an option given twice is an error that names what is valid; nothing is silently
+ * ignored. GRUB's multiboot2 command passes the words after the kernel's path, not the path
+ * (GRUB 2.06, grub-core/loader/multiboot.c: "Skip filename"), so a first word starting
+ * with '/' is an unknown option like any other. Numbers are decimal or 0x hex; a decimal
+ * number has no leading zero (Linux's parsers read 010 as octal). Pure code, also built on
+ * the host (tests/host/test_cmdline.c).
  */
 #include "cmdline.h"
 #include "printk.h"
@@ -16,7 +20,10 @@ static const char *const debug_mode_names[] = { "locked", "partial", NULL };
 static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
 					   "panic", NULL };
 
-/* OPT_LIST: an OPT_STR that is a comma list of names: no empty item, no blank. */
+/*
+ * OPT_LIST: an OPT_STR that is a comma list of names: no empty item, no name twice, and
+ * "all" or "none" only alone.
+ */
 enum opt_kind { OPT_STR, OPT_LIST, OPT_UINT, OPT_ENUM };
 
 struct option {
@@ -40,9 +47,9 @@ static int check_slub_debug(const char *val, char *err, size_t errlen)
 #define FIELD(f) .off = offsetof(struct boot_options, f), .size = sizeof(((struct boot_options *)0)->f)
 
 static const struct option options[] = {
-	{ .name = "test", .kind = OPT_STR, FIELD(test),
+	{ .name = "test", .kind = OPT_LIST, FIELD(test),
 	  .help = "in-kernel test suites: all, none, or a comma list of suite or suite.case names" },
-	{ .name = "bench", .kind = OPT_STR, FIELD(bench),
+	{ .name = "bench", .kind = OPT_LIST, FIELD(bench),
 	  .help = "benchmarks: all, none, or a comma list of names" },
 	{ .name = "cpus", .kind = OPT_UINT, FIELD(cpus), .min = 1, .max = NR_CPUS,
 	  .help = "use at most N CPUs" },
@@ -123,6 +130,7 @@ const char *cmdline_help(void)
 	return buf;
 }
 
+/* 0, or -1 (not a number, too large for a u64) or -2 (a decimal number with a leading 0). */
 static int parse_uint(const char *s, size_t len, u64 *out)
 {
 	u64 v = 0;
@@ -132,6 +140,8 @@ static int parse_uint(const char *s, size_t len, u64 *out)
 		base = 16;
 		s += 2;
 		len -= 2;
+	} else if (len > 1 && s[0] == '0' && s[1] >= '0' && s[1] <= '9') {
+		return -2;
 	}
 	if (!len)
 		return -1;
@@ -155,29 +165,70 @@ static int parse_uint(const char *s, size_t len, u64 *out)
 	return 0;
 }
 
+/* The next item of the comma list [p, end): its length. */
+static size_t item_len(const char *p, const char *end)
+{
+	const char *c = memchr(p, ',', (size_t)(end - p));
+
+	return c ? (size_t)(c - p) : (size_t)(end - p);
+}
+
+static bool item_is(const char *p, size_t len, const char *word)
+{
+	return strlen(word) == len && !strncmp(p, word, len);
+}
+
+/* An OPT_LIST value: no empty item, no item twice, "all" and "none" only alone. */
+static int check_list(const struct option *opt, const char *val, size_t len, char *err,
+		      size_t errlen)
+{
+	const char *end = val + len;
+
+	for (const char *p = val;; p++) {
+		size_t n = item_len(p, end);
+
+		if (!n) {
+			snprintf(err, errlen,
+				 "empty item in %s=%.*s (a comma list without blanks: %s)",
+				 opt->name, (int)len, val, opt->help);
+			return -1;
+		}
+		if ((item_is(p, n, "all") || item_is(p, n, "none")) && n != len) {
+			snprintf(err, errlen, "%s=%.*s: '%.*s' stands alone, it cannot be combined "
+				 "with other names", opt->name, (int)len, val, (int)n, p);
+			return -1;
+		}
+		for (const char *q = val; q < p; q += item_len(q, end) + 1) {
+			if (item_len(q, end) == n && !strncmp(q, p, n)) {
+				snprintf(err, errlen, "%s=%.*s names '%.*s' twice", opt->name,
+					 (int)len, val, (int)n, p);
+				return -1;
+			}
+		}
+		p += n;
+		if (p == end)
+			return 0;
+	}
+}
+
 static int set_option(const struct option *opt, const char *val, size_t len,
 		      struct boot_options *o, char *err, size_t errlen)
 {
 	char *field = (char *)o + opt->off;
 
+	if (!len) {
+		snprintf(err, errlen, "%s= needs a value (%s)", opt->name, opt->help);
+		return -1;
+	}
 	switch (opt->kind) {
 	case OPT_LIST:
-		for (size_t i = 0; len && i <= len; i++) { /* no value at all: OPT_STR says so */
-			if ((i == len || val[i] == ',') && (i == 0 || val[i - 1] == ',')) {
-				snprintf(err, errlen, "%s=%.*s has an empty item (%s)", opt->name,
-					 (int)len, val, opt->help);
-				return -1;
-			}
-		}
+		if (check_list(opt, val, len, err, errlen))
+			return -1;
 		/* fall through */
 	case OPT_STR:
 		if (len + 1 > opt->size) {
 			snprintf(err, errlen, "value of %s= is longer than %zu characters", opt->name,
 				 opt->size - 1);
-			return -1;
-		}
-		if (!len) {
-			snprintf(err, errlen, "%s= needs a value (%s)", opt->name, opt->help);
 			return -1;
 		}
 		memcpy(field, val, len);
@@ -196,6 +247,13 @@ static int set_option(const struct option *opt, const char *val, size_t len,
 	case OPT_UINT: {
 		u64 v;
 
+		if (parse_uint(val, len, &v) == -2) {
+			snprintf(err, errlen,
+				 "bad value '%.*s' for %s= (a decimal number has no leading zero: "
+				 "Linux would read it as octal; write it without the zeros, or in "
+				 "hex as 0x...)", (int)len, val, opt->name);
+			return -1;
+		}
 		if (parse_uint(val, len, &v) || v < opt->min || v > opt->max) {
 			snprintf(err, errlen,
 				 "bad value '%.*s' for %s= (expected a number %llu..%llu: %s)",
@@ -223,13 +281,14 @@ static bool is_blank(char c)
 
 int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errlen)
 {
-	bool first = true;
+	const char *given[ARRAY_SIZE(options)] = { NULL }; /* each option's word, once given */
+	size_t given_len[ARRAY_SIZE(options)];
 
 	cmdline_defaults(o);
 	while (*s) {
 		const char *tok, *eq;
-		size_t len, nlen;
-		const struct option *opt = NULL;
+		size_t len, nlen, idx = ARRAY_SIZE(options);
+		const struct option *opt;
 
 		while (is_blank(*s))
 			s++;
@@ -239,27 +298,30 @@ int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errle
 		while (*s && !is_blank(*s))
 			s++;
 		len = (size_t)(s - tok);
-		/* Some loaders pass the kernel's own path first. */
-		if (first && tok[0] == '/') {
-			first = false;
-			continue;
-		}
-		first = false;
 		eq = memchr(tok, '=', len);
 		nlen = eq ? (size_t)(eq - tok) : len;
 		for (size_t i = 0; i < ARRAY_SIZE(options); i++)
 			if (strlen(options[i].name) == nlen && !strncmp(options[i].name, tok, nlen))
-				opt = &options[i];
-		if (!opt) {
+				idx = i;
+		if (idx == ARRAY_SIZE(options)) {
 			snprintf(err, errlen, "unknown option '%.*s'; valid options: %s", (int)nlen, tok,
 				 cmdline_help());
 			return -1;
 		}
+		opt = &options[idx];
 		if (!eq) {
 			snprintf(err, errlen, "option %s needs a value: %s=... (%s)", opt->name,
 				 opt->name, opt->help);
 			return -1;
 		}
+		if (given[idx]) {
+			snprintf(err, errlen, "option %s= given twice (%.*s, then %.*s): give each "
+				 "option once", opt->name, (int)given_len[idx], given[idx], (int)len,
+				 tok);
+			return -1;
+		}
+		given[idx] = tok;
+		given_len[idx] = len;
 		if (set_option(opt, eq + 1, len - nlen - 1, o, err, errlen))
 			return -1;
 		if (opt->off == offsetof(struct boot_options, test))
@@ -276,7 +338,10 @@ int cmdline_parse(const char *s, struct boot_options *o, char *err, size_t errle
  * slub_debug=: Linux's syntax. Blocks split by ';', each "LETTERS[,cache,cache...]": F
  * consistency checks, Z red zones, P poisoning, U user tracking, '-' none; no letters means
  * all four. A block without caches applies to every cache; a cache name may end in '*' (a
- * prefix). The first block that names a cache decides its flags.
+ * prefix). The first block that names a cache decides its flags (as in Linux's
+ * kmem_cache_flags). Stricter than Linux, so that no part of a spec is silently without
+ * effect: no empty block, at most one block for every cache, '-' alone, '*' only at the end
+ * of a name, and no name that an earlier one already covers.
  */
 static unsigned long debug_letter(char c)
 {
@@ -296,22 +361,45 @@ static bool cache_name_matches(const char *pat, size_t len, const char *name)
 	return strlen(name) == len && !strncmp(pat, name, len);
 }
 
+/* Does the earlier name or prefix a decide every cache the later one b could match? */
+static bool name_covers(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (a[alen - 1] == '*')
+		return blen >= alen - 1 && !strncmp(a, b, alen - 1);
+	return alen == blen && !strncmp(a, b, alen);
+}
+
+#define SLUB_DEBUG_MAX_NAMES (OPT_STR_MAX / 2)
+
 int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, char *err,
 		     size_t errlen)
 {
+	struct {
+		const char *p;
+		size_t len;
+	} names[SLUB_DEBUG_MAX_NAMES];
 	unsigned long global = 0;
 	bool named = false;
-	const char *s = spec;
+	const char *s = spec, *global_block = NULL;
+	size_t nr_names = 0, global_len = 0;
 
 	*flags = 0;
-	while (*s) {
+	for (;;) {
+		const char *block = s;
 		unsigned long f = 0;
-		bool letters = false;
+		bool letters = false, none = false;
 
+		if (!*s || *s == ';') {
+			snprintf(err, errlen, "slub_debug=%s: empty block (blocks are split by ';', "
+				 "each is LETTERS[,cache...])", spec);
+			return -1;
+		}
 		for (; *s && *s != ',' && *s != ';'; s++) {
 			letters = true;
-			if (*s == '-')
+			if (*s == '-') {
+				none = true;
 				continue;
+			}
 			if (!debug_letter(*s)) {
 				snprintf(err, errlen, "slub_debug=%s: '%c' is not a debug letter (F Z P U, or - for none)",
 					 spec, *s);
@@ -319,29 +407,65 @@ int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, c
 			}
 			f |= debug_letter(*s);
 		}
+		if (none && (f || s - block > 1)) {
+			snprintf(err, errlen,
+				 "slub_debug=%s: '-' (no debugging) stands alone, without letters",
+				 spec);
+			return -1;
+		}
 		if (!letters)
 			f = SLAB_DEBUG_FLAGS;
 		if (*s != ',') {
+			if (global_block) {
+				snprintf(err, errlen,
+					 "slub_debug=%s: two blocks for every cache ('%.*s' and "
+					 "'%.*s'); give one, and name caches in the others", spec,
+					 (int)global_len, global_block, (int)(s - block), block);
+				return -1;
+			}
+			global_block = block;
+			global_len = (size_t)(s - block);
 			global = f;
-		} else {
-			while (*s == ',') {
-				const char *n = ++s;
+		}
+		while (*s == ',') {
+			const char *n = ++s;
+			size_t len;
 
-				while (*s && *s != ',' && *s != ';')
-					s++;
-				if (s == n || (size_t)(s - n) > KMEM_CACHE_NAME_MAX) {
-					snprintf(err, errlen, "slub_debug=%s: a cache name must have 1..%d characters",
-						 spec, KMEM_CACHE_NAME_MAX);
+			while (*s && *s != ',' && *s != ';')
+				s++;
+			len = (size_t)(s - n);
+			if (!len || len > KMEM_CACHE_NAME_MAX) {
+				snprintf(err, errlen,
+					 "slub_debug=%s: a cache name must have 1..%d characters",
+					 spec, KMEM_CACHE_NAME_MAX);
+				return -1;
+			}
+			if (memchr(n, '*', len - 1)) {
+				snprintf(err, errlen, "slub_debug=%s: '%.*s': '*' only at the end of a "
+					 "name (a prefix)", spec, (int)len, n);
+				return -1;
+			}
+			for (size_t i = 0; i < nr_names; i++) {
+				if (name_covers(names[i].p, names[i].len, n, len)) {
+					snprintf(err, errlen, "slub_debug=%s: '%.*s' would never apply: "
+						 "'%.*s' before it already decides (the first block "
+						 "naming a cache decides)", spec, (int)len, n,
+						 (int)names[i].len, names[i].p);
 					return -1;
 				}
-				if (name && !named && cache_name_matches(n, (size_t)(s - n), name)) {
-					*flags = f;
-					named = true;
-				}
+			}
+			if (nr_names < SLUB_DEBUG_MAX_NAMES) {
+				names[nr_names].p = n;
+				names[nr_names++].len = len;
+			}
+			if (name && !named && cache_name_matches(n, len, name)) {
+				*flags = f;
+				named = true;
 			}
 		}
-		if (*s == ';')
-			s++;
+		if (!*s)
+			break;
+		s++; /* the ';' */
 	}
 	if (!named)
 		*flags = global;

@@ -8,6 +8,7 @@
 
 #include "types.h"
 
+struct bench_table;
 struct kmem_cache;
 
 #define MIX_CLASSES 7 /* object sizes 16, 32, ... 1024: one cache each */
@@ -18,7 +19,8 @@ struct mix_setup {
 	int ncpus;       /* CPUs 0..ncpus-1 work */
 	u64 ops;         /* alloc+free operations per CPU */
 	bool sample_memory;
-	u32 *lat_alloc, *lat_free; /* non-NULL: [ncpus][lat_samples] cycles of each op */
+	/* Non-NULL: tables of u32 (bench.h), [ncpus][lat_samples] cycles of each alloc, free */
+	struct bench_table *lat[2];
 	u32 lat_samples;
 	/* Results: */
 	u64 lat_count[2][NR_CPUS]; /* samples taken per CPU: alloc, free */

@@ -19,8 +19,8 @@
 extern int nr_cpu_ids;     /* CPUs online, numbered 0..nr_cpu_ids-1 */
 extern int nr_cpus_found;  /* enabled CPUs the firmware (ACPI MADT) lists */
 extern int nr_cpus_tried;  /* CPUs we tried to start, the boot CPU included (cpus= caps it) */
-extern int nr_cpus_skipped; /* of those, left out on purpose (ap_skip=) */
-extern int nr_cpus_gave_up; /* of those, did not answer in time */
+extern int nr_cpus_skipped; /* CPUs left out on purpose (ap_skip=), not among those tried */
+extern int nr_cpus_gave_up; /* of those tried, did not answer in time */
 
 struct cpumask {
 	u64 bits[NR_CPUS / 64];

@@ -387,9 +387,27 @@ else
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"
     extra "cmdline[slub_debug=FX]" "slub_debug=FX" 1 -- "'X' is not a debug letter"
     extra "cmdline[slub_debug_mode=fast]" "slub_debug_mode=fast" 1 -- "bad value 'fast' for slub_debug_mode="
+    # Command lines taken whole or refused whole, and option ranges that must work: cpus=
+    # counts the CPUs started (ap_skip='s is not one), ap_skip= must name another CPU, an
+    # option given twice is an error, lines past the old 1023-character cut keep their
+    # last options and past 4095 are refused, and the largest hackbench_groups= and tables
+    # beyond the page allocator's 4 MiB block run (or fail saying how much memory they need).
+    extra "cmdline[ap_skip=1,cpus=2,smp4]" "test=smp ap_skip=1 cpus=2" 0 SMP=4 -- ktap json:cpus_online=2 json:cpus_found=4
+    extra "cmdline[ap_skip=0,boot-cpu]" "test=smp ap_skip=0" 1 -- "ap_skip=0 names the boot CPU (APIC id 0)"
+    extra "cmdline[ap_skip=9,no-such-cpu]" "test=smp ap_skip=9" 1 -- "no enabled CPU with APIC id 9"
+    extra "cmdline[cpus-given-twice]" "test=smp cpus=1 cpus=2" 1 -- "option cpus= given twice (cpus=1, then cpus=2)"
+    extra "cmdline[test=smp,-trailing-comma]" "test=smp," 1 -- "empty item in test=smp,"
+    zeros2k=$(printf '%01980d' 0)
+    extra "cmdline[2000-chars]" "test=smp seed=0x${zeros2k}7 cpus=1" 0 SMP=2 -- ktap json:cpus_online=1
+    extra "cmdline[4200-chars]" "test=smp seed=0x${zeros2k}${zeros2k}${zeros2k:0:240}7" 1 -- "characters, more than the 4095 slablab takes"
+    extra "bench[hackbench_groups=1000]" "bench=hackbench hackbench_groups=1000 hackbench_loops=1 bench_reps=1 scheme=lock" 0 -- benchjson '"groups":1000' "lock groups 1000 loops 1: Time: "
+    extra "bench[hackbench_groups=1000,MEM=64M]" "bench=hackbench hackbench_groups=1000 hackbench_loops=1 bench_reps=1 scheme=lock" 1 MEM=64M -- "no memory for the queues and tasks of hackbench_groups=1000: they need 75 MiB"
+    extra "bench[latency_samples=524289,smp2]" "bench=latency latency_samples=524289 scheme=lock" 0 SMP=2 -- benchjson "(1048578 samples)"
+    extra "cmdline[cpu_partial=100000,sheaf_capacity=500]" "test=slab.schemes_differ_where_partial_slabs_go,slab_ipi.ownership_moves_to_a_cpu_that_runs_out cpu_partial=100000 sheaf_capacity=500" 0 -- ktap "# SKIP cpu_partial= or sheaf_capacity= above" "# SKIP cpu_partial= above"
+    extra "bench[latency_samples=1000000,smp8,MEM=64M]" "bench=latency latency_samples=1000000 scheme=lock" 1 SMP=8 MEM=64M -- "no memory for latency_samples=1000000 on 8 CPUs: the samples need 62 MiB"
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_page_fault+0" "] crash+" "] kmain+"
     extra "crash[df]" "crash=df" 3 -- "#DF"
-        # The backtrace goes through the leaf that faulted, the IPI handler and the interrupt
+    # The backtrace goes through the leaf that faulted, the IPI handler and the interrupt
     # frame down to the AP's entry.
     extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1" "] crash_page_fault_ipi+" "] smp_call_function_interrupt+" "interrupted by vector 240" "] cpu_idle_loop+" "] ap_entry+"
     extra "crash[gp]" "crash=gp" 3 -- "#GP" "crash_general_protection"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * kernel/cmdline.c's cmdline_parse: defaults, every option, number syntax and bounds, bad
- * and missing values, the loader's leading kernel path, blanks, and the error messages.
+ * and missing values, repeated options, comma lists, a leading path (an unknown option:
+ * GRUB's multiboot2 passes none), blanks, slub_debug= specs and the error messages.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -207,9 +208,16 @@ static void options(void)
 	accept("all options at once",
 	       "test=smp bench=none cpus=2 seed=7 crash=gp ap_timeout_ms=500 ap_skip=3");
 
-	want_defaults();
-	want.cpus = 3;
-	accept("a repeated option: the last wins", "cpus=2 cpus=3");
+	/* Every option at most once: the last one winning would drop the first silently. */
+	reject("a repeated option is an error naming it", "cpus=2 cpus=3", "cpus= given twice",
+	       "cpus=2", "cpus=3", NULL);
+	reject("a repeated option with the same value", "test=smp test=smp", "test= given twice",
+	       NULL);
+	reject("a repeated option with other options between", "seed=1 test=smp cpus=2 seed=1",
+	       "seed= given twice", NULL);
+	reject("a repeated string option", "slub_debug=P slub_debug=Z", "slub_debug= given twice",
+	       NULL);
+	reject("a repeated option whose second value is bad", "cpus=2 cpus=x", "cpus=", NULL);
 }
 
 static void numbers(void)
@@ -231,10 +239,20 @@ static void numbers(void)
 	want.cpus = 256;
 	accept("cpus=0x100 hex highest", "cpus=0x100");
 	reject("cpus=0x101 rejected", "cpus=0x101", "cpus", NULL);
-	want.cpus = 10;
-	accept("cpus=010 is decimal", "cpus=010");
+	/* No octal (Linux's kstrtoul base 0 reads 010 as 8): a decimal leading zero is an error. */
+	reject("cpus=010 leading zero rejected", "cpus=010", "'010'", "cpus=", "leading zero",
+	       "octal", NULL);
+	reject("cpus=0000007 leading zeros rejected", "cpus=0000007", "'0000007'", "leading zero",
+	       NULL);
+	reject("cpus=00 rejected", "cpus=00", "leading zero", NULL);
 	want.cpus = 7;
-	accept("cpus=0000007 leading zeros", "cpus=0000007");
+	accept("cpus=0x0000007 hex may have leading zeros", "cpus=0x0000007");
+	want.cpus = 16;
+	accept("cpus=0x010 is hex 16", "cpus=0x010");
+	reject("cpus=2x trailing garbage", "cpus=2x", "'2x'", "cpus=", NULL);
+	reject("cpus=2, trailing comma", "cpus=2,", "'2,'", NULL);
+	reject("cpus= 2: a blank ends the value, which is empty", "cpus= 2", "cpus= needs a value",
+	       NULL);
 	reject("cpus= empty value", "cpus=", "cpus", NULL);
 	reject("cpus=0x without digits", "cpus=0x", "cpus", "'0x'", NULL);
 	reject("cpus=0xg bad hex digit", "cpus=0xg", "cpus", NULL);
@@ -264,8 +282,9 @@ static void numbers(void)
 	want.seed = 1;
 	accept("seed=0x0000000000000000000001 leading zeros do not overflow",
 	       "seed=0x0000000000000000000001");
-	accept("seed=000000000000000000000000001 leading zeros do not overflow",
-	       "seed=000000000000000000000000001");
+	reject("seed=000000000000000000000000001 leading zeros rejected",
+	       "seed=000000000000000000000000001", "leading zero", NULL);
+	reject("seed=00 rejected", "seed=00", "leading zero", NULL);
 	want.seed = 0xdeadbeefULL;
 	accept("seed=0xDeadBeef", "seed=0xDeadBeef");
 	reject("seed= empty value", "seed=", "seed", NULL);
@@ -326,7 +345,7 @@ static void bad_input(void)
 	reject("test without '=' needs a value", "test", "needs a value", "test=", NULL);
 	reject("test= empty needs a value", "test=", "test=", "needs a value", NULL);
 	reject("bench= empty needs a value", "bench=", "bench=", "needs a value", NULL);
-	reject("crash= empty is a bad value", "crash=", "crash=", NULL);
+	reject("crash= empty needs a value", "crash=", "crash= needs a value", NULL);
 	reject("crash=PF (case) is a bad value", "crash=PF", "bad value 'PF'", "crash=", NULL);
 	reject("crash=p (prefix) is a bad value", "crash=p", "bad value 'p'", NULL);
 	reject("crash=pfx (extension) is a bad value", "crash=pfx", "bad value 'pfx'", NULL);
@@ -408,6 +427,46 @@ static void schemes_and_bench_sizes(void)
 	       NULL);
 }
 
+/* test=, bench=, scheme=: comma lists without empty items, repeats or a lone word mixed in. */
+static void lists(void)
+{
+	reject("test=smp, trailing comma", "test=smp,", "empty item in test=smp,", NULL);
+	reject("test=smp,,time empty item", "test=smp,,time", "empty item in test=smp,,time",
+	       NULL);
+	reject("test=,smp leading comma", "test=,smp", "empty item in test=,smp", NULL);
+	reject("test=, alone", "test=,", "empty item in test=,", NULL);
+	reject("bench=fastpath, trailing comma", "bench=fastpath,", "empty item in bench=", NULL);
+	reject("bench=none,fastpath: none stands alone", "bench=none,fastpath", "'none'",
+	       "stands alone", NULL);
+	reject("bench=fastpath,all: all stands alone", "bench=fastpath,all", "'all'",
+	       "stands alone", NULL);
+	reject("test=all,smp: all stands alone", "test=all,smp", "'all'", "stands alone", NULL);
+	reject("test=none,none", "test=none,none", "stands alone", NULL);
+	reject("scheme=all,lock: all stands alone", "scheme=all,lock", "stands alone", NULL);
+	reject("test=smp,smp names smp twice", "test=smp,smp", "test=smp,smp names 'smp' twice",
+	       NULL);
+	reject("bench=bulk,fastpath,bulk names bulk twice", "bench=bulk,fastpath,bulk",
+	       "names 'bulk' twice", NULL);
+	reject("scheme=lock,partial,lock names lock twice", "scheme=lock,partial,lock",
+	       "names 'lock' twice", NULL);
+	want_defaults();
+	strcpy(want.test, "smp,smp.cpus_online,smpx");
+	want.test_given = true;
+	accept("test=smp,smp.cpus_online,smpx: different items", "test=smp,smp.cpus_online,smpx");
+	want_defaults();
+	strcpy(want.test, "none");
+	want.test_given = true;
+	accept("test=none alone", "test=none");
+	want_defaults();
+	strcpy(want.bench, "all");
+	want.bench_given = true;
+	accept("bench=all alone", "bench=all");
+	want_defaults();
+	strcpy(want.bench, "nonesuch,allx");
+	want.bench_given = true;
+	accept("bench=nonesuch,allx: only whole items are all and none", "bench=nonesuch,allx");
+}
+
 static void blanks_and_path(void)
 {
 	want_defaults();
@@ -419,17 +478,16 @@ static void blanks_and_path(void)
 	       " \t test=smp\t\tcpus=2   seed=7 \t");
 	accept("blanks: one tab between options", "test=smp\tcpus=2\tseed=7");
 
-	want_defaults();
-	strcpy(want.test, "smp");
-	want.test_given = true;
-	accept("leading kernel path is skipped", "/boot/slablab.elf test=smp");
-	accept("leading kernel path after blanks is skipped", " \t/boot/slablab.elf  test=smp");
-	want_defaults();
-	accept("kernel path alone: defaults", "/boot/slablab.elf");
+	/* GRUB 2.06's multiboot2 passes no kernel path: a path is an unknown option anywhere. */
+	reject("a leading kernel path is an unknown option", "/boot/slablab.elf test=smp",
+	       "unknown option", "'/boot/slablab.elf'", NULL);
+	reject("a leading kernel path after blanks is an unknown option",
+	       " \t/boot/slablab.elf  test=smp", "unknown option", "'/boot/slablab.elf'", NULL);
+	reject("a kernel path alone is an unknown option", "/boot/slablab.elf", "unknown option",
+	       "'/boot/slablab.elf'", NULL);
 	reject("a path after the first token is an unknown option", "test=smp /boot/slablab.elf",
 	       "unknown option", "'/boot/slablab.elf'", NULL);
-	reject("only the first path is skipped", "/boot/a /boot/b", "unknown option", "'/boot/b'",
-	       NULL);
+	reject("a path with '=' is an unknown option", "/x=1", "unknown option", "'/x'", NULL);
 }
 
 static void messages(void)
@@ -489,7 +547,12 @@ static void slub_debug_specs(void)
 	flags_for("U,a,b", "b", U);
 	flags_for("FZ;P,kmalloc-64", "kmalloc-64", P);
 	flags_for("FZ;P,kmalloc-64", "other", F | Z);
-	flags_for("Z,x;P,x", "x", Z); /* the first block naming a cache decides */
+	flags_for("P,kmalloc-64;Z,kmalloc-*", "kmalloc-64", P); /* the first naming it decides */
+	flags_for("P,kmalloc-64;Z,kmalloc-*", "kmalloc-8", Z);
+	flags_for("P,kmalloc-6*;Z,kmalloc-*", "kmalloc-8", Z);
+	flags_for("-,kmalloc-64;P", "kmalloc-64", 0);
+	flags_for("-,kmalloc-64;P", "kmalloc-8", P);
+	flags_for("PZ,a", "b", 0);
 	want_defaults();
 	strcpy(want.slub_debug, "FZPU,kmalloc-*");
 	strcpy(want.slub_debug_mode, "partial");
@@ -508,6 +571,30 @@ static void slub_debug_specs(void)
 	reject("slub_debug with a cache name too long", "slub_debug=F,a_cache_name_of_more_than_31_chars",
 	       "1..31 characters", NULL);
 	reject("slub_debug with no value", "slub_debug=", "needs a value", NULL);
+	/* Nothing in a spec may be without effect (stricter than Linux, which lets the last
+	 * block for every cache win and ignores empty blocks and shadowed names). */
+	reject("slub_debug=P; trailing empty block", "slub_debug=P;", "empty block", NULL);
+	reject("slub_debug=;P leading empty block", "slub_debug=;P", "empty block", NULL);
+	reject("slub_debug=P;;Z empty block", "slub_debug=P;;Z", "empty block", NULL);
+	reject("slub_debug=; alone", "slub_debug=;", "empty block", NULL);
+	reject("slub_debug=P;Z two blocks for every cache", "slub_debug=P;Z",
+	       "two blocks for every cache", "'P'", "'Z'", NULL);
+	reject("slub_debug=P;Z,a;F two blocks for every cache", "slub_debug=P;Z,a;F",
+	       "two blocks for every cache", "'P'", "'F'", NULL);
+	reject("slub_debug=P,a,a a name twice", "slub_debug=P,a,a", "'a' would never apply",
+	       NULL);
+	reject("slub_debug=Z,x;P,x a name in two blocks", "slub_debug=Z,x;P,x",
+	       "'x' would never apply", "first block", NULL);
+	reject("slub_debug=Z,kmalloc-*;P,kmalloc-64 a name a prefix covers",
+	       "slub_debug=Z,kmalloc-*;P,kmalloc-64", "'kmalloc-64' would never apply",
+	       "'kmalloc-*'", NULL);
+	reject("slub_debug=Z,kmalloc-*;P,kmalloc-6* a prefix a prefix covers",
+	       "slub_debug=Z,kmalloc-*;P,kmalloc-6*", "'kmalloc-6*' would never apply", NULL);
+	reject("slub_debug=Z,* then any name", "slub_debug=Z,*,a", "'a' would never apply", NULL);
+	reject("slub_debug=P,kmal*oc '*' inside a name", "slub_debug=P,kmal*oc",
+	       "only at the end", NULL);
+	reject("slub_debug=-P '-' with letters", "slub_debug=-P", "'-'", "stands alone", NULL);
+	reject("slub_debug=F- '-' with letters", "slub_debug=F-", "stands alone", NULL);
 	reject("slub_debug_mode unknown", "slub_debug_mode=fast", "slub_debug_mode", "partial", NULL);
 	reject("init_on_alloc=2", "init_on_alloc=2", "0..1", NULL);
 }
@@ -519,6 +606,7 @@ int main(void)
 	numbers();
 	bad_input();
 	schemes_and_bench_sizes();
+	lists();
 	blanks_and_path();
 	messages();
 	slub_debug_specs();
