@@ -54,12 +54,13 @@ fail() {
     echo "FAIL $1: $2"
 }
 
-# ktap LOG LABEL: parses the KTAP results in LOG, prints ktap.py's FAIL lines and adds its
-# counts to ours. Returns 0 when nothing failed.
+# ktap LOG LABEL KIND: parses the KTAP results in LOG, prints ktap.py's FAIL lines and adds
+# its counts to ours. KIND: --kernel (a boot's serial log: it must also end with a passing
+# exit event and no panic) or --host (a host test's output). Returns 0 when nothing failed.
 ktap_fail_count=0
 ktap() {
     local out rc=0 last line
-    out=$("$py" tools/ktap.py "$1" --label "$2") || rc=$?
+    out=$("$py" tools/ktap.py "$1" --label "$2" "$3") || rc=$?
     last=${out##*$'\n'}
     if ! [[ $last =~ ^ktap:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
         printf '%s\n' "$out"
@@ -143,7 +144,7 @@ host_tests() {
         t0=${EPOCHREALTIME/./}
         rc=0
         timeout -k 5 300 "./$exe" </dev/null >"$log" 2>&1 || rc=$?
-        if ktap "$log" "$label"; then
+        if ktap "$log" "$label" --host; then
             if [ "$rc" != 0 ]; then
                 fail "$label: exit code" "exited $rc although its KTAP results passed (log: $log)"
             else
@@ -172,7 +173,7 @@ matrix_boot() {
         fail "$label: exit code" "qemu-run exited $qrc: $(why_rc "$log") (log: $log)"
         ok=0
     fi
-    ktap "$log" "$label" || ok=0
+    ktap "$log" "$label" --kernel || ok=0
     boot_json "$log"
     for key in cpus_online cpus_found; do
         v=$(json_num "$key")
@@ -264,7 +265,7 @@ extra() {
     for c in "$@"; do
         case "$c" in
         ktap)
-            if ! kout=$("$py" tools/ktap.py "$log" --label "$label"); then
+            if ! kout=$("$py" tools/ktap.py "$log" --label "$label" --kernel); then
                 why+=("KTAP: ${kout##*$'\n'}")
                 [[ $kout == *$'\n'* ]] && kdetail=${kout%$'\n'*}
             fi
