@@ -116,17 +116,18 @@ json_num() {
     if [[ $bj =~ \"$1\":(-?[0-9]+) ]]; then echo "${BASH_REMATCH[1]}"; fi
 }
 
-# kernel_grep LOG TEXT: does a line the kernel printed contain TEXT? Only what follows GRUB's
-# last "Booting `ENTRY'" line counts (the entry's title repeats the command line), and lines
-# from qemu-run and QEMU are skipped (they name the ISO and the settings).
+# kernel_grep LOG TEXT [-E]: does a line the kernel printed contain TEXT (with -E: match the
+# extended regex TEXT)? Only what follows GRUB's last "Booting `ENTRY'" line counts (the
+# entry's title repeats the command line), and lines from qemu-run and QEMU are skipped
+# (they name the ISO and the settings).
 kernel_grep() {
-    local from
+    local from how=${3:--F}
     from=$(grep -an 'Booting `' "$1" | tail -n 1)
     from=${from%%:*}
     # No grep -q at the end: it would exit at the first match, the writers upstream would get
     # SIGPIPE, and pipefail would turn a match into a failure on long logs.
     tail -n +$((${from:-0} + 1)) "$1" | grep -av '^qemu-run: \|^qemu-system-x86_64: ' |
-        grep -aF -- "$2" > /dev/null
+        grep -a "$how" -- "$2" > /dev/null
 }
 
 # ---------------------------------------------------------------------------------------
@@ -231,8 +232,9 @@ PYEOF
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
 #   CHECK: ktap (KTAP results present and passing), json:KEY=N (boot JSON
 #   value), benchjson (bench_json_check), report (tools/benchreport.py reads the benchmark
-#   figures of the log, no plots, every figure line parsed), or any other text: a line the
-#   kernel printed contains it.
+#   figures of the log, no plots, every figure line parsed), re:REGEX (a line the kernel
+#   printed matches the extended regex), or any other text: a line the kernel printed
+#   contains it.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=60 kout kdetail=
     shift 3
@@ -288,6 +290,7 @@ extra() {
                 why+=("${k%%=*} is ${v:-missing}, want ${k#*=}")
             fi
             ;;
+        re:*) kernel_grep "$log" "${c#re:}" -E || why+=("no line matching '${c#re:}' in the log") ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
         esac
     done
@@ -361,6 +364,18 @@ else
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"
     extra "cmdline[slub_debug=FX]" "slub_debug=FX" 1 -- "'X' is not a debug letter"
     extra "cmdline[slub_debug_mode=fast]" "slub_debug_mode=fast" 1 -- "bad value 'fast' for slub_debug_mode="
+    # The command line through grub.cfg (tools/mkiso.sh quotes each word for GRUB's parser):
+    # GRUB's metacharacters in an option value and as words of their own reach the kernel as
+    # written, and the README's slub_debug example gives kmalloc-64 its own flags.
+    # shellcheck disable=SC2016 # the $ are meant literally
+    {
+        extra "cmdline[slub_debug=P;FZ,kmalloc-64,smp1]" "test=smp slub_debug=P;FZ,kmalloc-64 slabinfo=1" 0 SMP=1 -- \
+            ktap "slub: slub_debug=P;FZ,kmalloc-64," "re:^kmalloc-64 .* debug=FZ " "re:^kmalloc-32 .* debug=P "
+        extra "cmdline[grub metachars in a value]" 'test=smp;$x}#y{z|a&b<c>d' 1 -- \
+            'test=smp;$x}#y{z|a&b<c>d matches no suite'
+        extra "cmdline[grub metachars as words]" 'bogus=$x #y } { ; $ ${z}' 1 -- \
+            "unknown option 'bogus'" 'the command line was: bogus=$x #y } { ; $ ${z}'
+    }
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"
     extra "crash[df]" "crash=df" 3 -- "#DF"
     extra "crash[pf-ap,smp2]" "crash=pf-ap" 3 SMP=2 -- "cpu 1"
