@@ -10,7 +10,7 @@
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
-# Knobs (make run / make debug; make test picks its own matrix):
+# Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
 #   MEM=256M        guest memory (128M .. 16G)
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
@@ -159,10 +159,14 @@ fuzz:
 	$(B)/host/fuzz_slab -max_total_time=$(FUZZ_TIME) -max_len=1024 -artifact_prefix=$(B)/ \
 		$(B)/fuzz-corpus
 
+# The matrix sets every run knob itself: the exported ones still at this file's defaults are
+# left out of tools/test.sh's environment, and it names (and ignores) any that are left, i.e.
+# given on the command line or in the environment (MEM=64M make test).
+RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
-	@tools/test.sh
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
 # The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
 # pass of it): docs/ipi-protocol.md.

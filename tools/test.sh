@@ -8,6 +8,12 @@
 #   TEST_FILTER=REGEX  run only the tests whose label matches (bash regex), e.g. 'uefi|crash'
 #   TEST_ACCELS="tcg"  accelerators for the matrix (default: tcg, plus kvm when
 #                      tools/qemu-run.sh --accel-probe says kvm)
+#   TEST_DRY_RUN=1     boot nothing: print each selected boot's QEMU command (qemu-run.sh
+#                      --dry-run; the ISOs with their own command line are still built) and
+#                      each host test's path; logs in build/test/dry-run/
+# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE
+# QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE) are not inherited: each boot sets its own.
+# Any found in the environment are named in a note and dropped.
 # Needs from the Makefile: build/test.iso (default entry boots with test=all), executables
 # build/host/test_* printing KTAP, and `make iso-cmdline CMDLINE="..." OUT=file.iso`.
 # Logs go to build/test/. Last line: "N passed, N failed[, N skipped]"; exit 1 on any failure.
@@ -16,10 +22,27 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 2
 
+# Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
+# matrix is the same whatever the caller's environment says, and says so.
+ignored=()
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE; do
+    if [ -n "${!knob+set}" ]; then
+        ignored+=("$knob=${!knob}")
+        unset "$knob"
+    fi
+done
+if [ ${#ignored[@]} -gt 0 ]; then
+    echo "test.sh: note: ignoring ${ignored[*]}: make test boots its own matrix, and every" \
+        "boot sets these itself (TEST_FILTER, TEST_QUICK and TEST_ACCELS choose what runs;" \
+        "make run boots one configuration)"
+fi
+
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 make_cmd=${MAKE:-make}
+dry_run=${TEST_DRY_RUN:-0}
 logdir=build/test
+[ "$dry_run" = 1 ] && logdir=build/test/dry-run
 test_iso=build/test.iso
 mkdir -p "$logdir/iso"
 rm -f "$logdir"/*.log
@@ -83,14 +106,24 @@ ktap() {
     return 0
 }
 
-# boot LOG TIMEOUT VAR=VALUE...: boots with tools/qemu-run.sh, serial output and the
-# script's own messages into LOG. Sets qrc (its exit code) and qtime (seconds).
+# boot LABEL LOG TIMEOUT VAR=VALUE...: boots with tools/qemu-run.sh, serial output and the
+# script's own messages into LOG. Every knob qemu-run.sh reads is set: its default unless
+# a VAR=VALUE says otherwise. Sets qrc (its exit code) and qtime (seconds). With
+# TEST_DRY_RUN=1 it prints LABEL and the QEMU command instead and returns 1.
 boot() {
-    local log=$1 tmo=$2 t0=${EPOCHREALTIME/./}
-    shift 2
-    env TIMEOUT="$tmo" "$@" tools/qemu-run.sh </dev/null >"$log" 2>&1
+    local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
+    shift 3
+    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE=
+        QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo")
+    if [ "$dry_run" = 1 ]; then
+        env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
+        echo "dry-run $label: $(tail -n 1 "$log")"
+        return 1
+    fi
+    env "${knobs[@]}" "$@" tools/qemu-run.sh </dev/null >"$log" 2>&1
     qrc=$?
     qtime=$(seconds_since "$t0")
+    return 0
 }
 
 # why_rc LOG: a short explanation of a qemu-run exit code for FAIL lines.
@@ -142,6 +175,10 @@ host_tests() {
         want "$label" || continue
         any=1
         log=$logdir/host-$name.log
+        if [ "$dry_run" = 1 ]; then
+            echo "dry-run $label: ./$exe"
+            continue
+        fi
         t0=${EPOCHREALTIME/./}
         rc=0
         timeout -k 5 300 "./$exe" </dev/null >"$log" 2>&1 || rc=$?
@@ -167,7 +204,7 @@ matrix_boot() {
     want "$label" || return 0
     log=$logdir/boot-$fw-$accel-smp$smp.log
     if [ "$fw" = uefi ] || [ "$smp" -gt 8 ]; then tmo=120; fi
-    boot "$log" "$tmo" ISO="$test_iso" FIRMWARE="$fw" ACCEL="$accel" SMP="$smp"
+    boot "$label" "$log" "$tmo" FIRMWARE="$fw" ACCEL="$accel" SMP="$smp" || return 0
     if [ "$qrc" = 0 ]; then
         pass
     else
@@ -261,7 +298,7 @@ extra() {
     for c in "${envs[@]}"; do
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
     done
-    boot "$log" "$tmo" ISO="$iso" SMP=2 "${envs[@]}"
+    boot "$label" "$log" "$tmo" ISO="$iso" SMP=2 "${envs[@]}" || return 0
     [ "$qrc" = "$want_rc" ] || why+=("qemu-run exited $qrc ($(why_rc "$log")), want $want_rc")
     bj=unread
     for c in "$@"; do
@@ -386,6 +423,10 @@ else
     extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
 fi
 
+if [ "$dry_run" = 1 ] && [ "$failed" = 0 ]; then
+    echo "test.sh: dry run, nothing booted (logs: $logdir)"
+    exit 0
+fi
 if [ $((passed + failed + skipped)) = 0 ]; then
     fail "test.sh" "no tests ran${TEST_FILTER:+ (TEST_FILTER=\"$TEST_FILTER\" matched nothing)}"
 fi
