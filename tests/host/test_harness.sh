@@ -11,7 +11,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset MAKEFLAGS MFLAGS MAKELEVEL
+unset MAKEFLAGS MFLAGS MAKELEVEL TEST_QUICK
 
 # A matrix boot on the shipped test.iso, a boot with its own memory size, and the 255-CPU
 # boot with an ISO of its own (built, as in a real run).
