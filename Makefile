@@ -10,13 +10,15 @@
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
-# Knobs (make run / make debug; make test picks its own matrix):
+# Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
 #   MEM=256M        guest memory (128M .. 16G)
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
-#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md)
+#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md); taken
+#                   as written ($ is not make's here: CMDLINE='slub_debug=P;FZ,kmalloc-64' or
+#                   CMDLINE='test=$x' reach GRUB unchanged), each word quoted for grub.cfg
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
 #                   (make bench: 600 unless given)
 
@@ -92,10 +94,16 @@ $(B)/slablab.iso: $(B)/slablab.elf iso/boot/grub/grub.cfg tools/mkiso.sh
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)tools/mkiso.sh $@ $(B)/slablab.elf iso/boot/grub/grub.cfg
 
+# A make variable's text as one single-quoted shell word. CMDLINE goes through it as
+# $(value CMDLINE): its raw text, from the command line or the environment, so a $ in it is
+# neither a make variable nor the shell's (tools/mkiso.sh then quotes each word for GRUB).
+sq = '$(subst ','\'',$(1))'
+cmdline_q = $(call sq,$(value CMDLINE))
+
 # An ISO whose only entry boots with CMDLINE and no menu delay (make run, tools/test.sh).
 OUT ?= $(B)/run.iso
 iso-cmdline: $(B)/slablab.elf tools/mkiso.sh
-	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline "$(CMDLINE)"
+	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline $(cmdline_q)
 
 $(B)/test.iso: $(B)/slablab.elf tools/mkiso.sh
 	@$(if $(Q),echo "  ISO     $@")
@@ -107,7 +115,7 @@ deps:
 run:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
-	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE="$(CMDLINE)" >/dev/null
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE=$(cmdline_q) >/dev/null
 	@ISO=$(B)/run.iso tools/qemu-run.sh
 
 # make bench: the suite with the knobs of make run; the serial log is kept in build/bench.log
@@ -121,7 +129,7 @@ bench:
 	@tools/deps.sh bench
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/bench.iso \
-	  CMDLINE="$(if $(CMDLINE),$(CMDLINE),$(BENCH_CMDLINE))" >/dev/null
+	  CMDLINE=$(call sq,$(if $(value CMDLINE),$(value CMDLINE),$(value BENCH_CMDLINE))) >/dev/null
 	@rm -rf $(B)/bench.log $(B)/report
 	@rc=0; ISO=$(B)/bench.iso LOG=$(B)/bench.log TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh || rc=$$?; \
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
@@ -130,7 +138,7 @@ bench:
 debug:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
-	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE="$(CMDLINE)" >/dev/null
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/run.iso CMDLINE=$(cmdline_q) >/dev/null
 	@ISO=$(B)/run.iso tools/qemu-run.sh --debug
 
 # ---- host tests: arch-neutral kernel code built for Linux user space, with sanitizers ----
@@ -151,10 +159,14 @@ fuzz:
 	$(B)/host/fuzz_slab -max_total_time=$(FUZZ_TIME) -max_len=1024 -artifact_prefix=$(B)/ \
 		$(B)/fuzz-corpus
 
+# The matrix sets every run knob itself: the exported ones still at this file's defaults are
+# left out of tools/test.sh's environment, and it names (and ignores) any that are left, i.e.
+# given on the command line or in the environment (MEM=64M make test).
+RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
-	@tools/test.sh
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
 # The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
 # pass of it): docs/ipi-protocol.md.

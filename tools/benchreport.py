@@ -12,9 +12,12 @@ the CSVs and the markdown are still written and the report says the plots were s
 
 What is read: every line that holds a JSON object starting {"bench": ..., one figure each
 (kernel/bench.c bench_json), after escape sequences, \\r and other control characters are
-dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored; a figure
-line that does not parse (a truncated last line) is counted and named in the report. Unknown
-benchmarks and figures go into their CSV and a generic table like every other.
+dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored. A line
+that is left out is named on stderr and in the report, with the reason: a figure line that
+does not parse (a truncated last line), a figure line without figure, value or unit or whose
+value (or p10, p90, min, max) is not a finite number ("NaN", NaN, true), a meta line without
+one of META_KEYS. Unknown benchmarks and figures go into their CSV and a generic table like
+every other.
 
 The summary gives each scheme's headline figure per benchmark (HEADLINES below) and its ratio
 to `lock`: against lock's figure with the same parameters, or lock/irq for a scheme with a
@@ -43,6 +46,10 @@ GRUB_RE = re.compile(r"Booting `[^ ']* ?([^']*)'")
 # Keys of a figure line that are not parameters, in the order the CSVs put them last.
 FIXED = ["figure", "value", "unit", "p10", "p90", "min", "max", "accel", "emulated", "cpus"]
 SPREAD = ["p10", "p90", "min", "max"]
+# What the meta line must hold (kernel/bench.c print_meta; the report's machine table and
+# tools/test.sh read them).
+META_KEYS = ["cpu_model", "tsc_mhz", "seed", "cmdline", "benches", "schemes", "accel",
+             "emulated", "cpus"]
 
 # ---------------------------------------------------------------------------------------
 # Reading a log
@@ -79,7 +86,7 @@ class Log:
     def __init__(self, name):
         self.name = name
         self.figs = []
-        self.bad = []  # (line number, start of the line) of figure lines that did not parse
+        self.bad = []  # (line number, why, start of the line) of the lines left out
         self.meta = None  # the {"bench":"meta"} object
         self.boot = None  # the {"event":"boot"} object
         self.cpu_line = None  # cpu model from the kernel's "slablab: N of N CPUs" line
@@ -120,6 +127,28 @@ def text(v):
     return str(v)
 
 
+def finite(v):
+    """Is v a JSON number with a finite value (not NaN, Infinity, 1e999, a string, a bool)?"""
+    f = num(v)
+    return f is not None and math.isfinite(f)
+
+
+def line_fault(obj):
+    """Why a {"bench":...} object cannot be used, or None."""
+    if obj.get("bench") == "meta":
+        missing = [k for k in META_KEYS if k not in obj]
+        return "bad meta line (no %s)" % ", ".join(missing) if missing else None
+    missing = [k for k in ("figure", "value", "unit") if k not in obj]
+    if missing:
+        return "bad figure line (no %s)" % ", ".join(missing)
+    for k in ["value"] + SPREAD:
+        if k in obj and not finite(obj[k]):
+            v = obj[k]
+            return "bad figure line (%s is %s, not a finite number)" % (
+                k, str(v) if isinstance(v, decimal.Decimal) else json.dumps(v))
+    return None
+
+
 def read_log(path):
     if path == "-":
         data = sys.stdin.buffer.read()
@@ -137,8 +166,9 @@ def read_log(path):
                 obj, _ = dec.raw_decode(line, m.start())
             except ValueError:
                 obj = None
-            if not isinstance(obj, dict) or "figure" not in obj:
-                log.bad.append((i, line[m.start() : m.start() + 60]))
+            why = "figure line did not parse" if not isinstance(obj, dict) else line_fault(obj)
+            if why:
+                log.bad.append((i, why, line[m.start() : m.start() + 60]))
                 continue
             fig = Fig(obj, i)
             if fig.bench == "meta" and log.meta is None:
@@ -337,6 +367,7 @@ class Plotter:
     def __init__(self, outdir, enabled):
         self.outdir = outdir
         self.gpdir = os.path.join(outdir, "gnuplot")
+        self.enabled = enabled  # False: --no-plots, gnuplot is not looked for
         self.gnuplot = shutil.which("gnuplot") if enabled else None
         self.made = []  # png file names
         self.failed = []  # (png, why): gnuplot failed
@@ -876,9 +907,9 @@ def write_report(log, outdir, plotter, csvs):
     lines += md_table(["", ""], [[k, v] for k, v in machine(log)])
     lines.append("")
     if log.bad:
-        lines.append("**%d figure line(s) did not parse** and were left out (a truncated or "
-                     "garbled line): %s." % (len(log.bad), "; ".join(
-                         "line %d `%s…`" % (n, s.replace("`", "'")) for n, s in log.bad[:5])))
+        lines.append("**%d line(s) left out** (truncated, garbled or incomplete): %s." % (
+            len(log.bad), "; ".join("line %d, %s: `%s…`" % (n, why, s.replace("`", "'"))
+                                    for n, why, s in log.bad[:5])))
         lines.append("")
 
     heads = headlines(log)
@@ -913,7 +944,9 @@ def write_report(log, outdir, plotter, csvs):
     lines += ["## Files", ""]
     lines.append("CSVs (one row per figure line, every parameter a column): " +
                  ", ".join("`%s`" % os.path.basename(c) for c in csvs) + ".")
-    if not plotter.available():
+    if not plotter.enabled:
+        lines.append("Plots: none drawn (--no-plots).")
+    elif not plotter.available():
         lines.append("Plots skipped: gnuplot is not installed (Debian: `apt-get install "
                      "gnuplot-nox`).")
     elif plotter.made:
@@ -981,7 +1014,7 @@ def compare(a, b):
     if nh:
         notes.append("%d histogram bucket lines left out (the percentiles stand for them)" % nh)
     if a.bad or b.bad:
-        notes.append("unparsed figure lines: %d in A, %d in B" % (len(a.bad), len(b.bad)))
+        notes.append("lines left out: %d in A, %d in B" % (len(a.bad), len(b.bad)))
     if notes:
         lines += ["Notes: " + "; ".join(notes) + ".", ""]
     return "\n".join(lines)
@@ -1015,9 +1048,9 @@ def main(argv):
         if not log.benches():
             print("benchreport: no benchmark figures in %s" % log.name, file=sys.stderr)
             return 1
-        for n, s in log.bad:
-            print("benchreport: %s:%d: figure line did not parse, left out: %s"
-                  % (log.name, n, s), file=sys.stderr)
+        for n, why, s in log.bad:
+            print("benchreport: %s:%d: %s, left out: %s" % (log.name, n, why, s),
+                  file=sys.stderr)
 
     if args.compare:
         md = compare(logs[0], logs[1])
@@ -1045,8 +1078,8 @@ def main(argv):
     path = write_report(log, outdir, plotter, csvs)
     print("benchreport: %d figures from %d benchmarks: %d CSVs, %d plots%s, %s" % (
         len([f for f in log.figs if f.bench != "meta"]), len(log.benches()), len(csvs),
-        len(plotter.made), "" if plotter.available() or args.no_plots else
-        " (gnuplot not installed: apt-get install gnuplot-nox)", path))
+        len(plotter.made), " (--no-plots)" if args.no_plots else "" if plotter.available()
+        else " (gnuplot not installed: apt-get install gnuplot-nox)", path))
     for png, why in plotter.failed:
         print("benchreport: plot %s failed: %s" % (png, why), file=sys.stderr)
     for name, why in plotter.skipped:

@@ -3,13 +3,20 @@
 # Parses the KTAP v1 results (as Linux KUnit prints them) in a slablab serial log or host test
 # output, prints the failures and a pass/fail/skip count; also pulls out the kernel's boot JSON.
 """Usage:
-  ktap.py LOG [--label LABEL] [--json]   parse KTAP; exit 0 if nothing failed, else 1
+  ktap.py LOG [--label LABEL] [--json] [--kernel | --host]
+                                         parse KTAP; exit 0 if nothing failed, else 1
   ktap.py LOG --boot-json                print the {"event":"boot",...} object; exit 1 if none
 LOG may be '-' for stdin. Exit 2 on bad usage or an unreadable log.
 
 Counting: every innermost result (a case) is one test: pass, fail, or skip ('# SKIP').
 A suite without parsed cases counts as one test itself. A log that ends before the plan
 is complete or inside a suite gets one extra failure: 'log truncated after <last result>'.
+
+A kernel's serial log (--kernel, or any log with a {"event":"boot"} line unless --host)
+must also end well: a PANIC or EXCEPTION line after the results, no {"event":"exit"} line,
+or an exit event whose result is not "pass" while no case failed is one more failure.
+Host test output (--host) has no boot or exit events. Text from the log in FAIL lines has
+control and other unprintable characters written as escapes (\\x1b, \\u202e).
 """
 
 import argparse
@@ -37,14 +44,37 @@ SUBTEST_RE = re.compile(r"^#\s*Subtest:\s*(.*)$")
 CPU_RE = re.compile(r"\s*\(cpu (\d+)\)")
 PANIC_RE = re.compile(r"PANIC|EXCEPTION")
 BOOT_RE = re.compile(r'\{\s*"event"\s*:\s*"boot"')
+EXIT_RE = re.compile(r'\{\s*"event"\s*:\s*"exit"')
 
 
-def clean_lines(data):
-    """Decodes a raw serial log and returns its lines without escapes and control chars."""
-    text = data.decode("utf-8", errors="replace")
+def clean_lines(data, errors="replace"):
+    """Decodes a raw serial log and returns its lines without escapes and control chars.
+    errors: the decoder's handler for bytes that are not UTF-8; "surrogateescape" keeps
+    each such byte (as U+DC80 + byte) so that printable() can show it as \\xNN."""
+    text = data.decode("utf-8", errors=errors)
     text = ANSI_RE.sub("", text)
     text = CTRL_RE.sub("", text)  # also drops \r and stray ESC bytes
     return text.split("\n")
+
+
+def printable(text):
+    """text safe for a terminal: tabs and printable characters as they are; other characters
+    (C1 controls, bidi and other format characters, undecodable bytes kept by
+    surrogateescape, U+FFFD) as Python-style escapes."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch == "\t" or (ch.isprintable() and o != 0xFFFD):
+            out.append(ch)
+        elif 0xDC80 <= o <= 0xDCFF:
+            out.append("\\x%02x" % (o - 0xDC00))
+        elif o < 0x100:
+            out.append("\\x%02x" % o)
+        elif o < 0x10000:
+            out.append("\\u%04x" % o)
+        else:
+            out.append("\\U%08x" % o)
+    return "".join(out)
 
 
 class Block:
@@ -277,7 +307,54 @@ def count_block(blk, rep, path):
         count_block(blk.child, rep, path + [blk.child.label()])
 
 
-def parse_log(lines, label):
+def last_event(lines, rx):
+    """The last {"event":...} object that rx finds in lines, or None."""
+    dec = json.JSONDecoder()
+    found = None
+    for line in lines:
+        m = rx.search(line)
+        if not m:
+            continue
+        try:
+            obj, _ = dec.raw_decode(line[m.start() :])
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            found = obj
+    return found
+
+
+def last_line(lines):
+    for line in reversed(lines):
+        if line.strip():
+            return "it ends with: " + line.strip()
+    return "it is empty"
+
+
+def check_kernel_end(lines, rep):
+    """A kernel's log must not show a panic and must end with a passing exit event. Skipped
+    when the log is already a failure of its own (truncated: that failure names the panic
+    or the last line)."""
+    if rep.truncated:
+        return
+    for i, line in enumerate(lines):
+        if PANIC_RE.search(line):
+            details = [s.rstrip() for s in lines[i + 1 : i + 16] if s.strip()]
+            rep.fail("kernel panic after its results", line.strip(), details, kind="log")
+            return
+    ev = last_event(lines, EXIT_RE)
+    if ev is None:
+        rep.fail("no exit event",
+                 'no {"event":"exit",...} line: the kernel did not finish; ' + last_line(lines),
+                 kind="log")
+    elif ev.get("result") != "pass" and rep.failed == 0:
+        rep.fail("exit event",
+                 'the kernel exited with "result":"%s" (code %s) although no case failed'
+                 % (ev.get("result"), ev.get("code")), kind="log")
+
+
+def parse_log(lines, label, kernel=False):
+    """kernel: the log is a kernel's serial output (see check_kernel_end)."""
     rep = Report(label)
     start = None
     for i, line in enumerate(lines):
@@ -316,6 +393,8 @@ def parse_log(lines, label):
         rep.fail("log truncated after " + p.last, msg, details, kind="log")
     elif plan is not None and len(p.root.results) > plan:
         rep.fail("plan", "plan 1..%d but %d results" % (plan, len(p.root.results)), kind="log")
+    if kernel:
+        check_kernel_end(lines[start:], rep)
     return rep
 
 
@@ -326,9 +405,9 @@ def print_human(rep, out):
         else:
             cpu = " (cpu %d)" % f["cpu"] if f["cpu"] is not None else ""
             head = "FAIL %s %s%s: %s" % (rep.label, f["name"], cpu, f["message"])
-        out.write(head + "\n")
+        out.write(printable(head) + "\n")
         for d in f["details"]:
-            out.write("    " + d + "\n")
+            out.write("    " + printable(d) + "\n")
     out.write("ktap: %d passed, %d failed, %d skipped\n" % (rep.passed, rep.failed, rep.skipped))
 
 
@@ -346,6 +425,10 @@ def boot_json(lines):
     return None
 
 
+def is_kernel_log(lines):
+    return any(BOOT_RE.search(line) for line in lines)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(
         prog="ktap.py",
@@ -357,6 +440,11 @@ def main(argv):
     ap.add_argument("--label", help="name printed in FAIL lines (default: the log's file name)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     ap.add_argument("--boot-json", action="store_true", help='print the {"event":"boot"} line')
+    kind = ap.add_mutually_exclusive_group()
+    kind.add_argument("--kernel", action="store_true",
+                      help="a kernel's serial log: it must end with a passing exit event")
+    kind.add_argument("--host", action="store_true",
+                      help="host test output: no boot or exit events expected")
     args = ap.parse_args(argv)
 
     try:
@@ -368,7 +456,7 @@ def main(argv):
     except OSError as e:
         print("ktap: %s" % e, file=sys.stderr)
         return 2
-    lines = clean_lines(data)
+    lines = clean_lines(data, errors="surrogateescape")
 
     if args.boot_json:
         obj = boot_json(lines)
@@ -381,7 +469,8 @@ def main(argv):
     label = args.label
     if label is None:
         label = "stdin" if args.log == "-" else os.path.splitext(os.path.basename(args.log))[0]
-    rep = parse_log(lines, label)
+    kernel = args.kernel or (not args.host and is_kernel_log(lines))
+    rep = parse_log(lines, label, kernel)
     if args.json:
         print(json.dumps(rep.as_dict()))
     else:

@@ -59,7 +59,7 @@ ran() {
 
 truncated_line_reported() {
     has "$out/stderr" "benchreport: $samples/suite.log:144: figure line did not parse, left out: {\"bench\":\"memory\",\"scheme\":\"partial\",\"workload\":\"scaling\",\"f" &&
-        has "$out/r/report.md" "**1 figure line(s) did not parse** and were left out (a truncated or garbled line): line 144 \`{\"bench\":\"memory\",\"scheme\":\"partial\",\"workload\":\"scaling\",\"f…\`."
+        has "$out/r/report.md" "**1 line(s) left out** (truncated, garbled or incomplete): line 144, figure line did not parse: \`{\"bench\":\"memory\",\"scheme\":\"partial\",\"workload\":\"scaling\",\"f…\`."
 }
 
 # The partial/256 line is wrapped in \r; its spread and the digits must come through as printed.
@@ -186,6 +186,63 @@ no_figures_fails() {
     [ "$r" = 2 ] || { echo "FAILED: a missing log exited $r, want 2"; return 1; }
 }
 
+# A log whose lines parse as JSON but do not hold what the contract says: figure values that
+# are not finite numbers (the string "NaN", a bare NaN, 1e999, true, a p10 string), a figure
+# line without a unit, a meta line without seed and cpus. Each is left out and named with
+# its reason; only the good figure reaches the CSV.
+bad_fields_log() {
+    local m='"cpu_model":"x","tsc_mhz":2000,"cmdline":"","benches":"fastpath","schemes":"lock","accel":"tcg","emulated":true'
+    printf '%s\n' \
+        "{\"bench\":\"meta\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\",$m}" \
+        '{"bench":"fastpath","scheme":"lock","size":64,"figure":"alloc_free_pair","value":"NaN","unit":"cycles"}' \
+        '{"bench":"fastpath","scheme":"lock","size":128,"figure":"alloc_free_pair","value":NaN,"unit":"cycles"}' \
+        '{"bench":"fastpath","scheme":"lock","size":256,"figure":"alloc_free_pair","value":1e999,"unit":"cycles"}' \
+        '{"bench":"fastpath","scheme":"lock","size":512,"figure":"alloc_free_pair","value":true,"unit":"cycles"}' \
+        '{"bench":"fastpath","scheme":"lock","size":1024,"figure":"alloc_free_pair","value":5,"p10":"x","unit":"cycles"}' \
+        '{"bench":"fastpath","scheme":"lock","size":2048,"figure":"alloc_free_pair","value":5}' \
+        '{"bench":"fastpath","scheme":"lock","size":32,"figure":"alloc_free_pair","value":42.5,"unit":"cycles"}' \
+        >"$out/bad.log"
+}
+bad_values_left_out() {
+    local l=$out/bad.log
+    bad_fields_log
+    "$py" "$root/tools/benchreport.py" "$l" --no-plots -o "$out/bad" >"$out/bad.out" 2>"$out/bad.err" || {
+        echo "FAILED: benchreport.py exited $?"; cat "$out/bad.err"; return 1; }
+    # sn N: the first 60 characters of line N, as the messages quote it.
+    sn() { sed -n "${1}p" "$l" | cut -c1-60; }
+    has "$out/bad.err" \
+        "benchreport: $l:1: bad meta line (no seed, cpus), left out: $(sn 1)" \
+        "benchreport: $l:2: bad figure line (value is \"NaN\", not a finite number), left out: $(sn 2)" \
+        "benchreport: $l:3: bad figure line (value is NaN, not a finite number), left out: $(sn 3)" \
+        "benchreport: $l:4: bad figure line (value is 1E+999, not a finite number), left out: $(sn 4)" \
+        "benchreport: $l:5: bad figure line (value is true, not a finite number), left out: $(sn 5)" \
+        "benchreport: $l:6: bad figure line (p10 is \"x\", not a finite number), left out: $(sn 6)" \
+        "benchreport: $l:7: bad figure line (no unit), left out: $(sn 7)" || return 1
+    if grep -q "figure line did not parse" "$out/bad.err"; then
+        echo "FAILED: a line that parses is called one that did not:"; cat "$out/bad.err"; return 1
+    fi
+    lines "$out/bad/fastpath.csv" 2 &&
+        has "$out/bad/fastpath.csv" "fastpath,lock,32,alloc_free_pair,42.5,cycles,,,,,,," &&
+        [ ! -e "$out/bad/meta.csv" ] || { echo "FAILED: the bad meta line has a meta.csv"; return 1; }
+    grep -q '^\*\*7 line(s) left out\*\* (truncated, garbled or incomplete): line 1, bad meta line (no seed, cpus): ' "$out/bad/report.md" ||
+        { echo "FAILED: report.md does not list the 7 lines left out"; grep left "$out/bad/report.md"; return 1; }
+}
+
+# --no-plots: gnuplot is not looked for, so nothing may say it is missing. PATH holds no
+# gnuplot here, whether or not this machine has one.
+no_plots_quiet() {
+    local p
+    mkdir -p "$out/nogp"
+    p=$(command -v "$py")
+    env PATH="$out/nogp" "$p" "$root/tools/benchreport.py" "$samples/suite-hw.log" --no-plots \
+        -o "$out/np" >"$out/np.out" 2>&1 || { echo "FAILED: benchreport.py exited $?"; cat "$out/np.out"; return 1; }
+    if grep -i gnuplot "$out/np.out" "$out/np/report.md"; then
+        echo "FAILED: --no-plots still talks of gnuplot (above)"
+        return 1
+    fi
+    has "$out/np/report.md" "Plots: none drawn (--no-plots)."
+}
+
 names=()
 verdicts=()
 t() {
@@ -213,6 +270,8 @@ t plots plots
 t partial_log partial_log
 t compare_mode compare_mode
 t no_figures_fails no_figures_fails
+t bad_values_left_out bad_values_left_out
+t no_plots_quiet no_plots_quiet
 
 echo "KTAP version 1"
 echo "1..${#names[@]}"

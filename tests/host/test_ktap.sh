@@ -3,6 +3,8 @@
 # Host test for tools/ktap.py: parses the sample logs in tests/host/ktap-samples/ and checks
 # the counts and FAIL lines. Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -55,6 +57,8 @@ t() {
     names+=("$name")
 }
 
+# mixed.log ends with the kernel's "result":"fail" exit event: its failed case is the only
+# failure, the exit event agrees with it.
 t mixed_counts_and_fail_line expect 1 "$samples/mixed.log" --label L -- \
     "FAIL L smp.ipi_reaches (cpu 3): EXPECTATION FAILED at tests/kernel/smp_test.c:42" \
     "    Expected a == b, but" "        a == 3 (0x3)" "ktap: 4 passed, 1 failed, 1 skipped"
@@ -77,6 +81,48 @@ t no_ktap expect 1 "$samples/no-ktap.log" --label L -- \
     "ktap: 0 passed, 1 failed, 0 skipped"
 t all_pass_stdin pass_stdin
 t missing_file expect 2 "$samples/does-not-exist.log" --
+
+# ---- a kernel's log must end well: every one of these has all its KTAP cases passing ----
+t kernel_pass expect 0 "$samples/kernel-pass.log" --label L -- "ktap: 2 passed, 0 failed, 0 skipped"
+t exception_after_totals expect 1 "$samples/exception-after-totals.log" --label L -- \
+    "FAIL L: kernel panic after its results: EXCEPTION: #UD (invalid opcode) (vector 6) on cpu 1, error code 0" \
+    "    RIP: 0xffffffff80105a2c flush_cpu_slab+0x3c" "ktap: 2 passed, 1 failed, 0 skipped"
+t panic_after_totals expect 1 "$samples/panic-after-totals.log" --label L -- \
+    "FAIL L: kernel panic after its results: KERNEL PANIC on cpu 0: slab: kmalloc-64 leaked 3 objects" \
+    "ktap: 2 passed, 1 failed, 0 skipped"
+t exit_event_fail expect 1 "$samples/exit-fail.log" --label L -- \
+    'FAIL L: exit event: the kernel exited with "result":"fail" (code 17) although no case failed' \
+    "ktap: 2 passed, 1 failed, 0 skipped"
+t no_exit_event expect 1 "$samples/no-exit.log" --label L -- \
+    'FAIL L: no exit event: no {"event":"exit",...} line: the kernel did not finish; it ends with: slablab: running the default benchmarks' \
+    "ktap: 2 passed, 1 failed, 0 skipped"
+# The rule follows the boot event line unless told: --host waives it, --kernel imposes it.
+t no_exit_event_host expect 0 "$samples/no-exit.log" --host -- "ktap: 2 passed, 0 failed, 0 skipped"
+t kernel_flag_without_boot_line expect 1 "$samples/flat.log" --kernel --label L -- \
+    'FAIL L: no exit event: no {"event":"exit",...} line: the kernel did not finish; it ends with: ok 4 - bulk_alloc' \
+    "ktap: 2 passed, 2 failed, 1 skipped"
+
+# Serial noise in what a FAIL line quotes: 8-bit CSI (a bare 0x9b and U+009B), a bidi
+# override, bytes that are not UTF-8, ESC sequences, NUL and BEL. None may reach the terminal.
+noise_log() {
+    printf 'KTAP version 1\n1..2\nok 1 a\n'
+    printf '# b: EXPECTATION FAILED \x9b2J \xc2\x9b31m \xe2\x80\xaeabc \xff\xfe \x1b[31mred\x1b[0m \x00\x07end\n'
+    printf 'not ok 2 b\n\xf0\x28\x8c\xbc\x01\x9b\n'
+}
+binary_noise() {
+    local out rc=0
+    noise_log >"$tmp/noise.log"
+    expect 1 "$tmp/noise.log" --kernel --label L -- \
+        'FAIL L b: EXPECTATION FAILED \x9b2J \x9b31m \u202eabc \xff\xfe red end' \
+        'FAIL L: no exit event: no {"event":"exit",...} line: the kernel did not finish; it ends with: \xf0(\x8c\xbc\x9b' \
+        "ktap: 1 passed, 2 failed, 0 skipped" || return 1
+    out=$("$py" "$root/tools/ktap.py" "$tmp/noise.log" --kernel) || rc=$?
+    if LC_ALL=C grep -n '[^[:print:]]' <<<"$out"; then
+        echo "FAILED: ktap.py wrote the bytes above (not printable ASCII) to the terminal"
+        return 1
+    fi
+}
+t binary_noise_escaped binary_noise
 
 echo "KTAP version 1"
 echo "1..${#names[@]}"
