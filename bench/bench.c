@@ -4,18 +4,18 @@
  * scheme selection, the meta line before and the summary after, self-check failures,
  * seeded random numbers, and starting and handing off work between CPUs without spinning.
  */
-#include "arch.h"
-#include "bench.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "irqflags.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "kernel/arch.h"
+#include "bench/bench.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 extern const struct bench *const __benches_start[], *const __benches_end[];
 

@@ -8,7 +8,7 @@
 #ifndef SLABLAB_BENCH_H
 #define SLABLAB_BENCH_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 struct cpumask;
 

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench=debug: the third seed's experiment. hackbench (kernel/bench_hackbench.c) over caches
+ * bench=debug: the third seed's experiment. hackbench (bench/bench_hackbench.c) over caches
  * with debugging off, with poisoning (slub_debug=P) on Linux's locked debug path, and with
  * poisoning allowed on per-cpu partial lists (the seed's proposal): "6.834 s without, 8.059 s
  * with slub_debug=P, 7.535 s once debug caches could use per-cpu partial lists".
  * The off caches are the "partial" scheme's, as the seed's SLUB had per-cpu partials.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "hackbench.h"
-#include "printk.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "bench/hackbench.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
 
 #define DEBUG_REPS_DEFAULT 5
 

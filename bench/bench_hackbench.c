@@ -22,17 +22,17 @@
  * the last receiver done, as hackbench's "Time:" from "go" to all reaped. The kmalloc caches
  * have the boot scheme, so each scheme gets its own payload cache of kmalloc-128's shape.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "hackbench.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "bench/hackbench.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 #define HB_QUEUE 16 /* slots per sender->receiver queue (a power of two) */
 #define HB_MAGIC 0x6861636b62656e63ULL /* "hackbenc" */

@@ -9,14 +9,14 @@
  * Samples are taken once per pass of CPU 0's run loop (hackbench) or every 16 operations
  * (scaling), so a peak between two samples is missed: the figures are lower bounds.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "hackbench.h"
-#include "printk.h"
-#include "scaling.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "bench/hackbench.h"
+#include "kernel/printk.h"
+#include "bench/scaling.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
 
 static void memory_figures(const char *scheme, const char *workload, unsigned long pages,
 			   u64 bytes)

@@ -10,16 +10,16 @@
  * The ring is published in batches of 16 (one release store and one wake-up check per
  * batch); a side that finds the ring full or empty halts until the other wakes it.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "slub.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 

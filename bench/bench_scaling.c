@@ -16,17 +16,17 @@
  * each alloc and free timed alone (rdtsc_ordered around it): p50, p99, p99.9, max, and the
  * log2 histogram.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "scaling.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "bench/scaling.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 #define SLOTS 128
 #define DRAIN_EVERY 8

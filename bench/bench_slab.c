@@ -7,17 +7,17 @@
  * fastpath and bulk run on the boot CPU; every figure is the median of bench_reps= runs
  * (21 by default), with p10/p90 and min/max.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "printk.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "slab.h"
-#include "slub.h"
-#include "string.h"
-#include "smp.h"
-#include "time.h"
-#include "x86.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "kernel/string.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 #define REPS_DEFAULT 21
 

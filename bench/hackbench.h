@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hackbench's core (kernel/bench_hackbench.c), callable with caches the caller created: the
+ * hackbench's core (bench/bench_hackbench.c), callable with caches the caller created: the
  * hackbench benchmark runs it per scheme, memory samples pages during it, and a benchmark of
  * debug caches can run it over caches made with the debug flags it compares.
  */
 #ifndef SLABLAB_HACKBENCH_H
 #define SLABLAB_HACKBENCH_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 struct kmem_cache;
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mixed workload of bench=scaling (kernel/bench_scaling.c), shared with bench=latency
+ * The mixed workload of bench=scaling (bench/bench_scaling.c), shared with bench=latency
  * (which times each operation) and bench=memory (which samples pages held during it).
  */
 #ifndef SLABLAB_SCALING_H
 #define SLABLAB_SCALING_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 struct kmem_cache;
 

@@ -51,7 +51,7 @@ boot_entry_tsc:	dq 0			; TSC at the first instruction: boot_ms counts from here
 mb_magic:	dd 0
 mb_info:	dd 0
 
-; The boot GDT, also used by the BSP until arch/gdt.c loads its per-cpu GDT.
+; The boot GDT, also used by the BSP until arch/x86/gdt.c loads its per-cpu GDT.
 align 16
 boot_gdt:
 	dq 0

@@ -4,10 +4,10 @@
  * value is an error that names what is valid; nothing is silently ignored. Pure code, also
  * built on the host (tests/host/test_cmdline.c).
  */
-#include "cmdline.h"
-#include "printk.h"
-#include "slab.h"
-#include "string.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "kernel/string.h"
 
 struct boot_options boot_opts;
 

@@ -3,7 +3,7 @@
 #ifndef SLABLAB_IRQFLAGS_H
 #define SLABLAB_IRQFLAGS_H
 
-#include "cpu.h"
+#include "kernel/arch.h"
 
 #define local_irq_save(flags) ((flags) = arch_local_irq_save())
 #define local_irq_restore(flags) arch_local_irq_restore(flags)

@@ -7,8 +7,8 @@
 #ifndef SLABLAB_PERCPU_H
 #define SLABLAB_PERCPU_H
 
-#include "types.h"
-#include "cpu.h"
+#include "kernel/types.h"
+#include "kernel/arch.h"
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \

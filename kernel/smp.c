@@ -13,14 +13,14 @@
  * effect of fn once it sees the csd unlocked. A waiting caller serves its own queue while it
  * spins: if T is waiting on us at the same time, each serves the other and both finish.
  */
-#include "arch.h"
-#include "irqflags.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
+#include "kernel/arch.h"
+#include "kernel/irqflags.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
 
 int nr_cpu_ids = 1;
 int nr_cpus_found = 1;

@@ -14,7 +14,7 @@
 #ifndef SLABLAB_SMP_H
 #define SLABLAB_SMP_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 extern int nr_cpu_ids;     /* CPUs online, numbered 0..nr_cpu_ids-1 */
 extern int nr_cpus_found;  /* enabled CPUs the firmware (ACPI MADT) lists */
@@ -78,13 +78,13 @@ struct ipi_stats {
 };
 void ipi_stats_get(int cpu, struct ipi_stats *out);
 
-/* Interrupt context: arch/traps.c brackets every interrupt with these; so does the cross-call
+/* Interrupt context: arch/x86/traps.c brackets every interrupt with these; so does the cross-call
  * queue when a waiting caller serves it. */
 void irq_enter(void);
 void irq_exit(void);
 bool in_irq_context(void);
 
-/* From arch/traps.c: the IPI handlers. */
+/* From arch/x86/traps.c: the IPI handlers. */
 void smp_call_function_interrupt(void);
 void smp_wakeup_interrupt(void);
 void smp_slab_interrupt(void);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Time from the TSC: its frequency (found at boot by arch/tsc.c), conversions and delays. */
+/* Time from the TSC: its frequency (found at boot by arch/x86/tsc.c), conversions and delays. */
 #ifndef SLABLAB_TIME_H
 #define SLABLAB_TIME_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 extern u64 tsc_khz;            /* TSC ticks per millisecond */
 extern const char *tsc_source; /* how tsc_khz was found: cpuid-15h, hypervisor, pit, hpet, ... */

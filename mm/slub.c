@@ -81,17 +81,16 @@
  * (lock prefix) for slab freelists; per-cpu state needs none (only its own cpu and that
  * cpu's interrupts touch it).
  */
-#include "arch.h"
-#include "cmpxchg.h"
-#include "cmdline.h"
-#include "irqflags.h"
-#include "kallsyms.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "slub.h"
-#include "slub_debug.h"
-#include "string.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/kallsyms.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "mm/slub.h"
+#include "mm/slub_debug.h"
+#include "kernel/string.h"
 
 #define TID_STEP NR_CPUS
 

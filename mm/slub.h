@@ -6,10 +6,10 @@
 #ifndef SLABLAB_SLUB_H
 #define SLABLAB_SLUB_H
 
-#include "list.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "spinlock.h"
+#include "kernel/list.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "kernel/spinlock.h"
 
 /* Per-cpu event counters, Linux's enum stat_item (one comment each). */
 enum stat_item {
@@ -282,7 +282,7 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
 	c->stat[si]++;
 }
 
-#include "cmpxchg.h"
+#include "kernel/arch.h"
 
 /* Replace slab->freelist and slab->counters together if they are still (fl, counters). */
 static inline bool cmpxchg_double_slab(struct slab *slab, void *fl, unsigned long counters,

@@ -11,7 +11,7 @@ gnuplot failed on a plot, 2 on bad usage or an unreadable log. Plots need gnuplo
 the CSVs and the markdown are still written and the report says the plots were skipped.
 
 What is read: every line that holds a JSON object starting {"bench": ..., one figure each
-(kernel/bench.c bench_json), after escape sequences, \\r and other control characters are
+(bench/bench.c bench_json), after escape sequences, \\r and other control characters are
 dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored; a figure
 line that does not parse (a truncated last line) is counted and named in the report. Unknown
 benchmarks and figures go into their CSV and a generic table like every other.

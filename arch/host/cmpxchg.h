@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host wrapper around arch/cmpxchg.h. The instruction itself is the kernel's (plain inline
+ * Host wrapper around arch/x86/cmpxchg.h. The instruction itself is the kernel's (plain inline
  * assembly, fine in user space); this header only adds what ThreadSanitizer cannot see.
  *
  * TSan does not look inside inline assembly, so a lock cmpxchg16b is invisible to it: it
@@ -17,14 +17,14 @@
 
 #ifndef __SANITIZE_THREAD__
 
-#include_next <cmpxchg.h>
+#include "arch/x86/cmpxchg.h"
 
 #else
 
 /* The kernel's functions, under other names. */
 #define cmpxchg_double host_asm_cmpxchg_double
 #define cmpxchg_double_local host_asm_cmpxchg_double_local
-#include_next <cmpxchg.h>
+#include "arch/x86/cmpxchg.h"
 #undef cmpxchg_double
 #undef cmpxchg_double_local
 

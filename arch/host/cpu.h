@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host stand-in for arch/cpu.h (which reads GS and runs cli/sti). Three flavours, chosen by
+ * Host stand-in for arch/x86/cpu.h (which reads GS and runs cli/sti). Three flavours, chosen by
  * what the kernel sources are compiled with:
  *
  *   (no HOST_SMP)   one CPU, number 0, per-cpu offset 0, and an interrupt flag that is just a
  *                   variable, host_rflags, so tests can see every irqsave undone.
- *   HOST_SMP=1      threads are CPUs (tests/host/shim/host_smp.c): each thread has its logical
+ *   HOST_SMP=1      threads are CPUs (arch/host/host_smp.c): each thread has its logical
  *                   CPU number and per-cpu offset in thread-local variables. "Interrupts off"
  *                   means the two IPI signals are blocked (pthread_sigmask): an IPI is a signal
  *                   sent with pthread_kill, and its handler is the interrupt handler.
@@ -18,11 +18,11 @@
 #ifndef SLABLAB_ARCH_CPU_H
 #define SLABLAB_ARCH_CPU_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 #define RFLAGS_IF (1UL << 9)
 
-/* Same layout as arch/cpu.h's; on the host nothing reads it through GS. */
+/* Same layout as arch/x86/cpu.h's; on the host nothing reads it through GS. */
 struct percpu_hdr {
 	unsigned long offset;
 	int cpu;
@@ -32,7 +32,7 @@ struct percpu_hdr {
 
 #ifndef HOST_SMP
 
-extern unsigned long host_rflags; /* tests/host/shim/host_env.c; starts with RFLAGS_IF set */
+extern unsigned long host_rflags; /* arch/host/host_env.c; starts with RFLAGS_IF set */
 
 static inline unsigned long arch_percpu_offset(void)
 {

@@ -2,16 +2,16 @@
 /*
  * The few kernel services the host tests link against instead of the kernel's own:
  * console_write (to stdout, and kept so tests can look at it), panic (print, abort) and the
- * simulated interrupt flag of tests/host/shim/cpu.h.
+ * simulated interrupt flag of arch/host/cpu.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
-#include "host_env.h"
-#include "printk.h"
+#include "kernel/console.h"
+#include "arch/host/host_env.h"
+#include "kernel/printk.h"
 
 unsigned long host_rflags = 1UL << 9;
 
@@ -70,7 +70,7 @@ void panic(const char *fmt, ...)
 /*
  * What kernel/spinlock.c's halting waiters need. The host has no hypervisor path (spin_pv
  * stays false), so these are never reached; they only have to link. With HOST_SMP the CPUs
- * are threads: kernel/smp.c has nr_cpu_ids and shim/host_smp.c the per-cpu offsets.
+ * are threads: kernel/smp.c has nr_cpu_ids and arch/host/host_smp.c the per-cpu offsets.
  */
 #ifndef HOST_SMP
 unsigned long __per_cpu_offset[NR_CPUS];

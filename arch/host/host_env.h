@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What tests/host/shim/host_env.c gives the host tests: the console capture and the IF flag. */
+/* What arch/host/host_env.c gives the host tests: the console capture and the IF flag. */
 #ifndef SLABLAB_HOST_ENV_H
 #define SLABLAB_HOST_ENV_H
 

@@ -3,8 +3,8 @@
  * Threads as CPUs for the host builds of the SMP kernel code (cpu.h's HOST_SMP flavours):
  *
  * - CPU n is a thread. Its logical number and per-cpu offset are thread-local (host_cpu,
- *   host_percpu_off), read by smp_processor_id() and this_cpu_ptr() through shim/cpu.h.
- *   The per-cpu section ([__percpu_start, __percpu_end), gathered by shim/percpu.ld) is
+ *   host_percpu_off), read by smp_processor_id() and this_cpu_ptr() through arch/host/cpu.h.
+ *   The per-cpu section ([__percpu_start, __percpu_end), gathered by arch/host/percpu.ld) is
  *   copied once per CPU past CPU 0, which runs on the section itself, as the boot CPU does
  *   before its copy exists; __per_cpu_offset[] holds each copy's distance.
  * - An IPI is a signal sent to the CPU's thread with pthread_kill: SIGUSR1 is the
@@ -33,16 +33,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "cmdline.h"
-#include "host_smp.h"
-#include "kallsyms.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "smp.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "arch/host/host_smp.h"
+#include "kernel/kallsyms.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
 
 #ifndef HOST_SMP
-#error "host_smp.c is built with -DHOST_SMP=1 or 2 (see shim/cpu.h)"
+#error "host_smp.c is built with -DHOST_SMP=1 or 2 (see arch/host/cpu.h)"
 #endif
 
 #define SIG_CALL SIGUSR1
@@ -61,7 +61,7 @@ __thread unsigned int host_irq_pending;
 static __thread unsigned long ipis_handled;
 
 unsigned long __per_cpu_offset[NR_CPUS];
-extern char __percpu_start[], __percpu_end[]; /* shim/percpu.ld */
+extern char __percpu_start[], __percpu_end[]; /* arch/host/percpu.ld */
 
 static pthread_t cpu_thread[NR_CPUS];
 static void *percpu_copy[NR_CPUS];
@@ -75,7 +75,7 @@ static void die(const char *what)
 
 /* ---- interrupts ---- */
 
-/* The interrupt entry: what arch/traps.c does for the two IPI vectors. */
+/* The interrupt entry: what arch/x86/traps.c does for the two IPI vectors. */
 static void run_ipis(unsigned int bits)
 {
 	irq_enter();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Threads as CPUs, IPIs as signals, and RAM as a fixed arena: what tests/host/shim/host_smp.c
+ * Threads as CPUs, IPIs as signals, and RAM as a fixed arena: what arch/host/host_smp.c
  * gives the host builds of the SMP kernel code (tests/host/test_slab*.c, tools/bench-host/).
  * See docs/host-build.md.
  */

@@ -7,7 +7,7 @@
  */
 #include <stdbool.h>
 
-#include "spinlock.h"
+#include "kernel/spinlock.h"
 
 const char *__tsan_default_options(void);
 const char *__tsan_default_suppressions(void);

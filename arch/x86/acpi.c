@@ -5,10 +5,10 @@
  * allocator never hands them out. A bad checksum is reported; the table is still used, as
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
  */
-#include "acpi.h"
-#include "page_alloc.h"
-#include "printk.h"
-#include "string.h"
+#include "arch/x86/acpi.h"
+#include "mm/page_alloc.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
 
 struct acpi_info acpi;
 

@@ -3,7 +3,7 @@
 #ifndef SLABLAB_ACPI_H
 #define SLABLAB_ACPI_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 struct acpi_cpu {
 	u32 apic_id;   /* xAPIC id (type 0) or x2APIC id (type 9) */

@@ -5,9 +5,9 @@
  * and two ICR writes, which must not be split by an interrupt that sends its own IPI, so
  * every send runs with interrupts off and waits for the previous one to be accepted.
  */
-#include "apic.h"
-#include "cpu.h"
-#include "printk.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "kernel/printk.h"
 
 #define APIC_BASE_EN (1ULL << 11)
 #define APIC_BASE_EXTD (1ULL << 10) /* x2APIC */

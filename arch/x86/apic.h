@@ -6,7 +6,7 @@
 #ifndef SLABLAB_APIC_H
 #define SLABLAB_APIC_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 /* Interrupt vectors slablab uses (exceptions are 0..31; the masked 8259 sits at 0x20..0x2f). */
 #define VEC_PIC_BASE 0x20

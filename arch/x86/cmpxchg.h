@@ -9,7 +9,7 @@
 #ifndef SLABLAB_CMPXCHG_H
 #define SLABLAB_CMPXCHG_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 /* One body, two prefixes: "lock " for shared data, "" for this cpu's own data. */
 #define DEFINE_CMPXCHG16B(name, prefix)                                                            \

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The arch services kernel/arch.h promises: IPIs, idling, and leaving the machine. */
-#include "apic.h"
-#include "arch.h"
-#include "percpu.h"
-#include "printk.h"
-#include "x86.h"
+#include "arch/x86/apic.h"
+#include "kernel/arch.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "arch/x86/x86.h"
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
 
@@ -32,7 +32,7 @@ void arch_idle(void)
  * Halt unless *p == v, without leaving the interrupt flag's state. Waking is by NMI when
  * interrupts are off, and an NMI that lands between the check and the hlt would be slept
  * through; so the check and the hlt form a window [halt_window_start, halt_window_end), and
- * arch/traps.c returns from any NMI that lands inside it to the end of the window instead.
+ * arch/x86/traps.c returns from any NMI that lands inside it to the end of the window instead.
  * The caller re-checks and, if it must, calls again.
  */
 void __attribute__((noinline, noclone)) arch_halt_while_ne(const volatile u32 *p, u32 v)

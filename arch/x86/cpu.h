@@ -6,7 +6,7 @@
 #ifndef SLABLAB_ARCH_CPU_H
 #define SLABLAB_ARCH_CPU_H
 
-#include "x86.h"
+#include "arch/x86/x86.h"
 
 /*
  * The first object in every CPU's copy of the per-cpu section (see kernel/percpu.c).

@@ -1,7 +1,7 @@
 ; SPDX-License-Identifier: MIT
 ; Interrupt and exception entry: one stub per vector pushes a dummy error code where the CPU
 ; pushes none, then the vector, and jumps to a common path that saves the general registers
-; as a struct trap_frame (arch/traps.h) and calls trap_handler(frame).
+; as a struct trap_frame (arch/x86/traps.h) and calls trap_handler(frame).
 
 bits 64
 extern trap_handler

@@ -5,9 +5,9 @@
  * Everything is copied into boot_info, because under UEFI the structure sits in low memory
  * (about 0x4000) that we would otherwise hand out.
  */
-#include "bootinfo.h"
-#include "printk.h"
-#include "string.h"
+#include "kernel/bootinfo.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
 
 #define MB2_BOOT_MAGIC 0x36d76289
 #define MB2_TAG_END 0

@@ -7,7 +7,7 @@
 #ifndef SLABLAB_ARCH_RDRAND_H
 #define SLABLAB_ARCH_RDRAND_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 /* Its own cpuid: this header is also built for the host, where x86.h is not. */
 static inline void rng_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)

@@ -8,22 +8,22 @@
  *   -> TSC calibration (covers the INIT delay) -> SIPI -> page allocator -> wait, release
  *   -> {"event":"boot"} -> kmain()
  */
-#include "acpi.h"
-#include "apic.h"
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "console.h"
-#include "kmain.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "spinlock.h"
-#include "string.h"
-#include "time.h"
-#include "traps.h"
-#include "x86.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/apic.h"
+#include "kernel/arch.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/kmain.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 
 int multiboot_parse(u32 magic, u64 mbi);
 extern char _kernel_start[], _kernel_end[];

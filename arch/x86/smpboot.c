@@ -16,19 +16,19 @@
  *                      numbers 1, 2, ... in slot order (deterministic, dense), and are
  *                      released; each AP then sets up its tables and reports ONLINE.
  */
-#include "acpi.h"
-#include "apic.h"
-#include "arch.h"
-#include "cmdline.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "trampoline.h"
-#include "traps.h"
-#include "x86.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/apic.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/trampoline.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 
 enum slot_state { SLOT_WAITING, SLOT_ARRIVED, SLOT_ONLINE, SLOT_GAVE_UP, SLOT_SKIPPED };
 

@@ -4,7 +4,7 @@
  * CPUs do as well with the byte forms (ERMS), but QEMU's TCG runs one loop iteration per
  * element, and the page allocator's start-up clears megabytes.
  */
-#include "string.h"
+#include "kernel/string.h"
 
 void *memset(void *s, int c, size_t n)
 {

@@ -5,15 +5,15 @@
  * stops all CPUs and exits with KEXIT_PANIC. NMIs either stop this CPU (during a panic or
  * the final exit) or are reported. IPIs are handed to kernel/smp.c.
  */
-#include "apic.h"
-#include "arch.h"
-#include "kallsyms.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "spinlock.h"
-#include "traps.h"
-#include "x86.h"
+#include "arch/x86/apic.h"
+#include "kernel/arch.h"
+#include "kernel/kallsyms.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 
 static const char *const exception_names[32] = {
 	[0] = "#DE divide error",

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Descriptor tables, exceptions and interrupt dispatch (arch/gdt.c, arch/traps.c). */
+/* Descriptor tables, exceptions and interrupt dispatch (arch/x86/gdt.c, arch/x86/traps.c). */
 #ifndef SLABLAB_TRAPS_H
 #define SLABLAB_TRAPS_H
 
-#include "types.h"
+#include "kernel/types.h"
 
-/* What arch/entry.asm leaves on the stack; the order is its push order, reversed. */
+/* What arch/x86/entry.asm leaves on the stack; the order is its push order, reversed. */
 struct trap_frame {
 	u64 r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
 	u64 vector, error;
@@ -26,7 +26,7 @@ void dump_backtrace(u64 rip, u64 rbp);
 bool cpu_stopped(int cpu);
 void pic_disable(void);
 
-/* arch/smpboot.c */
+/* arch/x86/smpboot.c */
 int smp_prepare(unsigned int max_cpus);
 void smp_boot_begin(void);
 void smp_boot_finish(void);

@@ -6,10 +6,10 @@
  * the nominal frequency of CPUID leaf 0x16. QEMU's TCG offers none of the leaves: it is
  * measured against the PIT there, and the TSC then runs at host time, not guest cycles.
  */
-#include "acpi.h"
-#include "cpu.h"
-#include "printk.h"
-#include "time.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
 
 #define PIT_HZ 1193182ULL
 #define MAX_PLAUSIBLE_KHZ 10000000ULL /* 10 GHz: bounds every wait before we know the rate */

@@ -6,9 +6,9 @@
 #ifndef SLABLAB_X86_H
 #define SLABLAB_X86_H
 
-#include "types.h"
+#include "kernel/types.h"
 
-/* Selectors of the per-cpu GDT (arch/gdt.c) and of the boot GDT (boot/entry.asm). */
+/* Selectors of the per-cpu GDT (arch/x86/gdt.c) and of the boot GDT (boot/entry.asm). */
 #define KERNEL_CS 0x08
 #define KERNEL_DS 0x10
 #define KERNEL_TSS 0x18

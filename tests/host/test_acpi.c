@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
+ * arch/x86/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
  * entries, overrides, duplicates, too many CPUs, broken entries), and acpi_init over a
  * RSDP -> XSDT/RSDT -> MADT/HPET chain placed in low host memory that ASan guards.
  */
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "acpi.h"
-#include "host_env.h"
-#include "ktest.h"
-#include "page_alloc.h" /* memblock_reserve's declaration */
+#include "arch/x86/acpi.h"
+#include "arch/host/host_env.h"
+#include "tests/host/ktest.h"
+#include "mm/page_alloc.h" /* memblock_reserve's declaration */
 
 /* ---- memblock_reserve, as acpi.c calls it: only recorded ---- */
 

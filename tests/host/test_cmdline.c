@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "ktest.h"
-#include "slab.h"
+#include "kernel/cmdline.h"
+#include "tests/host/ktest.h"
+#include "mm/slab.h"
 
 static struct boot_options opts, want;
 static char err[1024];

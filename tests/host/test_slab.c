@@ -3,7 +3,7 @@
  * The slab allocator as the kernel builds it (mm/slub.c, mm/scheme_lock.c,
  * mm/scheme_partial.c over mm/page_alloc.c, with kernel/smp.c's cross-calls), compiled for
  * Linux user space with ASan and UBSan. Four threads are four CPUs; an IPI is a signal and
- * "interrupts off" is that signal blocked (tests/host/shim/cpu.h, host_smp.c). The page
+ * "interrupts off" is that signal blocked (arch/host/cpu.h, host_smp.c). The page
  * allocator's RAM is a 256 MiB arena mapped at virtual == physical.
  *
  * For each scheme (lock, partial) and fastpath (irq, cmpxchg): patterns written at
@@ -19,14 +19,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "host_env.h"
-#include "host_smp.h"
-#include "ktest.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "slab_stress.h"
-#include "slub.h"
-#include "smp.h"
+#include "arch/host/host_env.h"
+#include "arch/host/host_smp.h"
+#include "tests/host/ktest.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "tests/host/slab_stress.h"
+#include "mm/slub.h"
+#include "kernel/smp.h"
 
 #define NCPUS 4
 #define ARENA_SIZE (256UL << 20)

@@ -5,18 +5,18 @@
  * (remote-atomic); ownership transfer; shrink and destroy while frees are in flight. The
  * producer/consumer chain runs under every scheme, for comparison.
  */
-#include "arch.h"
-#include "irqflags.h"
-#include "kunit.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "slub.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "kernel/arch.h"
+#include "kernel/irqflags.h"
+#include "kernel/kunit.h"
+#include "mm/page_alloc.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 static const char *const ipi_schemes[] = { "ipi", "ipi-batch", "remote-atomic" };
 

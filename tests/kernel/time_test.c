@@ -3,10 +3,10 @@
  * The TSC frequency is plausible, udelay waits as long as the TSC says (within 10%), the
  * TSC agrees with an independent clock (PIT or HPET) within 10%, and conversions hold.
  */
-#include "kunit.h"
-#include "smp.h"
-#include "time.h"
-#include "x86.h"
+#include "kernel/kunit.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "arch/x86/x86.h"
 
 static void tsc_khz_plausible(struct kunit *test)
 {
