@@ -4,18 +4,17 @@
  * scheme selection, the meta line before and the summary after, self-check failures,
  * seeded random numbers, and starting and handing off work between CPUs without spinning.
  */
-#include "kernel/arch.h"
 #include "bench/bench.h"
+#include "kernel/arch.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/x86.h"
+#include "mm/slab.h"
 
 extern const struct bench *const __benches_start[], *const __benches_end[];
 
@@ -350,7 +349,7 @@ static void together_fn(void *p)
 	int cpu;
 
 	if (__atomic_sub_fetch(&t->waiting, 1, __ATOMIC_ACQ_REL) == 0) {
-		t->t_release = rdtsc_ordered();
+		t->t_release = get_cycles_ordered();
 		for_each_cpu(cpu, t->mask)
 			if (cpu != smp_processor_id())
 				smp_send_reschedule(cpu);

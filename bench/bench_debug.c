@@ -7,13 +7,13 @@
  * The off caches are the "partial" scheme's, as the seed's SLUB had per-cpu partials.
  */
 #include "bench/bench.h"
-#include "kernel/cmdline.h"
 #include "bench/hackbench.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "mm/slab.h"
 
 #define DEBUG_REPS_DEFAULT 5
 

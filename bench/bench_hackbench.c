@@ -23,16 +23,15 @@
  * have the boot scheme, so each scheme gets its own payload cache of kmalloc-128's shape.
  */
 #include "bench/bench.h"
-#include "kernel/cmdline.h"
 #include "bench/hackbench.h"
-#include "mm/page_alloc.h"
+#include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/x86.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 #define HB_QUEUE 16 /* slots per sender->receiver queue (a power of two) */
 #define HB_MAGIC 0x6861636b62656e63ULL /* "hackbenc" */
@@ -380,7 +379,7 @@ u64 hackbench_run(struct hackbench_setup *hb, const char *who)
 	r.base_pages = nr_used_pages();
 	cpumask_setall(&all);
 	t0 = bench_run_together(&all, hb_cpu_loop, &r);
-	t1 = rdtsc_ordered();
+	t1 = get_cycles_ordered();
 	for (int cpu = 0; cpu < r.ncpus; cpu++) {
 		sent += r.cpus[cpu].sent;
 		received += r.cpus[cpu].received;

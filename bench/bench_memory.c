@@ -10,13 +10,13 @@
  * (scaling), so a peak between two samples is missed: the figures are lower bounds.
  */
 #include "bench/bench.h"
-#include "kernel/cmdline.h"
 #include "bench/hackbench.h"
-#include "kernel/printk.h"
 #include "bench/scaling.h"
-#include "mm/slab.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "mm/slab.h"
 
 static void memory_figures(const char *scheme, const char *workload, unsigned long pages,
 			   u64 bytes)

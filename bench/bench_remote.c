@@ -14,12 +14,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
-#include "mm/slub.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/x86.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
 
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 
@@ -146,7 +145,7 @@ static void remote_cpu(void *arg)
 		producer(r, pair, cpu + 1);
 	else
 		consumer(r, pair, cpu - 1);
-	r->t_end[cpu] = rdtsc_ordered();
+	r->t_end[cpu] = get_cycles_ordered();
 	r->ipis[cpu] = ipis_sent() - ipi0;
 }
 

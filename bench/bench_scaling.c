@@ -17,16 +17,15 @@
  * log2 histogram.
  */
 #include "bench/bench.h"
+#include "bench/scaling.h"
 #include "kernel/cmdline.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "bench/scaling.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/x86.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 #define SLOTS 128
 #define DRAIN_EVERY 8
@@ -104,10 +103,10 @@ static bool mix_free(struct mix_run *r, struct mix_cpu *me, struct mix_obj *o, u
 	me->live_bytes -= mix_sizes[cls];
 	me->frees++;
 	if (lat)
-		t0 = rdtsc_ordered();
+		t0 = get_cycles_ordered();
 	kmem_cache_free(r->m->caches[cls], o);
 	if (lat)
-		*lat = (u32)MIN(rdtsc_ordered() - t0, 0xffffffffull);
+		*lat = (u32)MIN(get_cycles_ordered() - t0, 0xffffffffull);
 	return true;
 }
 
@@ -191,10 +190,10 @@ static void mix_cpu_fn(void *arg)
 		}
 		lat = lat_slot(r, 0, cpu);
 		if (lat)
-			t0 = rdtsc_ordered();
+			t0 = get_cycles_ordered();
 		o = kmem_cache_alloc(m->caches[cls], GFP_KERNEL);
 		if (lat)
-			*lat = (u32)MIN(rdtsc_ordered() - t0, 0xffffffffull);
+			*lat = (u32)MIN(get_cycles_ordered() - t0, 0xffffffffull);
 		if (!o) {
 			mix_abort(r, "allocation failed, class", cls);
 			break;
@@ -208,7 +207,7 @@ static void mix_cpu_fn(void *arg)
 		if (cpu == 0 && m->sample_memory && op % 16 == 0)
 			mix_sample(r, a->base_pages);
 	}
-	r->t_end[cpu] = rdtsc_ordered();
+	r->t_end[cpu] = get_cycles_ordered();
 	/* Untimed: give back the working set (what others still send lands in the inbox,
 	 * drained in the second phase, once every CPU has stopped sending). */
 	for (unsigned j = 0; j < SLOTS; j++)
@@ -469,9 +468,9 @@ static void run_latency(void)
 		goto out;
 	}
 	for (int i = 0; i < 64; i++) { /* what the timing itself costs: not subtracted */
-		u64 t0 = rdtsc_ordered();
+		u64 t0 = get_cycles_ordered();
 
-		overhead[i] = rdtsc_ordered() - t0;
+		overhead[i] = get_cycles_ordered() - t0;
 	}
 	bench_summarize(overhead, 64, 1, &ov);
 	printk("every CPU runs the mixed workload (scaling's, %d%% remote frees); each alloc and "

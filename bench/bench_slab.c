@@ -9,15 +9,14 @@
  */
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
-#include "kernel/printk.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
-#include "kernel/string.h"
-#include "kernel/smp.h"
-#include "kernel/time.h"
-#include "arch/x86/x86.h"
 
 #define REPS_DEFAULT 21
 
@@ -98,7 +97,7 @@ static void measure_pairs(struct kmem_cache *s, struct bench_stats *st, u64 *sam
 	for (int i = 0; i < 200; i++) /* warm: cpu slab in place, code and data cached */
 		kmem_cache_free(s, kmem_cache_alloc(s, GFP_KERNEL));
 	for (int r = 0; r < reps; r++) {
-		u64 t0 = rdtsc_ordered();
+		u64 t0 = get_cycles_ordered();
 
 		for (int i = 0; i < FP_PAIRS; i++) {
 			void *p = kmem_cache_alloc(s, GFP_KERNEL);
@@ -106,7 +105,7 @@ static void measure_pairs(struct kmem_cache *s, struct bench_stats *st, u64 *sam
 			barrier();
 			kmem_cache_free(s, p);
 		}
-		samples[r] = rdtsc_ordered() - t0;
+		samples[r] = get_cycles_ordered() - t0;
 	}
 	bench_summarize(samples, reps, FP_PAIRS, st);
 }
@@ -181,7 +180,7 @@ static void *bulk_p[256];
 
 static u64 run_single(struct kmem_cache *s, unsigned n, unsigned loops)
 {
-	u64 t0 = rdtsc_ordered();
+	u64 t0 = get_cycles_ordered();
 
 	for (unsigned l = 0; l < loops; l++) {
 		for (unsigned i = 0; i < n; i++)
@@ -189,19 +188,19 @@ static u64 run_single(struct kmem_cache *s, unsigned n, unsigned loops)
 		for (unsigned i = 0; i < n; i++)
 			kmem_cache_free(s, bulk_p[i]);
 	}
-	return rdtsc_ordered() - t0;
+	return get_cycles_ordered() - t0;
 }
 
 static u64 run_bulk(struct kmem_cache *s, unsigned n, unsigned loops)
 {
-	u64 t0 = rdtsc_ordered();
+	u64 t0 = get_cycles_ordered();
 
 	for (unsigned l = 0; l < loops; l++) {
 		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, n, bulk_p))
 			return 0;
 		kmem_cache_free_bulk(s, n, bulk_p);
 	}
-	return rdtsc_ordered() - t0;
+	return get_cycles_ordered() - t0;
 }
 
 static void run_bulk_bench(void)

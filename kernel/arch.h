@@ -16,12 +16,12 @@
 #include "kernel/types.h"
 
 #if defined(ARCH_X86) && !defined(ARCH_HOST)
-#include "arch/x86/cpu.h"
 #include "arch/x86/cmpxchg.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/rdrand.h"
 #elif defined(ARCH_HOST) && !defined(ARCH_X86)
-#include "arch/host/cpu.h"
 #include "arch/host/cmpxchg.h"
+#include "arch/host/cpu.h"
 #include "arch/x86/rdrand.h" /* user space on x86-64: the same instructions */
 #else
 #error "build with -DARCH_X86 (the kernel) or -DARCH_HOST (user space), not both"

@@ -6,8 +6,8 @@
  */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/string.h"
+#include "mm/slab.h"
 
 struct boot_options boot_opts;
 

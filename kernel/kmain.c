@@ -11,8 +11,8 @@
 #include "kernel/kmain.h"
 #include "kernel/kunit.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/string.h"
+#include "mm/slab.h"
 
 void kmain(void)
 {

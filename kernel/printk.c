@@ -4,9 +4,9 @@
  * line to the console under console_lock with interrupts off, so a line is never split by
  * another CPU's output. After a panic has stopped the other CPUs the lock is bypassed.
  */
-#include "kernel/printk.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 

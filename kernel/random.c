@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Random numbers for hardening: see random.h for the sources and their order. */
-#include "kernel/random.h"
 #include "kernel/arch.h"
+#include "kernel/random.h"
 #include "kernel/spinlock.h"
 
 static const char *source = "tsc";

@@ -15,12 +15,12 @@
  */
 #include "kernel/arch.h"
 #include "kernel/irqflags.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 int nr_cpu_ids = 1;
 int nr_cpus_found = 1;

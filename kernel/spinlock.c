@@ -15,10 +15,10 @@
  * through its turn. On bare metal spin_pv is false and unlock is a plain release store.
  */
 #include "kernel/arch.h"
-#include "kernel/spinlock.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 
 #define SPIN_HALT_US 50

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Time from the TSC: its frequency (found at boot by arch/x86/tsc.c), conversions and delays. */
+/*
+ * Time from the TSC: its frequency (found at boot by arch/x86/tsc.c), conversions and delays.
+ *
+ * The cycle counter itself comes from the arch (through kernel/arch.h), as Linux's
+ * get_cycles() does: get_cycles() reads it as soon as it can, get_cycles_ordered() only
+ * after every earlier instruction has finished (x86: lfence; rdtsc). Time a stretch of code
+ * with get_cycles_ordered() at both ends; tsc_khz converts.
+ */
 #ifndef SLABLAB_TIME_H
 #define SLABLAB_TIME_H
 
+#include "kernel/arch.h"
 #include "kernel/types.h"
 
 extern u64 tsc_khz;            /* TSC ticks per millisecond */

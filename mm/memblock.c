@@ -6,9 +6,9 @@
  * early_alloc() is refused after that.
  */
 #include "kernel/bootinfo.h"
-#include "mm/page_alloc.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 #define MAX_RESERVED 128
 #define LOW_MEM_END 0x100000ULL

@@ -12,8 +12,8 @@
 #ifndef SLABLAB_PAGE_ALLOC_H
 #define SLABLAB_PAGE_ALLOC_H
 
-#include "kernel/types.h"
 #include "kernel/list.h"
+#include "kernel/types.h"
 #include "mm/gfp.h"
 
 #define MAX_ORDER 10

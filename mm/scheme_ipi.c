@@ -66,15 +66,15 @@
  * free empty slabs) in rounds until a round forwards nothing and moves no slab: then no
  * object of the cache is on any remote-free list and no structure of it on a notify list.
  */
-#include "kernel/cmdline.h"
 #include "kernel/arch.h"
+#include "kernel/cmdline.h"
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
-#include "mm/slub.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "mm/slub.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 

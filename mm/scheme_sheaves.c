@@ -32,8 +32,8 @@
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "mm/slub.h"
 #include "kernel/string.h"
+#include "mm/slub.h"
 
 #define BARN_MAX_FULL 10
 #define BARN_MAX_EMPTY 10

@@ -20,8 +20,8 @@
 #ifndef SLABLAB_SLAB_H
 #define SLABLAB_SLAB_H
 
-#include "mm/gfp.h"
 #include "kernel/types.h"
+#include "mm/gfp.h"
 
 struct kmem_cache;
 

@@ -88,9 +88,9 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/string.h"
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
-#include "kernel/string.h"
 
 #define TID_STEP NR_CPUS
 

@@ -7,9 +7,9 @@
 #define SLABLAB_SLUB_H
 
 #include "kernel/list.h"
+#include "kernel/spinlock.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
-#include "kernel/spinlock.h"
 
 /* Per-cpu event counters, Linux's enum stat_item (one comment each). */
 enum stat_item {

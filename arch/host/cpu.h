@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host stand-in for arch/x86/cpu.h (which reads GS and runs cli/sti). Three flavours, chosen by
- * what the kernel sources are compiled with:
+ * The host arch's half of kernel/percpu.h, kernel/irqflags.h and kernel/time.h (included
+ * through kernel/arch.h when the build says -DARCH_HOST), where arch/x86/cpu.h reads GS and
+ * runs cli/sti. Three flavours, chosen by what the sources are compiled with:
  *
  *   (no HOST_SMP)   one CPU, number 0, per-cpu offset 0, and an interrupt flag that is just a
  *                   variable, host_rflags, so tests can see every irqsave undone.
@@ -15,20 +16,12 @@
  *                   handler runs when the flag is cleared (as powerpc's lazy interrupt
  *                   disabling does).
  */
-#ifndef SLABLAB_ARCH_CPU_H
-#define SLABLAB_ARCH_CPU_H
+#ifndef SLABLAB_HOST_CPU_H
+#define SLABLAB_HOST_CPU_H
 
 #include "kernel/types.h"
 
 #define RFLAGS_IF (1UL << 9)
-
-/* Same layout as arch/x86/cpu.h's; on the host nothing reads it through GS. */
-struct percpu_hdr {
-	unsigned long offset;
-	int cpu;
-	u32 apic_id;
-	struct percpu_hdr *self;
-};
 
 #ifndef HOST_SMP
 
@@ -147,27 +140,14 @@ static inline void cpu_relax(void)
 
 #endif /* HOST_SMP */
 
-static inline unsigned long arch_local_irq_save(void)
-{
-	unsigned long f = read_rflags();
-
-	irq_disable_raw();
-	return f;
-}
-
-static inline void arch_local_irq_restore(unsigned long f)
-{
-	if (f & RFLAGS_IF)
-		irq_enable_raw();
-}
-
-static inline bool arch_irqs_disabled(void)
-{
-	return !(read_rflags() & RFLAGS_IF);
-}
-
 static inline u64 get_cycles(void)
 {
+	return __builtin_ia32_rdtsc();
+}
+
+static inline u64 get_cycles_ordered(void)
+{
+	__builtin_ia32_lfence();
 	return __builtin_ia32_rdtsc();
 }
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/console.h"
 #include "arch/host/host_env.h"
+#include "kernel/console.h"
 #include "kernel/printk.h"
 
 unsigned long host_rflags = 1UL << 9;

@@ -33,13 +33,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch/host/host_smp.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
-#include "arch/host/host_smp.h"
 #include "kernel/kallsyms.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "mm/page_alloc.h"
 
 #ifndef HOST_SMP
 #error "host_smp.c is built with -DHOST_SMP=1 or 2 (see arch/host/cpu.h)"

@@ -6,9 +6,9 @@
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
  */
 #include "arch/x86/acpi.h"
-#include "mm/page_alloc.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 struct acpi_info acpi;
 

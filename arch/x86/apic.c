@@ -6,7 +6,8 @@
  * every send runs with interrupts off and waits for the previous one to be accepted.
  */
 #include "arch/x86/apic.h"
-#include "arch/x86/cpu.h"
+#include "arch/x86/x86.h"
+#include "kernel/irqflags.h"
 #include "kernel/printk.h"
 
 #define APIC_BASE_EN (1ULL << 11)

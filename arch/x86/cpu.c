@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* The arch services kernel/arch.h promises: IPIs, idling, and leaving the machine. */
 #include "arch/x86/apic.h"
+#include "arch/x86/x86.h"
 #include "kernel/arch.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "arch/x86/x86.h"
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
+
+/* arch/x86/cpu.h reads these two with %gs:0 and %gs:8. */
+_Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu offset");
+_Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
 
 void arch_send_call_ipi(int cpu)
 {

@@ -1,27 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Per-cpu access through GS and interrupt-flag save/restore: the arch half of
- * kernel/percpu.h and kernel/irqflags.h.
+ * x86's half of kernel/percpu.h, kernel/irqflags.h and kernel/time.h (included through
+ * kernel/arch.h): per-cpu access through GS, the interrupt flag (read_rflags, RFLAGS_IF,
+ * irq_disable_raw, irq_enable_raw and cpu_relax are x86.h's) and the cycle counter.
+ *
+ * GS base holds the address of this CPU's copy of the per-cpu section, whose first object
+ * is struct percpu_hdr (kernel/percpu.h): %gs:0 is the copy's distance from the link-time
+ * section, %gs:8 the logical CPU number (the offsets are checked in arch/x86/cpu.c).
  */
 #ifndef SLABLAB_ARCH_CPU_H
 #define SLABLAB_ARCH_CPU_H
 
 #include "arch/x86/x86.h"
-
-/*
- * The first object in every CPU's copy of the per-cpu section (see kernel/percpu.c).
- * GS base holds the address of that copy, so %gs:0 is the copy's distance from the
- * link-time section and %gs:8 the logical CPU number. boot/ and the trap entry do not use
- * it; the offsets are checked below so nothing else drifts.
- */
-struct percpu_hdr {
-	unsigned long offset; /* this copy minus __percpu_start */
-	int cpu;              /* logical CPU number, 0..nr_cpus-1 */
-	u32 apic_id;          /* local APIC id (x2APIC id when in x2APIC mode) */
-	struct percpu_hdr *self;
-};
-_Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu offset");
-_Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
 
 static inline unsigned long arch_percpu_offset(void)
 {
@@ -45,28 +35,14 @@ static inline void arch_set_gs_base(void *p)
 	wrmsr(MSR_GS_BASE, (u64)(uptr)p);
 }
 
-static inline unsigned long arch_local_irq_save(void)
-{
-	unsigned long f = read_rflags();
-
-	irq_disable_raw();
-	return f;
-}
-
-static inline void arch_local_irq_restore(unsigned long f)
-{
-	if (f & RFLAGS_IF)
-		irq_enable_raw();
-}
-
-static inline bool arch_irqs_disabled(void)
-{
-	return !(read_rflags() & RFLAGS_IF);
-}
-
 static inline u64 get_cycles(void)
 {
 	return rdtsc();
+}
+
+static inline u64 get_cycles_ordered(void)
+{
+	return rdtsc_ordered();
 }
 
 #endif

@@ -4,13 +4,13 @@
  * CR2, registers, backtrace with names) can be seen and tested: tools/test.sh boots each
  * kind and checks the report. Each is its own non-inlined function so it shows up by name.
  */
+#include "arch/x86/x86.h"
 #include "kernel/crash.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
-#include "arch/x86/x86.h"
 
 static void __noinline crash_page_fault(void)
 {

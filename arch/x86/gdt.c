@@ -4,10 +4,10 @@
  * own TSS whose IST entries point at per-cpu stacks for #DF, NMI and #MC (so those run on a
  * known-good stack even when the current one is broken), and its own copy of the IDT.
  */
-#include "kernel/percpu.h"
-#include "kernel/string.h"
 #include "arch/x86/traps.h"
 #include "arch/x86/x86.h"
+#include "kernel/percpu.h"
+#include "kernel/string.h"
 
 struct __packed tss64 {
 	u32 reserved0;

@@ -10,20 +10,20 @@
  */
 #include "arch/x86/acpi.h"
 #include "arch/x86/apic.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 #include "kernel/arch.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/kmain.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/traps.h"
-#include "arch/x86/x86.h"
+#include "mm/page_alloc.h"
 
 int multiboot_parse(u32 magic, u64 mbi);
 extern char _kernel_start[], _kernel_end[];

@@ -18,17 +18,17 @@
  */
 #include "arch/x86/acpi.h"
 #include "arch/x86/apic.h"
+#include "arch/x86/trampoline.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "arch/x86/trampoline.h"
-#include "arch/x86/traps.h"
-#include "arch/x86/x86.h"
+#include "mm/page_alloc.h"
 
 enum slot_state { SLOT_WAITING, SLOT_ARRIVED, SLOT_ONLINE, SLOT_GAVE_UP, SLOT_SKIPPED };
 

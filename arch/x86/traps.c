@@ -6,14 +6,14 @@
  * the final exit) or are reported. IPIs are handed to kernel/smp.c.
  */
 #include "arch/x86/apic.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
 #include "kernel/arch.h"
 #include "kernel/kallsyms.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "arch/x86/traps.h"
-#include "arch/x86/x86.h"
 
 static const char *const exception_names[32] = {
 	[0] = "#DE divide error",

@@ -4,8 +4,8 @@
  * text mode under UEFI). A board without COM1 reads 0xff from LSR, which looks like "ready",
  * so output to a missing port simply vanishes instead of hanging.
  */
-#include "kernel/console.h"
 #include "arch/x86/x86.h"
+#include "kernel/console.h"
 
 #define COM1 0x3f8
 #define UART_THR 0 /* transmit holding register (DLAB=0) */

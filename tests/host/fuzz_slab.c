@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
 #include "arch/host/host_env.h"
 #include "arch/host/host_smp.h"
+#include "kernel/cmdline.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "arch/x86/acpi.h"
 #include "arch/host/host_env.h"
-#include "tests/host/ktest.h"
+#include "arch/x86/acpi.h"
 #include "mm/page_alloc.h" /* memblock_reserve's declaration */
+#include "tests/host/ktest.h"
 
 /* ---- memblock_reserve, as acpi.c calls it: only recorded ---- */
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "tests/host/ktest.h"
 #include "mm/slab.h"
+#include "tests/host/ktest.h"
 
 static struct boot_options opts, want;
 static char err[1024];

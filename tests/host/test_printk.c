@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel/arch.h" /* the shim: RFLAGS_IF */
 #include "arch/host/host_env.h"
+#include "kernel/arch.h" /* RFLAGS_IF (arch/host/cpu.h) */
 #include "tests/host/ktest.h"
 
 #define BUF 600	  /* big enough for every output in the tables */

@@ -21,12 +21,12 @@
 
 #include "arch/host/host_env.h"
 #include "arch/host/host_smp.h"
-#include "tests/host/ktest.h"
+#include "kernel/smp.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
-#include "tests/host/slab_stress.h"
 #include "mm/slub.h"
-#include "kernel/smp.h"
+#include "tests/host/ktest.h"
+#include "tests/host/slab_stress.h"
 
 #define NCPUS 4
 #define ARENA_SIZE (256UL << 20)

@@ -7,10 +7,10 @@
  */
 #include "kernel/bootinfo.h"
 #include "kernel/kunit.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 extern char _kernel_start[], _kernel_end[];
 

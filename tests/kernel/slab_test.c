@@ -6,11 +6,11 @@
  */
 #include "kernel/cmdline.h"
 #include "kernel/kunit.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
-#include "kernel/smp.h"
 
 struct variant {
 	const char *scheme;

@@ -11,12 +11,12 @@
  */
 #include "kernel/cmdline.h"
 #include "kernel/kunit.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
-#include "kernel/smp.h"
 
 static const enum slab_debug_mode modes[] = { SLAB_DEBUG_LOCKED, SLAB_DEBUG_PARTIAL };
 #define for_each_mode(m) for (unsigned _i = 0, m; _i < ARRAY_SIZE(modes) && ((m = modes[_i]), 1); _i++)

@@ -6,7 +6,6 @@
 #include "kernel/kunit.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
-#include "arch/x86/x86.h"
 
 static void tsc_khz_plausible(struct kunit *test)
 {
@@ -21,10 +20,10 @@ static u64 udelay_ns(unsigned long us)
 	u64 best = ~0ULL;
 
 	for (int i = 0; i < 3; i++) {
-		u64 t0 = rdtsc_ordered(), ns;
+		u64 t0 = get_cycles_ordered(), ns;
 
 		udelay(us);
-		ns = cycles_to_ns(rdtsc_ordered() - t0);
+		ns = cycles_to_ns(get_cycles_ordered() - t0);
 		best = ns < best ? ns : best;
 	}
 	return best;

@@ -44,10 +44,10 @@
 #include <unistd.h>
 
 #include "arch/host/host_smp.h"
-#include "mm/page_alloc.h"
 #include "kernel/percpu.h"
-#include "mm/slab.h"
 #include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 #define ARENA_SIZE (128UL << 20)
 #define RING 256 /* slots of the spsc ring */
