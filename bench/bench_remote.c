@@ -49,7 +49,7 @@ static u64 ipis_sent(void)
 	struct ipi_stats st;
 
 	ipi_stats_get(smp_processor_id(), &st);
-	return st.call_sent + st.wakeup_sent + st.slab_sent - bench_wakeups_sent();
+	return st.call_sent + st.wakeup_sent + st.handler_sent - bench_wakeups_sent();
 }
 
 static void remote_abort(struct remote_run *r, int pair, const char *what, u64 got, u64 want)

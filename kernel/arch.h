@@ -29,7 +29,7 @@
 
 void arch_send_call_ipi(int cpu);   /* "your cross-call queue has work" */
 void arch_send_wakeup_ipi(int cpu); /* "leave hlt and look at your work" */
-void arch_send_slab_ipi(int cpu);   /* "the slab allocator sent you objects or a request" */
+void arch_send_ipi(int cpu, unsigned int slot); /* "run kernel/smp.c's IPI handler slot" */
 void arch_idle(void);               /* enable interrupts and halt until one arrives */
 void arch_halt_while_ne(const volatile u32 *p, u32 v); /* halt unless *p == v; NMI-safe */
 void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_while_ne() */

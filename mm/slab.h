@@ -94,9 +94,6 @@ u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs */
 void slabinfo_print(void);
 unsigned long slab_bad_input_count(void); /* bad frees detected and refused so far */
 
-/* The ipi schemes' interrupt handler (VEC_SLAB), interrupts off. */
-void slab_ipi_interrupt(void);
-
 /* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
 const char *slab_scheme_name(unsigned int i);
 

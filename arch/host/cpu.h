@@ -8,7 +8,7 @@
  *                   variable, host_rflags, so tests can see every irqsave undone.
  *   HOST_SMP=1      threads are CPUs (arch/host/host_smp.c): each thread has its logical
  *                   CPU number and per-cpu offset in thread-local variables. "Interrupts off"
- *                   means the two IPI signals are blocked (pthread_sigmask): an IPI is a signal
+ *                   means the IPI signals are blocked (pthread_sigmask): an IPI is a signal
  *                   sent with pthread_kill, and its handler is the interrupt handler.
  *   HOST_SMP=2      the same threads and IPIs for benchmarks, with no system call on the
  *                   fastpath: "interrupts off" is a thread-local flag set between compiler

@@ -8,10 +8,12 @@
  *   copied once per CPU past CPU 0, which runs on the section itself, as the boot CPU does
  *   before its copy exists; __per_cpu_offset[] holds each copy's distance.
  * - An IPI is a signal sent to the CPU's thread with pthread_kill: SIGUSR1 is the
- *   cross-call vector, SIGUSR2 the wake-up vector. The handler is the interrupt entry: it
- *   brackets the kernel's handler with irq_enter/irq_exit and runs with both signals
- *   blocked, i.e. with interrupts off.
- * - "Interrupts off": HOST_SMP=1 blocks the two signals (pthread_sigmask); HOST_SMP=2 sets
+ *   cross-call vector, SIGUSR2 the wake-up vector, SIGURG the vectors of kernel/smp.c's
+ *   IPI handler table (which ones: bits in the target's handler_pending, set before the
+ *   signal is sent). The signal handler is the interrupt entry: it brackets the kernel's
+ *   handler with irq_enter/irq_exit and runs with all three signals blocked, i.e. with
+ *   interrupts off.
+ * - "Interrupts off": HOST_SMP=1 blocks the IPI signals (pthread_sigmask); HOST_SMP=2 sets
  *   a thread-local flag, and a signal that finds it set is recorded and run when the flag
  *   is cleared (host_irq_replay), so the benchmark's fastpath makes no system call.
  * - arch_idle ("sti; hlt") is sigsuspend: interrupts on and wait for one, atomically.
@@ -47,10 +49,10 @@
 
 #define SIG_CALL SIGUSR1
 #define SIG_WAKE SIGUSR2
-#define SIG_SLAB SIGURG /* the slab allocator's IPI (VEC_SLAB) */
+#define SIG_HANDLER SIGURG /* kernel/smp.c's IPI handlers (x86: VEC_IPI_HANDLER + slot) */
 #define IPI_CALL 1u
 #define IPI_WAKE 2u
-#define IPI_SLAB 4u
+#define IPI_HANDLER 4u
 
 __thread int host_cpu;
 __thread unsigned long host_percpu_off;
@@ -65,7 +67,9 @@ extern char __percpu_start[], __percpu_end[]; /* arch/host/percpu.ld */
 
 static pthread_t cpu_thread[NR_CPUS];
 static void *percpu_copy[NR_CPUS];
-static sigset_t ipi_set; /* SIG_CALL, SIG_WAKE, SIG_SLAB */
+static sigset_t ipi_set; /* SIG_CALL, SIG_WAKE, SIG_HANDLER */
+/* Per target CPU: bit n set = IPI handler slot n was sent and its signal not yet taken. */
+static unsigned int handler_pending[NR_CPUS];
 
 static void die(const char *what)
 {
@@ -75,7 +79,7 @@ static void die(const char *what)
 
 /* ---- interrupts ---- */
 
-/* The interrupt entry: what arch/x86/traps.c does for the two IPI vectors. */
+/* The interrupt entry: what arch/x86/traps.c does for the IPI vectors. */
 static void run_ipis(unsigned int bits)
 {
 	irq_enter();
@@ -83,15 +87,21 @@ static void run_ipis(unsigned int bits)
 		smp_call_function_interrupt();
 	if (bits & IPI_WAKE)
 		smp_wakeup_interrupt();
-	if (bits & IPI_SLAB)
-		smp_slab_interrupt();
+	if (bits & IPI_HANDLER) {
+		unsigned int slots = __atomic_exchange_n(&handler_pending[host_cpu], 0,
+							 __ATOMIC_ACQUIRE);
+
+		for (unsigned int slot = 0; slots; slot++, slots >>= 1)
+			if (slots & 1)
+				smp_ipi_interrupt(slot);
+	}
 	irq_exit();
 	ipis_handled++;
 }
 
 static void ipi_handler(int sig)
 {
-	unsigned int bit = sig == SIG_CALL ? IPI_CALL : sig == SIG_WAKE ? IPI_WAKE : IPI_SLAB;
+	unsigned int bit = sig == SIG_CALL ? IPI_CALL : sig == SIG_WAKE ? IPI_WAKE : IPI_HANDLER;
 	int saved_errno = errno;
 
 #if HOST_SMP == HOST_SMP_SIGMASK
@@ -143,7 +153,7 @@ void arch_idle(void)
 	pthread_sigmask(SIG_BLOCK, &ipi_set, &wait);
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
-	sigdelset(&wait, SIG_SLAB);
+	sigdelset(&wait, SIG_HANDLER);
 	host_irq_off = 0; /* true from the moment sigsuspend swaps the mask */
 	sigsuspend(&wait);
 	pthread_sigmask(SIG_UNBLOCK, &ipi_set, NULL);
@@ -181,7 +191,7 @@ void arch_idle(void)
 	wait = old;
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
-	sigdelset(&wait, SIG_SLAB);
+	sigdelset(&wait, SIG_HANDLER);
 	sigsuspend(&wait);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -198,9 +208,11 @@ void arch_send_wakeup_ipi(int cpu)
 	pthread_kill(cpu_thread[cpu], SIG_WAKE);
 }
 
-void arch_send_slab_ipi(int cpu)
+void arch_send_ipi(int cpu, unsigned int slot)
 {
-	pthread_kill(cpu_thread[cpu], SIG_SLAB);
+	/* Release: what the sender did before is seen by the handler's acquire exchange. */
+	__atomic_fetch_or(&handler_pending[cpu], 1u << slot, __ATOMIC_RELEASE);
+	pthread_kill(cpu_thread[cpu], SIG_HANDLER);
 }
 
 unsigned long host_ipis_handled(void)
@@ -298,13 +310,13 @@ void host_smp_init(int ncpus)
 	sigemptyset(&ipi_set);
 	sigaddset(&ipi_set, SIG_CALL);
 	sigaddset(&ipi_set, SIG_WAKE);
-	sigaddset(&ipi_set, SIG_SLAB);
+	sigaddset(&ipi_set, SIG_HANDLER);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ipi_handler;
 	sa.sa_mask = ipi_set;
 	sa.sa_flags = SA_RESTART;
 	if (sigaction(SIG_CALL, &sa, NULL) || sigaction(SIG_WAKE, &sa, NULL) ||
-	    sigaction(SIG_SLAB, &sa, NULL))
+	    sigaction(SIG_HANDLER, &sa, NULL))
 		die("sigaction");
 
 	smp_init(); /* the cross-call queues */

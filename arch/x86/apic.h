@@ -12,7 +12,7 @@
 #define VEC_PIC_BASE 0x20
 #define VEC_CALL_FUNCTION 0xf0 /* cross-call queue has work (kernel/smp.c) */
 #define VEC_WAKEUP 0xf1        /* leave hlt and look at the run queue */
-#define VEC_SLAB 0xf2          /* the slab allocator's ipi schemes have work (mm/scheme_ipi.c) */
+#define VEC_IPI_HANDLER 0xf2   /* 0xf2.. one per entry of kernel/smp.c's IPI handler table */
 #define VEC_APIC_ERROR 0xfe
 #define VEC_SPURIOUS 0xff
 

@@ -5,6 +5,7 @@
 #include "kernel/arch.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
 
@@ -22,9 +23,11 @@ void arch_send_wakeup_ipi(int cpu)
 	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_WAKEUP);
 }
 
-void arch_send_slab_ipi(int cpu)
+_Static_assert(VEC_IPI_HANDLER + SMP_NR_IPI_HANDLERS <= VEC_APIC_ERROR, "IPI handler vectors");
+
+void arch_send_ipi(int cpu, unsigned int slot)
 {
-	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_SLAB);
+	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, (u8)(VEC_IPI_HANDLER + slot));
 }
 
 void arch_idle(void)

@@ -158,10 +158,6 @@ static void dispatch(u64 v)
 		apic_eoi();
 		smp_wakeup_interrupt();
 		return;
-	case VEC_SLAB:
-		apic_eoi();
-		smp_slab_interrupt();
-		return;
 	case VEC_SPURIOUS: /* no EOI for a spurious interrupt */
 		this_cpu(spurious_count)++;
 		return;
@@ -172,6 +168,11 @@ static void dispatch(u64 v)
 		return;
 	default:
 		break;
+	}
+	if (v >= VEC_IPI_HANDLER && v < VEC_IPI_HANDLER + SMP_NR_IPI_HANDLERS) {
+		apic_eoi();
+		smp_ipi_interrupt((unsigned int)(v - VEC_IPI_HANDLER));
+		return;
 	}
 	if (v >= VEC_PIC_BASE && v < VEC_PIC_BASE + 16) {
 		/* The 8259s are masked; only their spurious IRQ 7/15 can arrive. No EOI. */
