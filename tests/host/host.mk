@@ -56,7 +56,7 @@ $(HT_OBJ)/k/strlcpy.o: kernel/string.c arch/host/host_kernel.h
 # "interrupts off" the IPI signals blocked; arch/host/host_smp.c starts the CPUs and maps the page
 # allocator's arena (docs/host-build.md). arch/host/percpu.ld gathers the per-cpu section so each
 # thread gets a copy; -rdynamic lets slub.c's bad-free reports name the caller (dladdr).
-HT_SMP_KSRCS := mm/slub.c mm/slub_debug.c mm/scheme_lock.c mm/scheme_partial.c mm/scheme_sheaves.c \
+HT_SMP_KSRCS := mm/slub.c mm/slab_common.c mm/slub_debug.c mm/scheme_lock.c mm/scheme_partial.c mm/scheme_sheaves.c \
 	mm/scheme_ipi.c mm/page_alloc.c kernel/smp.c kernel/random.c \
 	kernel/printk.c kernel/spinlock.c kernel/cmdline.c
 HT_SMP_GLUE := shim/host_env shim/host_smp

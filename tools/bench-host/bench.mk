@@ -12,7 +12,7 @@ BH_KCFLAGS := $(BH_CFLAGS) -I. -DARCH_HOST \
 	-include arch/host/host_kernel.h -DHOST_SMP=2 -MMD -MP
 BH_TCFLAGS := $(BH_CFLAGS) -I. -DARCH_HOST \
 	-D_GNU_SOURCE -DHOST_SMP=2 -fno-builtin-malloc -fno-builtin-free -MMD -MP
-BH_KSRCS := mm/slub.c mm/slub_debug.c $(wildcard mm/scheme_*.c) mm/page_alloc.c kernel/smp.c \
+BH_KSRCS := mm/slub.c mm/slab_common.c mm/slub_debug.c $(wildcard mm/scheme_*.c) mm/page_alloc.c kernel/smp.c \
 	kernel/printk.c kernel/spinlock.c kernel/cmdline.c kernel/random.c
 BH_OBJS := $(patsubst %.c,$(BH)/k/%.o,$(BH_KSRCS)) $(BH)/t/bench.o $(BH)/t/host_smp.o \
 	$(BH)/t/host_env.o $(BH)/k/strlcpy.o
