@@ -18,7 +18,6 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "mm/slab.h"
-#include "mm/slub.h"
 
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 
@@ -258,31 +257,33 @@ out:
  */
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects)
 {
-	u64 frees = kmem_cache_stat(s, REMOTE_FREE), drains = kmem_cache_stat(s, REMOTE_DRAIN);
+	u64 frees = kmem_cache_stat_by_name(s, "remote_free");
+	u64 drains = kmem_cache_stat_by_name(s, "remote_drain");
+	u64 drained = kmem_cache_stat_by_name(s, "remote_drained");
+	u64 drain_max = kmem_cache_stat_by_name(s, "remote_drain_max");
+	u64 req_sent = kmem_cache_stat_by_name(s, "owner_req_sent");
+	u64 req_granted = kmem_cache_stat_by_name(s, "owner_req_granted");
+	u64 req_refused = kmem_cache_stat_by_name(s, "owner_req_refused");
+	u64 req_timeout = kmem_cache_stat_by_name(s, "owner_req_timeout");
+	u64 slabs_moved = kmem_cache_stat_by_name(s, "owner_slabs_moved");
 	char params[160];
 
 	if (!frees)
 		return;
 	snprintf(params, sizeof(params), "\"scheme\":\"%s\",\"pairs\":%d,\"objects\":%llu", scheme,
 		 pairs, (unsigned long long)objects);
-	bench_json("remote", params, "objects_per_drain",
-		   drains ? kmem_cache_stat(s, REMOTE_DRAINED) * 10 / drains : 0, "count", NULL);
-	bench_json("remote", params, "drain_max", kmem_cache_stat(s, REMOTE_DRAIN_MAX) * 10,
+	bench_json("remote", params, "objects_per_drain", drains ? drained * 10 / drains : 0,
 		   "count", NULL);
-	bench_json("remote", params, "owner_requests", kmem_cache_stat(s, OWNER_REQ_SENT) * 10,
-		   "count", NULL);
-	bench_json("remote", params, "owner_slabs_moved",
-		   kmem_cache_stat(s, OWNER_SLABS_MOVED) * 10, "count", NULL);
+	bench_json("remote", params, "drain_max", drain_max * 10, "count", NULL);
+	bench_json("remote", params, "owner_requests", req_sent * 10, "count", NULL);
+	bench_json("remote", params, "owner_slabs_moved", slabs_moved * 10, "count", NULL);
 	printk("  %-13s remote frees %llu, drains %llu (%llu objects each on average, most %llu), "
 	       "ownership requests %llu (granted %llu, refused %llu, timed out %llu), slabs "
 	       "moved %llu\n", scheme, (unsigned long long)frees, (unsigned long long)drains,
-	       (unsigned long long)(drains ? kmem_cache_stat(s, REMOTE_DRAINED) / drains : 0),
-	       (unsigned long long)kmem_cache_stat(s, REMOTE_DRAIN_MAX),
-	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_SENT),
-	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_GRANTED),
-	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_REFUSED),
-	       (unsigned long long)kmem_cache_stat(s, OWNER_REQ_TIMEOUT),
-	       (unsigned long long)kmem_cache_stat(s, OWNER_SLABS_MOVED));
+	       (unsigned long long)(drains ? drained / drains : 0), (unsigned long long)drain_max,
+	       (unsigned long long)req_sent, (unsigned long long)req_granted,
+	       (unsigned long long)req_refused, (unsigned long long)req_timeout,
+	       (unsigned long long)slabs_moved);
 }
 
 static const struct bench remote_bench = {

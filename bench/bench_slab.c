@@ -16,7 +16,6 @@
 #include "kernel/time.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
-#include "mm/slub.h"
 
 #define REPS_DEFAULT 21
 
@@ -40,7 +39,7 @@ static void make_variants(void)
 		const char *name = bench_scheme(i);
 		struct kmem_cache *probe =
 			kmem_cache_create_scheme("bench-probe", 64, 0, 0, NULL, name, 0);
-		bool layer = probe && probe->layer_alloc;
+		bool layer = probe && kmem_cache_has_layer(probe);
 
 		if (probe)
 			kmem_cache_destroy(probe);

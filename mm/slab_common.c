@@ -240,6 +240,20 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 
 /* ---- information ---- */
 
+u64 kmem_cache_stat_by_name(struct kmem_cache *s, const char *name)
+{
+	for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++)
+		if (!strcmp(slub_stat_names[item], name))
+			return kmem_cache_stat(s, item);
+	printk("kmem_cache_stat_by_name(%s): no counter named %s\n", s->name, name);
+	return 0;
+}
+
+bool kmem_cache_has_layer(const struct kmem_cache *s)
+{
+	return s->layer_alloc != NULL;
+}
+
 /* The ipi schemes' traffic per cpu: who sent what to whom. */
 static void slabinfo_print_remote(struct kmem_cache *s)
 {

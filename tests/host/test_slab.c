@@ -229,6 +229,13 @@ static void alloc_free_patterns(void)
 		 (unsigned long long)kmem_cache_stat(s, ALLOC_FASTPATH),
 		 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB),
 		 (unsigned long long)kmem_cache_stat(s, FREE_FASTPATH));
+	/* mm/slab.h's queries for benchmarks, against the internal ones. */
+	KT_EQ_U(N("kmem_cache_stat_by_name reads the counter slabinfo names"),
+		kmem_cache_stat_by_name(s, "alloc_slab"), kmem_cache_stat(s, ALLOC_SLAB));
+	kt_check(kmem_cache_has_layer(s) ==
+			 (!strcmp(cur->scheme, "sheaves") || IS_IPI_SCHEME(cur->scheme)),
+		 N("kmem_cache_has_layer: sheaves and the ipi schemes have one, lock and partial not"),
+		 "kmem_cache_has_layer %d", (int)kmem_cache_has_layer(s));
 	kmem_cache_destroy(s);
 	irqs_on("kmem_cache_destroy");
 	KT_EQ_U(N("destroy gives every page back"), nr_free_pages(), base);
@@ -1017,6 +1024,25 @@ static void stress(int ncpus, long ops)
 		 slab_bad_input_count());
 }
 
+/* The public queries outside any one scheme: an unknown counter name, a debug cache. */
+static void public_queries(void)
+{
+	struct kmem_cache *s = kmem_cache_create("queries", 64, 0, 0, NULL);
+	struct kmem_cache *d = kmem_cache_create_debug("queries-debug", 64, 0, SLAB_POISON, NULL,
+						       SLAB_DEBUG_LOCKED);
+
+	host_console_reset();
+	kt_check(s && kmem_cache_stat_by_name(s, "no_such_counter") == 0 &&
+			 host_console_has("no counter named no_such_counter"),
+		 "kmem_cache_stat_by_name: an unknown name reads 0 and is reported",
+		 "console: %s", host_console_text());
+	kt_check(d && kmem_cache_has_layer(d),
+		 "kmem_cache_has_layer: a debug cache has one (the checks stand in front)",
+		 "cache %p", (void *)d);
+	kmem_cache_destroy(d);
+	kmem_cache_destroy(s);
+}
+
 int main(void)
 {
 	unsigned long start_pages;
@@ -1031,6 +1057,7 @@ int main(void)
 		 (int)irqs_disabled());
 
 	kmalloc_classes();
+	public_queries();
 	start_pages = nr_free_pages(); /* the kmalloc caches keep their slabs */
 	for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
 		cur = &variants[v];
