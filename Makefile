@@ -133,10 +133,12 @@ debug:
 	@ISO=$(B)/run.iso tools/qemu-run.sh --debug
 
 # ---- host tests: arch-neutral kernel code built for Linux user space, with sanitizers ----
+# The host arch (arch/host/, -DARCH_HOST) and its build rules: arch/host/build.mk.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I. -DARCH_HOST
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*.c))
--include tests/host/host.mk
+include arch/host/build.mk
+include tests/host/host.mk
 
 host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab
 
