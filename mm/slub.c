@@ -2,7 +2,9 @@
 /*
  * SLUB, written from scratch after Linux's 2011-2025 design (before sheaves replaced the
  * per-cpu slabs in 7.0). The interface is mm/slab.h; the structures are in mm/slub.h; the
- * schemes (where partial slabs live) are mm/scheme_*.c.
+ * schemes (where partial slabs live) are mm/scheme_*.c; what does not depend on how slabs
+ * are kept (kmem_cache_create's checks, destroy, kmalloc's classes and large sizes,
+ * slabinfo) is mm/slab_common.c, as in Linux.
  *
  * Lock order
  *   1. kmem_cache_node->list_lock (taken with interrupts off)

@@ -5,7 +5,7 @@
  * a randomised differential run with a fixed seed, and printk's line buffering.
  */
 
-/* The kernel's functions under other link names (see arch/host/host_kernel.h); glibc keeps its own. */
+/* The kernel's functions under other link names (arch/host/build.mk); glibc keeps its own. */
 #define snprintf kernel_snprintf
 #define vsnprintf kernel_vsnprintf
 #include "kernel/printk.h"

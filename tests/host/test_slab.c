@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The slab allocator as the kernel builds it (mm/slub.c, mm/scheme_lock.c,
- * mm/scheme_partial.c over mm/page_alloc.c, with kernel/smp.c's cross-calls), compiled for
- * Linux user space with ASan and UBSan. Four threads are four CPUs; an IPI is a signal and
+ * The slab allocator as the kernel builds it (mm/slub.c, mm/slab_common.c, every
+ * mm/scheme_*.c over mm/page_alloc.c, with kernel/smp.c's cross-calls), compiled for Linux
+ * user space with ASan and UBSan. Four threads are four CPUs; an IPI is a signal and
  * "interrupts off" is that signal blocked (arch/host/cpu.h, host_smp.c). The page
  * allocator's RAM is a 256 MiB arena mapped at virtual == physical.
  *
- * For each scheme (lock, partial) and fastpath (irq, cmpxchg): patterns written at
+ * For each variant of slab_stress.h (scheme and fastpath): patterns written at
  * allocation and checked at free, LIFO reuse, zalloc, constructors, bulk alloc/free and
  * their all-or-nothing failure with the page allocator exhausted, cross-CPU frees and where
  * the schemes put the slabs they make partial, shrink (flushing every CPU's slabs by
  * cross-call) and destroy (every page back), bad frees (counted, reported, nothing
- * corrupted); kmalloc's size classes and alignment; a random stress on 1, 2 and 4 CPUs.
+ * corrupted); kmalloc's size classes and alignment; mm/slab.h's counter and layer queries;
+ * a random stress on 1, 2 and 4 CPUs.
  */
 #include <stdint.h>
 #include <stdio.h>

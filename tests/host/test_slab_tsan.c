@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The slab allocator under ThreadSanitizer: the same kernel sources and shim as test_slab
+ * The slab allocator under ThreadSanitizer: the same kernel sources and host arch as test_slab
  * (four threads as four CPUs, IPIs as signals, interrupts off as the IPI signals blocked),
  * built with -fsanitize=thread, running slab_stress.h's random stress on four CPUs for each
  * scheme and fastpath: cross-CPU frees through mailboxes, bulk operations, and shrinks that
