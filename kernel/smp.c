@@ -90,7 +90,8 @@ int cpumask_weight(const struct cpumask *m)
 }
 
 /* The registered IPI handlers (smp_ipi_handler), in link order: an entry's index is its slot. */
-extern const struct smp_ipi_handler *const __smp_ipi_handlers_start[], *const __smp_ipi_handlers_end[];
+extern const struct smp_ipi_handler *const __smp_ipi_handlers_start[];
+extern const struct smp_ipi_handler *const __smp_ipi_handlers_end[];
 
 static unsigned int nr_ipi_handlers(void)
 {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The slab allocator's half that does not depend on how slabs are kept, as Linux's
- * mm/slab_common.c (Lameter 2012: the code SLAB, SLOB and SLUB shared): the schemes and the defaults the boot
- * options pick, the list of caches, kmem_cache_create's checks and kmem_cache_destroy around
- * mm/slub.c's __kmem_cache_create/__kmem_cache_shutdown/__kmem_cache_release, kmalloc's
- * size classes and caches with large kmalloc, krealloc and ksize, the counters' names and
- * slabinfo. The fastpaths (kmem_cache_alloc/free, kmalloc's small sizes, kfree) are
- * mm/slub.c's, whose opening comment has the design.
+ * mm/slab_common.c (Lameter 2012: the code SLAB, SLOB and SLUB shared): the schemes and
+ * the defaults the boot options pick, the list of caches, kmem_cache_create's checks and
+ * kmem_cache_destroy around mm/slub.c's __kmem_cache_create, __kmem_cache_shutdown and
+ * __kmem_cache_release, kmalloc's size classes and caches with large kmalloc, krealloc and
+ * ksize, the counters' names and slabinfo. The fastpaths (kmem_cache_alloc/free, kmalloc's
+ * small sizes, kfree) are mm/slub.c's, whose opening comment has the design.
  */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"

@@ -1055,7 +1055,8 @@ static unsigned int calculate_order(unsigned int size)
  * (debug layouts included), sizes the slabs, sets up the node and the per-cpu structures.
  * 0, or -1 with nothing of its own left allocated.
  */
-int __kmem_cache_create(struct kmem_cache *s, unsigned int align, enum slab_debug_mode debug_mode)
+int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
+			enum slab_debug_mode debug_mode)
 {
 	unsigned int size = s->object_size;
 	struct page *page;

@@ -325,7 +325,8 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
  * Between the two halves of the core: mm/slab_common.c (schemes, caches, kmalloc's classes
  * and large sizes, slabinfo) and mm/slub.c (slabs and the fastpaths).
  */
-int __kmem_cache_create(struct kmem_cache *s, unsigned int align, enum slab_debug_mode debug_mode);
+int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
+			enum slab_debug_mode debug_mode);
 int __kmem_cache_shutdown(struct kmem_cache *s);
 void __kmem_cache_release(struct kmem_cache *s);
 void *kmalloc_large(size_t size, gfp_t gfp);
