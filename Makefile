@@ -43,22 +43,21 @@ LD := ld
 NASM := nasm
 HOSTCC := gcc
 
-KERNEL_DIRS := arch kernel mm
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-common -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Werror --param=min-pagesize=0 \
-	-MMD -MP $(addprefix -I,$(KERNEL_DIRS)) -I$(B)/gen
+	-MMD -MP -I. -I$(B)/gen -DARCH_X86
 NASMFLAGS := -f elf64 -g -I$(B)/gen -Iboot
 LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
-CSRCS := $(wildcard arch/*.c kernel/*.c mm/*.c tests/kernel/*.c)
-ASRCS := $(wildcard boot/*.asm arch/*.asm)
+CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
+ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
 
 .PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench
 all: $(B)/slablab.elf $(B)/slablab.iso
 
-$(B)/gen/trampoline.inc: arch/trampoline.h
+$(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
 	$(Q)sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
 
@@ -142,10 +141,12 @@ debug:
 	@ISO=$(B)/run.iso tools/qemu-run.sh --debug
 
 # ---- host tests: arch-neutral kernel code built for Linux user space, with sanitizers ----
+# The host arch (arch/host/, -DARCH_HOST) and its build rules: arch/host/build.mk.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	-fsanitize=address,undefined -fno-sanitize-recover=all -Itests/host/shim $(addprefix -I,$(KERNEL_DIRS))
+	-fsanitize=address,undefined -fno-sanitize-recover=all -I. -DARCH_HOST
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*.c))
--include tests/host/host.mk
+include arch/host/build.mk
+include tests/host/host.mk
 
 host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab
 

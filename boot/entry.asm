@@ -52,10 +52,10 @@ boot_entry_tsc:	dq 0			; TSC at the first instruction: boot_ms counts from here
 mb_magic:	dd 0
 mb_info:	dd 0
 ; The BIOS data area's word at 0x40e (the EBDA's segment), read before paging: page 0 is
-; left unmapped once the direct map is on. arch/acpi.c looks for the RSDP there.
+; left unmapped once the direct map is on. arch/x86/acpi.c looks for the RSDP there.
 boot_bda_ebda:	dw 0
 
-; The boot GDT, also used by the BSP until arch/gdt.c loads its per-cpu GDT.
+; The boot GDT, also used by the BSP until arch/x86/gdt.c loads its per-cpu GDT.
 align 16
 boot_gdt:
 	dq 0

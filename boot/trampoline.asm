@@ -1,10 +1,10 @@
 ; SPDX-License-Identifier: MIT
-; The AP trampoline: copied by arch/smpboot.c to a free page below 1 MiB; each AP starts
+; The AP trampoline: copied by arch/x86/smpboot.c to a free page below 1 MiB; each AP starts
 ; here in real mode after INIT-SIPI-SIPI (CS = page >> 4, IP = 0) and goes through 32-bit
 ; protected mode into long mode, takes a ticket, switches to that ticket's stack and calls
 ; ap_entry(ticket). The BSP fills in tr_gdtr's base and the far-jump targets tr_jmp32 and
 ; tr_jmp64 for the page it copies this to; the code itself writes nothing there.
-; Layout constants: arch/trampoline.h.
+; Layout constants: arch/x86/trampoline.h.
 
 %include "trampoline.inc"
 

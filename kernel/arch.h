@@ -1,13 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* What the arch-neutral kernel asks of arch/ (implemented in arch/). */
+/*
+ * What the arch-neutral kernel asks of arch/, and the one place where it meets arch/: code
+ * outside arch/ includes this header, never an arch/ header itself (tools/layercheck.sh).
+ *
+ * The build picks the arch with a define:
+ *   ARCH_X86   the kernel (arch/x86/: GS-based per-cpu data, cli/sti, the local APIC)
+ *   ARCH_HOST  Linux user space on x86-64 (arch/host/): the host tests, the fuzzer and
+ *              bench-host, with threads as CPUs and signals as IPIs (docs/host-build.md)
+ * Each arch gives, inline: per-cpu access and the interrupt flag (cpu.h), cmpxchg_double
+ * (cmpxchg.h) and RDRAND/RDSEED (rdrand.h); the functions below are out of line.
+ */
 #ifndef SLABLAB_ARCH_H
 #define SLABLAB_ARCH_H
 
-#include "types.h"
+#include "kernel/types.h"
+
+#if defined(ARCH_X86) && !defined(ARCH_HOST)
+#include "arch/x86/cmpxchg.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/rdrand.h"
+#elif defined(ARCH_HOST) && !defined(ARCH_X86)
+#include "arch/host/cmpxchg.h"
+#include "arch/host/cpu.h"
+#include "arch/x86/rdrand.h" /* user space on x86-64: the same instructions */
+#else
+#error "build with -DARCH_X86 (the kernel) or -DARCH_HOST (user space), not both"
+#endif
 
 void arch_send_call_ipi(int cpu);   /* "your cross-call queue has work" */
 void arch_send_wakeup_ipi(int cpu); /* "leave hlt and look at your work" */
-void arch_send_slab_ipi(int cpu);   /* "the slab allocator sent you objects or a request" */
+void arch_send_ipi(int cpu, unsigned int slot); /* "run kernel/smp.c's IPI handler slot" */
 void arch_idle(void);               /* enable interrupts and halt until one arrives */
 void arch_halt_while_ne(const volatile u32 *p, u32 v); /* halt unless *p == v; NMI-safe */
 void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_while_ne() */
@@ -18,7 +40,7 @@ void __noreturn arch_exit(int code); /* QEMU: isa-debug-exit; real hardware: hal
 const char *arch_accel(void);       /* "kvm", "tcg", "hw" or another hypervisor's name */
 const char *arch_cpu_model(void);
 
-/* kernel/panic.c, for arch/traps.c: take the panic (false: someone else has it), finish it. */
+/* kernel/panic.c, for arch/x86/traps.c: take the panic (false: someone else has it), finish it. */
 bool panic_begin(void);
 void __noreturn panic_end(void);
 

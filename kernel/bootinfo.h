@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the boot loader told us, copied out of the multiboot2 information (arch/multiboot.c)
+ * What the boot loader told us, copied out of the multiboot2 information (arch/x86/multiboot.c)
  * into kernel memory before anything can overwrite it.
  */
 #ifndef SLABLAB_BOOTINFO_H
 #define SLABLAB_BOOTINFO_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 enum mem_type {
 	MEM_USABLE = 1,

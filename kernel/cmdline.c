@@ -8,10 +8,10 @@
  * number has no leading zero (Linux's parsers read 010 as octal). Pure code, also built on
  * the host (tests/host/test_cmdline.c).
  */
-#include "cmdline.h"
-#include "printk.h"
-#include "slab.h"
-#include "string.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/slab.h"
 
 struct boot_options boot_opts;
 

@@ -3,7 +3,7 @@
 #ifndef SLABLAB_CMDLINE_H
 #define SLABLAB_CMDLINE_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 #define OPT_STR_MAX 256
 

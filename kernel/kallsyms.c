@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Address -> "function+offset", by binary search in the tables tools/kallsyms.sh generates. */
-#include "kallsyms.h"
-#include "printk.h"
+#include "kernel/kallsyms.h"
+#include "kernel/printk.h"
 
 extern const unsigned int kallsyms_count;
 extern const unsigned long kallsyms_addrs[];

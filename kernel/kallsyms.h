@@ -3,7 +3,7 @@
 #ifndef SLABLAB_KALLSYMS_H
 #define SLABLAB_KALLSYMS_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 const char *kallsyms_lookup(u64 addr, u64 *offset);
 void kallsyms_print_symbol(u64 addr);   /* "name+0xoff", no newline */

@@ -5,14 +5,14 @@
  * bench= selects (with neither option: the default benchmark run, BENCH_DEFAULT), then exit
  * with KEXIT_PASS or KEXIT_FAIL.
  */
-#include "bench.h"
-#include "cmdline.h"
-#include "crash.h"
-#include "kmain.h"
-#include "kunit.h"
-#include "printk.h"
-#include "slab.h"
-#include "string.h"
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "kernel/crash.h"
+#include "kernel/kmain.h"
+#include "kernel/kunit.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/slab.h"
 
 void kmain(void)
 {

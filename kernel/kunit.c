@@ -6,12 +6,12 @@
  * the CPU that failed it, by __builtin_longjmp back to the point its runner armed; outside
  * an armed context (an interrupt handler) it is recorded like an expectation.
  */
-#include "kunit.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "spinlock.h"
-#include "time.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
 
 extern struct kunit_suite *__kunit_suites_start[], *__kunit_suites_end[];
 

@@ -18,8 +18,8 @@
 #ifndef SLABLAB_KUNIT_H
 #define SLABLAB_KUNIT_H
 
-#include "types.h"
-#include "string.h"
+#include "kernel/string.h"
+#include "kernel/types.h"
 
 enum kunit_status {
 	KUNIT_SUCCESS,

@@ -3,7 +3,7 @@
 #ifndef SLABLAB_LIST_H
 #define SLABLAB_LIST_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 struct list_head {
 	struct list_head *next, *prev;

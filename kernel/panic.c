@@ -5,13 +5,13 @@
  * KEXIT_PANIC. A CPU that panics while another one is already panicking just halts and
  * waits to be stopped; a panic inside the panic path exits at once.
  */
-#include "arch.h"
-#include "console.h"
-#include "irqflags.h"
-#include "percpu.h"
-#include "printk.h"
-#include "string.h"
-#include "time.h"
+#include "kernel/arch.h"
+#include "kernel/console.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
 
 static int panic_cpu = -1;
 

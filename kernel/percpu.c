@@ -4,12 +4,12 @@
  * [__percpu_start, __percpu_end), headed by struct percpu_hdr. At boot each CPU that may
  * come up gets its own copy of that template, made before anyone has written to it, and
  * its GS base points at the copy. Until then the boot CPU runs on the template itself.
- * Copies are made per boot "slot" (the order arch/smpboot.c starts CPUs in); logical CPU
+ * Copies are made per boot "slot" (the order arch/x86/smpboot.c starts CPUs in); logical CPU
  * numbers are given to the slots that actually came up, densely, by percpu_assign().
  */
-#include "percpu.h"
-#include "printk.h"
-#include "string.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
 
 __section(".data.percpu.first") struct percpu_hdr percpu_hdr;
 

@@ -7,8 +7,20 @@
 #ifndef SLABLAB_PERCPU_H
 #define SLABLAB_PERCPU_H
 
-#include "types.h"
-#include "cpu.h"
+#include "kernel/arch.h"
+#include "kernel/types.h"
+
+/*
+ * The first object in every CPU's copy of the per-cpu section (see kernel/percpu.c). On x86
+ * GS base holds the copy's address, so %gs:0 is `offset` and %gs:8 `cpu` (arch/x86/cpu.h);
+ * the host arch keeps both in thread-local variables instead.
+ */
+struct percpu_hdr {
+	unsigned long offset; /* this copy minus __percpu_start */
+	int cpu;              /* logical CPU number, 0..nr_cpus-1 */
+	u32 apic_id;          /* local APIC id (x2APIC id when in x2APIC mode) */
+	struct percpu_hdr *self;
+};
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \

@@ -4,11 +4,11 @@
  * line to the console under console_lock with interrupts off, so a line is never split by
  * another CPU's output. After a panic has stopped the other CPUs the lock is bypassed.
  */
-#include "printk.h"
-#include "console.h"
-#include "percpu.h"
-#include "spinlock.h"
-#include "string.h"
+#include "kernel/console.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
 
 /* ---- formatting (also built on the host: tests/host/test_printk.c) ---- */
 

@@ -8,7 +8,7 @@
 #ifndef SLABLAB_PRINTK_H
 #define SLABLAB_PRINTK_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Random numbers for hardening: see random.h for the sources and their order. */
-#include "random.h"
-#include "cpu.h"
-#include "rdrand.h"
-#include "spinlock.h"
+#include "kernel/arch.h"
+#include "kernel/random.h"
+#include "kernel/spinlock.h"
 
 static const char *source = "tsc";
 static u64 state;

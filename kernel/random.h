@@ -7,7 +7,7 @@
 #ifndef SLABLAB_RANDOM_H
 #define SLABLAB_RANDOM_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 void random_init(u64 seed); /* 0: the CPU's source or the TSC */
 u64 get_random_u64(void);

@@ -13,14 +13,13 @@
  * effect of fn once it sees the csd unlocked. A waiting caller serves its own queue while it
  * spins: if T is waiting on us at the same time, each serves the other and both finish.
  */
-#include "arch.h"
-#include "irqflags.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "smp.h"
-#include "string.h"
+#include "kernel/arch.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 int nr_cpu_ids = 1;
 int nr_cpus_found = 1;
@@ -90,10 +89,23 @@ int cpumask_weight(const struct cpumask *m)
 	return n;
 }
 
+/* The registered IPI handlers (smp_ipi_handler), in link order: an entry's index is its slot. */
+extern const struct smp_ipi_handler *const __smp_ipi_handlers_start[];
+extern const struct smp_ipi_handler *const __smp_ipi_handlers_end[];
+
+static unsigned int nr_ipi_handlers(void)
+{
+	return (unsigned int)(__smp_ipi_handlers_end - __smp_ipi_handlers_start);
+}
+
 void smp_init(void)
 {
 	size_t bytes = sizeof(struct call_single_data) * (size_t)nr_cpu_ids;
 	unsigned order = 0;
+
+	if (nr_ipi_handlers() > SMP_NR_IPI_HANDLERS)
+		panic("smp: %u IPI handlers registered, the arch has vectors for %d",
+		      nr_ipi_handlers(), SMP_NR_IPI_HANDLERS);
 
 	while ((PAGE_SIZE << order) < bytes)
 		order++;
@@ -270,16 +282,27 @@ void smp_wakeup_interrupt(void)
 	this_cpu(ipi_stats).wakeup_received++;
 }
 
-void smp_slab_interrupt(void)
+void smp_ipi_interrupt(unsigned int slot)
 {
-	this_cpu(ipi_stats).slab_received++;
-	slab_ipi_interrupt();
+	if (slot >= nr_ipi_handlers()) {
+		printk("smp: IPI for handler %u on cpu %d, but %u are registered; ignored\n", slot,
+		       smp_processor_id(), nr_ipi_handlers());
+		return;
+	}
+	this_cpu(ipi_stats).handler_received++;
+	__smp_ipi_handlers_start[slot]->fn();
 }
 
-void smp_send_slab_ipi(int cpu)
+void smp_send_ipi(int cpu, const struct smp_ipi_handler *h)
 {
-	this_cpu(ipi_stats).slab_sent++;
-	arch_send_slab_ipi(cpu);
+	for (unsigned int slot = 0; slot < nr_ipi_handlers(); slot++) {
+		if (__smp_ipi_handlers_start[slot] == h) {
+			this_cpu(ipi_stats).handler_sent++;
+			arch_send_ipi(cpu, slot);
+			return;
+		}
+	}
+	panic("smp_send_ipi: %s is not a registered IPI handler (smp_ipi_handler)", h->name);
 }
 
 void smp_send_reschedule(int cpu)

@@ -10,11 +10,18 @@
  * Per-cpu work: smp_run_on_cpus(mask, fn, arg) runs fn(arg) on each CPU of the mask (the
  * caller too, if in it) in ordinary context, interrupts on, from that CPU's idle loop, and
  * returns when all are done. Tests and benchmarks use it to put load on every CPU at once.
+ *
+ * IPIs of other subsystems: a small table of handlers, each registered where it is written
+ * with smp_ipi_handler() (a linker section, as kunit_test_suite is), so neither this file
+ * nor arch/ knows them. The arch gives each table entry a vector of its own (x86:
+ * VEC_IPI_HANDLER + its index); smp_send_ipi(cpu, &h) makes cpu run h.fn in interrupt
+ * context, interrupts off. Two sends before the handler runs may run it once, as two IPIs of
+ * one vector do; the handler finds its work in its own queues.
  */
 #ifndef SLABLAB_SMP_H
 #define SLABLAB_SMP_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 extern int nr_cpu_ids;     /* CPUs online, numbered 0..nr_cpu_ids-1 */
 extern int nr_cpus_found;  /* enabled CPUs the firmware (ACPI MADT) lists */
@@ -63,7 +70,17 @@ void smp_call_function(smp_call_func_t fn, void *info, int wait); /* all others 
 void on_each_cpu(smp_call_func_t fn, void *info, int wait);        /* all, caller too */
 
 void smp_send_reschedule(int cpu); /* the wake-up IPI, counted */
-void smp_send_slab_ipi(int cpu);   /* the slab allocator's IPI (mm/scheme_ipi.c), counted */
+
+struct smp_ipi_handler {
+	const char *name;
+	void (*fn)(void); /* interrupt context, interrupts off */
+};
+#define SMP_NR_IPI_HANDLERS 4 /* vectors the arch sets aside for them */
+#define smp_ipi_handler(var, nm, func)                                                             \
+	static const struct smp_ipi_handler var = { .name = nm, .fn = func };                      \
+	static const struct smp_ipi_handler *const __smp_ipi_##var __used                          \
+		__section(".smp_ipi_handlers") = &var
+void smp_send_ipi(int cpu, const struct smp_ipi_handler *h); /* counted */
 void smp_wait_event(int *counter, int stop); /* halt until *counter == stop (interrupts on) */
 
 void smp_run_on_cpus(const struct cpumask *mask, void (*fn)(void *arg), void *arg);
@@ -74,20 +91,20 @@ struct ipi_stats {
 	u64 call_sent, call_received;     /* cross-call IPIs */
 	u64 wakeup_sent, wakeup_received; /* idle-loop wake-ups */
 	u64 calls_run;                    /* cross-call functions run here */
-	u64 slab_sent, slab_received;     /* the slab allocator's IPIs */
+	u64 handler_sent, handler_received; /* IPIs of registered handlers (smp_send_ipi) */
 };
 void ipi_stats_get(int cpu, struct ipi_stats *out);
 
-/* Interrupt context: arch/traps.c brackets every interrupt with these; so does the cross-call
+/* Interrupt context: arch/x86/traps.c brackets every interrupt with these; so does the cross-call
  * queue when a waiting caller serves it. */
 void irq_enter(void);
 void irq_exit(void);
 bool in_irq_context(void);
 
-/* From arch/traps.c: the IPI handlers. */
+/* From the arch's interrupt entry: the IPI handlers; slot is a registered handler's index. */
 void smp_call_function_interrupt(void);
 void smp_wakeup_interrupt(void);
-void smp_slab_interrupt(void);
+void smp_ipi_interrupt(unsigned int slot);
 
 /* Boot: set up queues for nr_cpu_ids CPUs (kernel/smp.c), then each AP idles here. */
 void smp_init(void);

@@ -14,12 +14,12 @@
  * barrier) before it reads nr_halted: one of them sees the other, so no waiter sleeps
  * through its turn. On bare metal spin_pv is false and unlock is a plain release store.
  */
-#include "arch.h"
-#include "spinlock.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "time.h"
+#include "kernel/arch.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
 
 #define SPIN_HALT_US 50
 

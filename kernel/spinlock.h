@@ -7,8 +7,8 @@
 #ifndef SLABLAB_SPINLOCK_H
 #define SLABLAB_SPINLOCK_H
 
-#include "types.h"
-#include "irqflags.h"
+#include "kernel/irqflags.h"
+#include "kernel/types.h"
 
 struct spinlock {
 	u32 next;    /* next ticket to hand out (atomic fetch-add) */

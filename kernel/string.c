@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * memmove/strlen and friends (memset and memcpy are arch/string.c's). Plain loops: GCC may
+ * memmove/strlen and friends (memset and memcpy are arch/x86/string.c's). Plain loops: GCC may
  * turn them into calls to themselves, so this file is built with -fno-builtin and
  * -fno-tree-loop-distribute-patterns.
  */
-#include "string.h"
+#include "kernel/string.h"
 
 void *memmove(void *dst, const void *src, size_t n)
 {

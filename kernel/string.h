@@ -3,7 +3,7 @@
 #ifndef SLABLAB_STRING_H
 #define SLABLAB_STRING_H
 
-#include "types.h"
+#include "kernel/types.h"
 
 void *memset(void *s, int c, size_t n);
 void *memcpy(void *dst, const void *src, size_t n);

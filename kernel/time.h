@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Time from the TSC: its frequency (found at boot by arch/tsc.c), conversions and delays. */
+/*
+ * Time from the TSC: its frequency (found at boot by arch/x86/tsc.c), conversions and delays.
+ *
+ * The cycle counter itself comes from the arch (through kernel/arch.h), as Linux's
+ * get_cycles() does: get_cycles() reads it as soon as it can, get_cycles_ordered() only
+ * after every earlier instruction has finished (x86: lfence; rdtsc). Time a stretch of code
+ * with get_cycles_ordered() at both ends; tsc_khz converts.
+ */
 #ifndef SLABLAB_TIME_H
 #define SLABLAB_TIME_H
 
-#include "types.h"
+#include "kernel/arch.h"
+#include "kernel/types.h"
 
 extern u64 tsc_khz;            /* TSC ticks per millisecond */
 extern const char *tsc_source; /* where tsc_khz came from: cpuid-15h, cpuid-40000010h, hpet,

@@ -5,10 +5,10 @@
  * mem_map[] and gives every usable, unreserved page above 1 MiB to the buddy allocator;
  * early_alloc() is refused after that.
  */
-#include "bootinfo.h"
-#include "page_alloc.h"
-#include "printk.h"
-#include "string.h"
+#include "kernel/bootinfo.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 #define MAX_RESERVED 128
 #define LOW_MEM_END 0x100000ULL

@@ -10,10 +10,10 @@
  * zone.lock (irqsave) must be held to touch free_area, the counters and any page's
  * flags/order/lru while the page is free.
  */
-#include "page_alloc.h"
-#include "printk.h"
-#include "spinlock.h"
-#include "string.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 struct free_area {
 	struct list_head list;

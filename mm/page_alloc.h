@@ -12,9 +12,9 @@
 #ifndef SLABLAB_PAGE_ALLOC_H
 #define SLABLAB_PAGE_ALLOC_H
 
-#include "types.h"
-#include "list.h"
-#include "gfp.h"
+#include "kernel/list.h"
+#include "kernel/types.h"
+#include "mm/gfp.h"
 
 #define MAX_ORDER 10
 #define NR_ORDERS (MAX_ORDER + 1)

@@ -55,7 +55,7 @@
  * Notification. Each cpu has a notify list of kmem_cache_cpu structures (its own, one per
  * cache) that have work: remote frees, a transfer request, slabs handed over. Whoever posts
  * work sets the structure's notify_queued flag with xchg; only the one that turned it on
- * pushes the structure onto the cpu's notify list; then it sends the IPI (VEC_SLAB) if the
+ * pushes the structure onto the cpu's notify list; then it sends the slab IPI if the
  * scheme wants one. The handler takes the whole list with xchg, and for each structure
  * reads notify_next, clears notify_queued (xchg: a full barrier), and only then looks at
  * the work: what is posted after the clear queues the structure again, what was posted
@@ -66,15 +66,15 @@
  * free empty slabs) in rounds until a round forwards nothing and moves no slab: then no
  * object of the cache is on any remote-free list and no structure of it on a notify list.
  */
-#include "cmdline.h"
-#include "cpu.h"
-#include "irqflags.h"
-#include "percpu.h"
-#include "printk.h"
-#include "smp.h"
-#include "slub.h"
-#include "string.h"
-#include "time.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/slub.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 
@@ -89,6 +89,10 @@ enum ipi_slab_state {
 
 static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
 unsigned int slub_ipi_wait_us = 200;
+
+/* The slab IPI: one entry of kernel/smp.c's table of IPI handlers (the arch picks the vector). */
+static void slab_ipi_interrupt(void);
+smp_ipi_handler(slab_ipi, "slab", slab_ipi_interrupt);
 
 /* By the name's address: hardened caches run on a copy of their scheme (mm/slub_debug.c). */
 static inline enum ipi_mode mode_of(struct kmem_cache *s)
@@ -137,7 +141,7 @@ static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
 	}
 	if (ipi) {
 		stat(s, me, IPI_SENT);
-		smp_send_slab_ipi(cpu);
+		smp_send_ipi(cpu, &slab_ipi);
 	}
 }
 
@@ -329,8 +333,8 @@ static unsigned long process_notified(void)
 	return moved;
 }
 
-/* VEC_SLAB: work for this cpu in one or more caches. Interrupts off. */
-void slab_ipi_interrupt(void)
+/* The slab IPI: work for this cpu in one or more caches. Interrupts off. */
+static void slab_ipi_interrupt(void)
 {
 	process_notified();
 }

@@ -5,7 +5,7 @@
  * turns a full slab partial, or empties a partial one, takes list_lock to move it (that is
  * in the core's __slab_free, since cpu_partial is false).
  */
-#include "slub.h"
+#include "mm/slub.h"
 
 const struct slab_scheme slab_scheme_lock = {
 	.name = "lock",

@@ -15,7 +15,7 @@
  * The cpu partial list is a singly linked list through slab->next; its head's slabs field
  * counts the slabs on it.
  */
-#include "slub.h"
+#include "mm/slub.h"
 
 static unsigned int budget_slabs(struct kmem_cache *s)
 {

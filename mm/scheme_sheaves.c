@@ -29,11 +29,11 @@
  * a sheaf may come from any slab of the cache. A sheaf is one page from the page allocator
  * (never from a slab cache: no recursion when kmalloc caches use sheaves).
  */
-#include "irqflags.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slub.h"
-#include "string.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/slub.h"
 
 #define BARN_MAX_FULL 10
 #define BARN_MAX_EMPTY 10

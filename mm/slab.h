@@ -12,16 +12,18 @@
  * requests go to the page allocator. kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts;
  * kfree(NULL) does nothing; power-of-two sizes are naturally aligned.
  *
- * slablab's addition: every cache has a scheme (how partial slabs are kept: "lock",
- * "partial", or "sheaves" with per-cpu arrays of objects in front, more to come) and a fastpath ("irq" or "cmpxchg"). The boot options scheme= and
- * fastpath= set the defaults; kmem_cache_create_scheme() picks them per cache, so one boot can
- * compare them side by side. The design is in mm/slub.c's opening comment.
+ * slablab's addition: every cache has a scheme (where partial slabs live and what, if
+ * anything, sits in front of them: slab_scheme_name() lists this kernel's) and a fastpath
+ * ("irq" or "cmpxchg"). The boot options scheme= and fastpath= set the defaults;
+ * kmem_cache_create_scheme() picks them per cache, so one boot can compare them side by
+ * side. The design is in mm/slub.c's opening comment; mm/slab_common.c has what does not
+ * depend on the scheme.
  */
 #ifndef SLABLAB_SLAB_H
 #define SLABLAB_SLAB_H
 
-#include "gfp.h"
-#include "types.h"
+#include "kernel/types.h"
+#include "mm/gfp.h"
 
 struct kmem_cache;
 
@@ -90,12 +92,21 @@ struct slab_cache_info {
 	unsigned long slabs, objects, active_objects, partial_slabs;
 };
 int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
-u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs */
+u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs; mm/slub.h's items */
+/*
+ * A counter by the name slabinfo prints for it ("alloc_fastpath", "remote_free", ...),
+ * summed over CPUs (a maximum for the *_max ones). A name no counter has is reported on the
+ * console and reads 0.
+ */
+u64 kmem_cache_stat_by_name(struct kmem_cache *s, const char *name);
+/*
+ * Do kmem_cache_alloc/free of s go to a layer in front of the slabs (a scheme's own, such
+ * as sheaves, or the debug checks) rather than to the fastpaths? Then its fastpath setting
+ * makes no difference.
+ */
+bool kmem_cache_has_layer(const struct kmem_cache *s);
 void slabinfo_print(void);
 unsigned long slab_bad_input_count(void); /* bad frees detected and refused so far */
-
-/* The ipi schemes' interrupt handler (VEC_SLAB), interrupts off. */
-void slab_ipi_interrupt(void);
 
 /* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
 const char *slab_scheme_name(unsigned int i);

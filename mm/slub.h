@@ -6,10 +6,10 @@
 #ifndef SLABLAB_SLUB_H
 #define SLABLAB_SLUB_H
 
-#include "list.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "spinlock.h"
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 /* Per-cpu event counters, Linux's enum stat_item (one comment each). */
 enum stat_item {
@@ -282,7 +282,7 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
 	c->stat[si]++;
 }
 
-#include "cmpxchg.h"
+#include "kernel/arch.h"
 
 /* Replace slab->freelist and slab->counters together if they are still (fl, counters). */
 static inline bool cmpxchg_double_slab(struct slab *slab, void *fl, unsigned long counters,
@@ -320,6 +320,66 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 void slub_flush_all(struct kmem_cache *s);
 void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller);
+
+/*
+ * Between the two halves of the core: mm/slab_common.c (schemes, caches, kmalloc's classes
+ * and large sizes, slabinfo) and mm/slub.c (slabs and the fastpaths).
+ */
+int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
+			enum slab_debug_mode debug_mode);
+int __kmem_cache_shutdown(struct kmem_cache *s);
+void __kmem_cache_release(struct kmem_cache *s);
+void *kmalloc_large(size_t size, gfp_t gfp);
+
+#define NR_KMALLOC_CACHES 13 /* 8 .. 8192 bytes, 96 and 192 included */
+extern struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+
+static inline unsigned int fls32(unsigned int x)
+{
+	return x ? 32 - (unsigned int)__builtin_clz(x) : 0;
+}
+
+static inline int kmalloc_index(size_t size)
+{
+	if (size <= 8)
+		return 0;
+	if (size <= 16)
+		return 1;
+	if (size <= 32)
+		return 2;
+	if (size <= 64)
+		return 3;
+	if (size <= 96)
+		return 4;
+	if (size <= 128)
+		return 5;
+	if (size <= 192)
+		return 6;
+	return (int)fls32((unsigned)size - 1) - 1; /* 256 -> 7 ... 8192 -> 12 */
+}
+
+/*
+ * Flag the first page of a slab or large kmalloc and point the others at it (PG_tail).
+ * Relaxed atomic stores: the page allocator reads the flags of neighbouring blocks while
+ * merging, without our knowledge (mm/page_alloc.c).
+ */
+static inline void mark_compound(struct page *page, unsigned int order, u32 flag)
+{
+	for (unsigned long i = 1; i < (1UL << order); i++) {
+		page[i].private_[0] = (u64)(uptr)page;
+		__atomic_store_n(&page[i].flags, PG_tail, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&page->flags, page->flags | flag, __ATOMIC_RELAXED);
+}
+
+static inline void unmark_compound(struct page *page, unsigned int order, u32 flag)
+{
+	for (unsigned long i = 1; i < (1UL << order); i++) {
+		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		page[i].private_[0] = 0;
+	}
+	__atomic_store_n(&page->flags, page->flags & ~flag, __ATOMIC_RELAXED);
+}
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
 extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */

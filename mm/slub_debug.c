@@ -48,16 +48,16 @@
  * slabs have their own lock. kmem_cache_validate walks slabs under list_lock after flushing
  * every cpu: it is exact when no other cpu uses the cache meanwhile (as in Linux's tests).
  */
-#include "cmdline.h"
-#include "cpu.h"
-#include "irqflags.h"
-#include "kallsyms.h"
-#include "percpu.h"
-#include "printk.h"
-#include "random.h"
-#include "smp.h"
-#include "slub_debug.h"
-#include "string.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/kallsyms.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/random.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/slub_debug.h"
 
 #define SLUB_RED_INACTIVE 0xbb
 #define SLUB_RED_ACTIVE 0xcc

@@ -6,7 +6,7 @@
 #ifndef SLABLAB_SLUB_DEBUG_H
 #define SLABLAB_SLUB_DEBUG_H
 
-#include "slub.h"
+#include "mm/slub.h"
 
 /* ---- hooks in mm/slub.c ---- */
 void slub_ext_boot_init(void);                      /* slab_init: boot options, random source */

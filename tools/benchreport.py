@@ -11,7 +11,7 @@ gnuplot failed on a plot, 2 on bad usage or an unreadable log. Plots need gnuplo
 the CSVs and the markdown are still written and the report says the plots were skipped.
 
 What is read: every line that holds a JSON object starting {"bench": ..., one figure each
-(kernel/bench.c bench_json), after escape sequences, \\r and other control characters are
+(bench/bench.c bench_json), after escape sequences, \\r and other control characters are
 dropped (tools/ktap.py's cleaning). Anything else (GRUB, KTAP, tables) is ignored. A line
 that is left out is named on stderr and in the report, with the reason: a figure line that
 does not parse (a truncated last line), a figure line without figure, value or unit or whose
@@ -46,7 +46,7 @@ GRUB_RE = re.compile(r"Booting `[^ ']* ?([^']*)'")
 # Keys of a figure line that are not parameters, in the order the CSVs put them last.
 FIXED = ["figure", "value", "unit", "p10", "p90", "min", "max", "accel", "emulated", "cpus"]
 SPREAD = ["p10", "p90", "min", "max"]
-# What the meta line must hold (kernel/bench.c print_meta; the report's machine table and
+# What the meta line must hold (bench/bench.c print_meta; the report's machine table and
 # tools/test.sh read them).
 META_KEYS = ["cpu_model", "tsc_mhz", "seed", "cmdline", "benches", "schemes", "accel",
              "emulated", "cpus"]

@@ -21,13 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "host_env.h"
-#include "host_smp.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "slub.h"
-#include "slub_debug.h"
+#include "arch/host/host_env.h"
+#include "arch/host/host_smp.h"
+#include "kernel/cmdline.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "mm/slub_debug.h"
 
 #define NCACHES 4
 #define NSLOTS 64

@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host_smp.h"
-#include "irqflags.h"
-#include "percpu.h"
-#include "slab.h"
-#include "slub.h"
+#include "arch/host/host_smp.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
 
 /* Every scheme with every fastpath it has: both host tests run all of them. */
 struct variant {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
+ * arch/x86/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
  * entries, overrides, duplicates, too many CPUs, broken entries), acpi_parse_fadt's PM timer
  * (PM_TMR_BLK, X_PM_TMR_BLK, widths, what is refused), and acpi_init over a
  * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards.
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "acpi.h"
-#include "host_env.h"
-#include "ktest.h"
-#include "page_alloc.h" /* memblock_reserve's declaration */
+#include "arch/host/host_env.h"
+#include "arch/x86/acpi.h"
+#include "mm/page_alloc.h" /* memblock_reserve's declaration */
+#include "tests/host/ktest.h"
 
 /* boot/entry.asm's copy of the BIOS data area's EBDA pointer (acpi.c's RSDP scan, unused here) */
 u16 boot_bda_ebda;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h" /* the shim: RFLAGS_IF */
-#include "host_env.h"
-#include "ktest.h"
-#include "page_alloc.h"
+#include "arch/host/host_env.h"
+#include "kernel/arch.h" /* RFLAGS_IF (arch/host/cpu.h) */
+#include "mm/page_alloc.h"
+#include "tests/host/ktest.h"
 
 #define NPFN 8192UL
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "ktest.h"
-#include "slab.h"
+#include "kernel/cmdline.h"
+#include "mm/slab.h"
+#include "tests/host/ktest.h"
 
 static struct boot_options opts, want;
 static char err[1024];

@@ -5,10 +5,10 @@
  * a randomised differential run with a fixed seed, and printk's line buffering.
  */
 
-/* The kernel's functions under other link names (see shim/host_kernel.h); glibc keeps its own. */
+/* The kernel's functions under other link names (arch/host/build.mk); glibc keeps its own. */
 #define snprintf kernel_snprintf
 #define vsnprintf kernel_vsnprintf
-#include "printk.h"
+#include "kernel/printk.h"
 #undef snprintf
 #undef vsnprintf
 
@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu.h" /* the shim: RFLAGS_IF */
-#include "host_env.h"
-#include "ktest.h"
+#include "arch/host/host_env.h"
+#include "kernel/arch.h" /* RFLAGS_IF (arch/host/cpu.h) */
+#include "tests/host/ktest.h"
 
 #define BUF 600	  /* big enough for every output in the tables */
 #define FILL 0x5a /* what the buffers hold before a call */

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The slab allocator as the kernel builds it (mm/slub.c, mm/scheme_lock.c,
- * mm/scheme_partial.c over mm/page_alloc.c, with kernel/smp.c's cross-calls), compiled for
- * Linux user space with ASan and UBSan. Four threads are four CPUs; an IPI is a signal and
- * "interrupts off" is that signal blocked (tests/host/shim/cpu.h, host_smp.c). The page
+ * The slab allocator as the kernel builds it (mm/slub.c, mm/slab_common.c, every
+ * mm/scheme_*.c over mm/page_alloc.c, with kernel/smp.c's cross-calls), compiled for Linux
+ * user space with ASan and UBSan. Four threads are four CPUs; an IPI is a signal and
+ * "interrupts off" is that signal blocked (arch/host/cpu.h, host_smp.c). The page
  * allocator's RAM is a 256 MiB arena mapped at virtual == physical.
  *
- * For each scheme (lock, partial) and fastpath (irq, cmpxchg): patterns written at
+ * For each variant of slab_stress.h (scheme and fastpath): patterns written at
  * allocation and checked at free, LIFO reuse, zalloc, constructors, bulk alloc/free and
  * their all-or-nothing failure with the page allocator exhausted, cross-CPU frees and where
  * the schemes put the slabs they make partial, shrink (flushing every CPU's slabs by
  * cross-call) and destroy (every page back), bad frees (counted, reported, nothing
- * corrupted); kmalloc's size classes and alignment; a random stress on 1, 2 and 4 CPUs.
+ * corrupted); kmalloc's size classes and alignment; mm/slab.h's counter and layer queries;
+ * a random stress on 1, 2 and 4 CPUs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,14 +20,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "host_env.h"
-#include "host_smp.h"
-#include "ktest.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "slab_stress.h"
-#include "slub.h"
-#include "smp.h"
+#include "arch/host/host_env.h"
+#include "arch/host/host_smp.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "tests/host/ktest.h"
+#include "tests/host/slab_stress.h"
 
 #define NCPUS 4
 #define ARENA_SIZE (256UL << 20)
@@ -229,6 +230,13 @@ static void alloc_free_patterns(void)
 		 (unsigned long long)kmem_cache_stat(s, ALLOC_FASTPATH),
 		 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB),
 		 (unsigned long long)kmem_cache_stat(s, FREE_FASTPATH));
+	/* mm/slab.h's queries for benchmarks, against the internal ones. */
+	KT_EQ_U(N("kmem_cache_stat_by_name reads the counter slabinfo names"),
+		kmem_cache_stat_by_name(s, "alloc_slab"), kmem_cache_stat(s, ALLOC_SLAB));
+	kt_check(kmem_cache_has_layer(s) ==
+			 (!strcmp(cur->scheme, "sheaves") || IS_IPI_SCHEME(cur->scheme)),
+		 N("kmem_cache_has_layer: sheaves and the ipi schemes have one, lock and partial not"),
+		 "kmem_cache_has_layer %d", (int)kmem_cache_has_layer(s));
 	kmem_cache_destroy(s);
 	irqs_on("kmem_cache_destroy");
 	KT_EQ_U(N("destroy gives every page back"), nr_free_pages(), base);
@@ -1017,6 +1025,25 @@ static void stress(int ncpus, long ops)
 		 slab_bad_input_count());
 }
 
+/* The public queries outside any one scheme: an unknown counter name, a debug cache. */
+static void public_queries(void)
+{
+	struct kmem_cache *s = kmem_cache_create("queries", 64, 0, 0, NULL);
+	struct kmem_cache *d = kmem_cache_create_debug("queries-debug", 64, 0, SLAB_POISON, NULL,
+						       SLAB_DEBUG_LOCKED);
+
+	host_console_reset();
+	kt_check(s && kmem_cache_stat_by_name(s, "no_such_counter") == 0 &&
+			 host_console_has("no counter named no_such_counter"),
+		 "kmem_cache_stat_by_name: an unknown name reads 0 and is reported",
+		 "console: %s", host_console_text());
+	kt_check(d && kmem_cache_has_layer(d),
+		 "kmem_cache_has_layer: a debug cache has one (the checks stand in front)",
+		 "cache %p", (void *)d);
+	kmem_cache_destroy(d);
+	kmem_cache_destroy(s);
+}
+
 int main(void)
 {
 	unsigned long start_pages;
@@ -1031,6 +1058,7 @@ int main(void)
 		 (int)irqs_disabled());
 
 	kmalloc_classes();
+	public_queries();
 	start_pages = nr_free_pages(); /* the kmalloc caches keep their slabs */
 	for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
 		cur = &variants[v];

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * The slab allocator under ThreadSanitizer: the same kernel sources and shim as test_slab
+ * The slab allocator under ThreadSanitizer: the same kernel sources and host arch as test_slab
  * (four threads as four CPUs, IPIs as signals, interrupts off as the IPI signals blocked),
  * built with -fsanitize=thread, running slab_stress.h's random stress on four CPUs for each
  * scheme and fastpath: cross-CPU frees through mailboxes, bulk operations, and shrinks that
  * flush every CPU's slabs by cross-call while the others are in the allocator. The run must
- * be race-free: TSan's first report ends it (shim/tsan_supp.c), so a race shows as a missing
- * KTAP plan and a non-zero exit. What TSan is told about cmpxchg16b: shim/cmpxchg.h.
+ * be race-free: TSan's first report ends it (arch/host/tsan_supp.c), so a race shows as a missing
+ * KTAP plan and a non-zero exit. What TSan is told about cmpxchg16b: arch/host/cmpxchg.h.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "host_smp.h"
-#include "ktest.h"
-#include "page_alloc.h"
-#include "slab.h"
-#include "slab_stress.h"
-#include "slub.h"
-#include "smp.h"
+#include "arch/host/host_smp.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "tests/host/ktest.h"
+#include "tests/host/slab_stress.h"
 
 #define NCPUS 4
 #define ARENA_SIZE (128UL << 20)

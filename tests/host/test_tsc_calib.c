@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch/tsc_calib.c: the rate of one window (against long double arithmetic, at the sizes
+ * arch/x86/tsc_calib.c: the rate of one window (against long double arithmetic, at the sizes
  * the kernel sees and far beyond), the median with outliers and implausible windows left
  * out, the CPUID leaves from their registers (TCG's all-zero leaves 0x15/0x16, a
  * hypervisor's 0x40000010), and which source tsc_choose() believes.
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktest.h"
-#include "tsc_calib.h"
+#include "arch/x86/tsc_calib.h"
+#include "tests/host/ktest.h"
 
 static void window_khz(void)
 {

@@ -3,11 +3,11 @@
  * IPIs reach every CPU, cross-calls run on the CPU asked for and return, and two CPUs that
  * cross-call each other at the same time, with interrupts on or off, do not deadlock.
  */
-#include "irqflags.h"
-#include "kunit.h"
-#include "percpu.h"
-#include "smp.h"
-#include "time.h"
+#include "kernel/irqflags.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
 
 struct where {
 	int cpu;

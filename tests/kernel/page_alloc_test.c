@@ -5,12 +5,12 @@
  * blocks are aligned to their order; bad frees are reported and change nothing; every CPU
  * allocating and freeing at once keeps blocks private and the counts exact.
  */
-#include "bootinfo.h"
-#include "kunit.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "smp.h"
-#include "string.h"
+#include "kernel/bootinfo.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
 
 extern char _kernel_start[], _kernel_end[];
 

@@ -5,19 +5,18 @@
  * (remote-atomic); ownership transfer; shrink and destroy while frees are in flight. The
  * producer/consumer chain runs under every scheme, for comparison.
  */
-#include "arch.h"
-#include "irqflags.h"
-#include "cmdline.h"
-#include "kunit.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "printk.h"
-#include "slab.h"
-#include "slub.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "x86.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
 
 static const char *const ipi_schemes[] = { "ipi", "ipi-batch", "remote-atomic" };
 
@@ -36,10 +35,10 @@ static struct kmem_cache *make(struct kunit *test, const char *scheme, unsigned 
 /* Wait (interrupts as they are) until *flag is set; false after 10 s. */
 static bool wait_flag(int *flag)
 {
-	u64 deadline = rdtsc() + ns_to_cycles(10000000000ULL);
+	u64 deadline = get_cycles() + ns_to_cycles(10000000000ULL);
 
 	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-		if (rdtsc() > deadline)
+		if (get_cycles() > deadline)
 			return false;
 		else
 			cpu_relax();
@@ -69,7 +68,7 @@ static void chain_cpu(struct kunit *test, void *arg)
 	struct chain *ch = arg;
 	int cpu = smp_processor_id(), next = (cpu + 1) % nr_cpu_ids;
 	int made = 0, eaten = 0;
-	u64 deadline = rdtsc() + ns_to_cycles(60000000000ULL);
+	u64 deadline = get_cycles() + ns_to_cycles(60000000000ULL);
 
 	while (made < CHAIN_OBJECTS || eaten < CHAIN_OBJECTS) {
 		bool idle = true;
@@ -106,7 +105,7 @@ static void chain_cpu(struct kunit *test, void *arg)
 			idle = false;
 		}
 		if (idle) {
-			KUNIT_ASSERT_TRUE_MSG(test, rdtsc() < deadline, "chain stuck: made %d eaten %d",
+			KUNIT_ASSERT_TRUE_MSG(test, get_cycles() < deadline, "chain stuck: made %d eaten %d",
 					      made, eaten);
 			/* Nothing to eat and nothing left to make: under TCG a spinning vCPU keeps
 			 * the others off the host's cores, so halt until the producer's IPI. (Not
@@ -140,7 +139,7 @@ static void producer_consumer_chain(struct kunit *test)
 
 		memset(ch, 0, sizeof(*ch));
 		ch->s = make(test, scheme, 64);
-		t0 = rdtsc();
+		t0 = get_cycles();
 		kunit_run_on_all_cpus(test, chain_cpu, ch);
 		KUNIT_EXPECT_EQ_MSG(test, ch->errors, 0, "%s", scheme);
 		KUNIT_EXPECT_EQ(test, ch->produced, (long)CHAIN_OBJECTS * nr_cpu_ids);
@@ -153,7 +152,7 @@ static void producer_consumer_chain(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s", scheme);
 		kunit_info(test, "%-13s %ld objects through %d cpus in %llu ms, %llu remote frees, "
 			   "%llu IPIs", scheme, ch->consumed, nr_cpu_ids,
-			   (unsigned long long)(cycles_to_ns(rdtsc() - t0) / 1000000),
+			   (unsigned long long)(cycles_to_ns(get_cycles() - t0) / 1000000),
 			   (unsigned long long)kmem_cache_stat(ch->s, REMOTE_FREE),
 			   (unsigned long long)kmem_cache_stat(ch->s, IPI_SENT));
 		kmem_cache_destroy(ch->s);
@@ -258,7 +257,7 @@ static void pingpong_cpu(struct kunit *test, void *arg)
 {
 	struct pingpong *pp = arg;
 	int me = smp_processor_id(), other = 1 - me, sent = 0, got = 0;
-	u64 deadline = rdtsc() + ns_to_cycles(60000000000ULL);
+	u64 deadline = get_cycles() + ns_to_cycles(60000000000ULL);
 
 	if (me > 1)
 		return;
@@ -294,7 +293,7 @@ static void pingpong_cpu(struct kunit *test, void *arg)
 			__atomic_store_n(&pp->full[other], 1, __ATOMIC_RELEASE);
 			continue;
 		}
-		KUNIT_ASSERT_TRUE_MSG(test, rdtsc() < deadline, "stuck: sent %d got %d", sent, got);
+		KUNIT_ASSERT_TRUE_MSG(test, get_cycles() < deadline, "stuck: sent %d got %d", sent, got);
 		cpu_relax();
 	}
 	pp->freed[me] = (long)got * PINGPONG_BATCH;
@@ -358,8 +357,8 @@ static void transfer_cpu(struct kunit *test, void *arg)
 			cpu_relax();
 		/* Under the IPI schemes the frees come in by IPI: let them all arrive. */
 		if (strcmp(t->s->scheme->name, "remote-atomic"))
-			for (u64 end = rdtsc() + ns_to_cycles(10000000000ULL);
-			     t->s->cpu_slab[0].stat[REMOTE_DRAINED] < (u64)t->n / 4 && rdtsc() < end;)
+			for (u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
+			     t->s->cpu_slab[0].stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
 				cpu_relax();
 		__atomic_store_n(&t->phase, 3, __ATOMIC_RELEASE);
 		/* Keep working on this cache while cpu 1 asks for slabs: free our odd ones. */

@@ -4,13 +4,13 @@
  * zeroing, bulk, objects never handed out twice, frees on other CPUs, memory back after
  * destroy, shrink, exhaustion, bad frees refused, and a seeded stress on every CPU at once.
  */
-#include "cmdline.h"
-#include "kunit.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "slab.h"
-#include "slub.h"
-#include "smp.h"
+#include "kernel/cmdline.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
 
 struct variant {
 	const char *scheme;

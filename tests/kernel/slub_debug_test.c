@@ -9,14 +9,14 @@
  * Every case runs in both debug modes (locked, partial); each ends with the cache working.
  * A stress on every CPU at once then runs over debug caches and validates them.
  */
-#include "cmdline.h"
-#include "kunit.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "slab.h"
-#include "slub.h"
-#include "slub_debug.h"
-#include "smp.h"
+#include "kernel/cmdline.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+#include "mm/slub.h"
+#include "mm/slub_debug.h"
 
 static const enum slab_debug_mode modes[] = { SLAB_DEBUG_LOCKED, SLAB_DEBUG_PARTIAL };
 #define for_each_mode(m) for (unsigned _i = 0, m; _i < ARRAY_SIZE(modes) && ((m = modes[_i]), 1); _i++)

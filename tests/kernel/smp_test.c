@@ -3,10 +3,10 @@
  * Every CPU we tried to start is online, numbered 0..N-1 once each, and has its own per-cpu
  * area reached through GS; per-cpu variables are really per CPU.
  */
-#include "cmdline.h"
-#include "kunit.h"
-#include "percpu.h"
-#include "smp.h"
+#include "kernel/cmdline.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
 
 static void all_cpus_online(struct kunit *test)
 {

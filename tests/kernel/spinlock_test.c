@@ -4,11 +4,11 @@
  * statistics and owner, trylock, and the irqsave variants, including a lock shared by
  * ordinary code and cross-call handlers on the same CPUs.
  */
-#include "irqflags.h"
-#include "kunit.h"
-#include "percpu.h"
-#include "smp.h"
-#include "spinlock.h"
+#include "kernel/irqflags.h"
+#include "kernel/kunit.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
 
 /*
  * Lock hand-offs per test, shared out among the CPUs. Under TCG with more vCPUs than host

@@ -3,17 +3,17 @@
  * The TSC frequency is plausible and came from somewhere; every clock the machine has
  * (HPET, ACPI PM timer, PIT), measured again, agrees with it within 1%; udelay waits at
  * least as long as the TSC says and as the HPET, PM timer or PIT says (read here directly,
- * not through arch/tsc.c); conversions hold. Nothing here assumes a quiet host: a vCPU
+ * not through arch/x86/tsc.c); conversions hold. Nothing here assumes a quiet host: a vCPU
  * that is descheduled can only make a wait look longer, so the bounds that matter are
  * lower bounds, and the one upper bound takes the best of many tries.
  */
-#include "acpi.h"
-#include "kunit.h"
-#include "smp.h"
-#include "string.h"
-#include "time.h"
-#include "tsc_calib.h"
-#include "x86.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/tsc_calib.h"
+#include "arch/x86/x86.h"
+#include "kernel/kunit.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
 
 static void tsc_khz_plausible(struct kunit *test)
 {
@@ -42,10 +42,10 @@ static void udelay_agrees_with_tsc(struct kunit *test)
 		int tries = 0;
 
 		while (tries < (check_long ? 25 : 3) && (!check_long || shortest > limit)) {
-			u64 t0 = rdtsc_ordered();
+			u64 t0 = get_cycles_ordered();
 
 			udelay(us[i]);
-			shortest = MIN(shortest, cycles_to_ns(rdtsc_ordered() - t0));
+			shortest = MIN(shortest, cycles_to_ns(get_cycles_ordered() - t0));
 			tries++;
 		}
 		KUNIT_EXPECT_GE_MSG(test, shortest, want, "udelay(%lu) returned early", us[i]);
@@ -98,7 +98,7 @@ static bool clock_counted(const char *name)
 }
 
 /*
- * The count now of the HPET, the PM timer or (last) PIT channel 2 as arch/tsc.c left it
+ * The count now of the HPET, the PM timer or (last) PIT channel 2 as arch/x86/tsc.c left it
  * (mode 2, latched reads, counting down), its frequency and width; false if none counts.
  */
 static bool read_other_clock(u64 *v, u64 *hz, u64 *mask, const char **name)
@@ -140,7 +140,7 @@ static bool read_other_clock(u64 *v, u64 *hz, u64 *mask, const char **name)
 /*
  * udelay lasts at least as long as asked by the HPET, the PM timer or the PIT (less 1%, the
  * agreement asked of tsc_khz above). A wrong tsc_khz makes every delay, timeout and figure
- * wrong by the same factor; this catches it without arch/tsc.c's measurement. The shortest
+ * wrong by the same factor; this catches it without arch/x86/tsc.c's measurement. The shortest
  * of three 20 ms delays counts; by the PIT, whose count wraps every 55 ms (a vCPU
  * descheduled that long would make a delay look short), the median of five 5 ms ones.
  */

@@ -26,7 +26,7 @@
  * slablab's variants are every scheme the build has (slab_scheme_name()), each with the irq
  * fastpath, and lock and partial also with cmpxchg: the kernel's bench=fastpath variants.
  *
- * slablab in user space (shim/cpu.h, HOST_SMP=2): threads are CPUs; "interrupts off" is a
+ * slablab in user space (arch/host/cpu.h, HOST_SMP=2): threads are CPUs; "interrupts off" is a
  * thread-local flag set between compiler barriers, no system call (an IPI, a signal, that
  * arrives meanwhile is recorded and run when the flag clears); cmpxchg16b is the kernel's.
  */
@@ -43,11 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host_smp.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "slab.h"
-#include "smp.h"
+#include "arch/host/host_smp.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 #define ARENA_SIZE (128UL << 20)
 #define RING 256 /* slots of the spsc ring */

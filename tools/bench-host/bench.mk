@@ -1,48 +1,25 @@
 # SPDX-License-Identifier: MIT
 # make bench-host (included by the Makefile's bench-host block): slablab's kmem_cache next to
 # glibc malloc, jemalloc, mimalloc and tcmalloc on this machine. The kernel sources are built
-# a fourth time, like the host tests but without sanitizers, at -O2, with -DHOST_SMP=2: threads
-# are CPUs and "interrupts off" is a thread-local flag, no system call (tests/host/shim/cpu.h).
-# Every mm/scheme_*.c is built, so a new scheme is benchmarked without editing this file.
+# once more with arch/host/build.mk's host_flavour, like the host tests but without
+# sanitizers, at -O2, with -DHOST_SMP=2: threads are CPUs and "interrupts off" is a
+# thread-local flag, no system call (arch/host/cpu.h). Every mm/scheme_*.c is built
+# (HOST_KSRCS), so a new scheme is benchmarked without editing this file.
 # tools/bench-host/run.sh installs the peers' Debian packages when missing and runs it.
 
 BH := $(B)/bench-host
-BH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
-BH_KCFLAGS := $(BH_CFLAGS) -Itests/host/shim $(addprefix -I,$(KERNEL_DIRS)) \
-	-include tests/host/shim/host_kernel.h -DHOST_SMP=2 -MMD -MP
-BH_TCFLAGS := $(BH_CFLAGS) $(addprefix -iquote ,tests/host/shim $(KERNEL_DIRS)) \
-	-D_GNU_SOURCE -DHOST_SMP=2 -fno-builtin-malloc -fno-builtin-free -MMD -MP
-BH_KSRCS := mm/slub.c mm/slub_debug.c $(wildcard mm/scheme_*.c) mm/page_alloc.c kernel/smp.c \
-	kernel/printk.c kernel/spinlock.c kernel/cmdline.c kernel/random.c
-BH_OBJS := $(patsubst %.c,$(BH)/k/%.o,$(BH_KSRCS)) $(BH)/t/bench.o $(BH)/t/host_smp.o \
-	$(BH)/t/host_env.o $(BH)/k/strlcpy.o
+BH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-I. -DARCH_HOST -DHOST_SMP=2
+$(eval $(call host_flavour,$(BH),$(HOSTCC),$(BH_CFLAGS),))
+# The benchmark and the glue call malloc/free as functions (the peers are LD_PRELOADed).
+$(BH)/t/%.o: HOST_GLUE_CFLAGS := -fno-builtin-malloc -fno-builtin-free
+BH_OBJS := $(call host_objs,$(BH)) $(BH)/t/tools/bench-host/bench.o
 
 .PHONY: bench-host
 bench-host: $(BH)/bench-host
 	@tools/bench-host/run.sh $(BH)/bench-host $(BENCH_ARGS)
 
-$(BH)/bench-host: $(BH_OBJS) tests/host/shim/percpu.ld
-	$(HOSTCC) $(BH_CFLAGS) -pthread -rdynamic -Wl,-T,tests/host/shim/percpu.ld -o $@ $(filter %.o,$^)
-
-$(BH)/k/%.o: %.c tests/host/shim/host_kernel.h
-	@mkdir -p $(@D)
-	$(HOSTCC) $(BH_KCFLAGS) -c $< -o $@
-
-$(BH)/t/bench.o: tools/bench-host/bench.c
-	@mkdir -p $(@D)
-	$(HOSTCC) $(BH_TCFLAGS) -c $< -o $@
-
-$(BH)/t/%.o: tests/host/shim/%.c
-	@mkdir -p $(@D)
-	$(HOSTCC) $(BH_TCFLAGS) -c $< -o $@
-
-$(BH)/k/strlcpy.o: kernel/string.c tests/host/shim/host_kernel.h
-	@mkdir -p $(@D)
-	$(HOSTCC) $(BH_KCFLAGS) -fno-builtin -fno-tree-loop-distribute-patterns \
-		-MF $(@:.o=.d) -MT $@ -c $< -o $@.full
-	objcopy --keep-global-symbol=strlcpy $@.full $@
-	rm -f $@.full
+$(BH)/bench-host: $(BH_OBJS) $(HOST_LDSCRIPT)
+	$(HOSTCC) $(BH_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
 
 .SECONDARY: $(BH_OBJS)
-
--include $(wildcard $(BH)/*/*.d $(BH)/*/*/*.d)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host arch's half of kernel/percpu.h, kernel/irqflags.h and kernel/time.h (included
+ * through kernel/arch.h when the build says -DARCH_HOST), where arch/x86/cpu.h reads GS and
+ * runs cli/sti. Three flavours, chosen by what the sources are compiled with:
+ *
+ *   (no HOST_SMP)   one CPU, number 0, per-cpu offset 0, and an interrupt flag that is just a
+ *                   variable, host_rflags, so tests can see every irqsave undone.
+ *   HOST_SMP=1      threads are CPUs (arch/host/host_smp.c): each thread has its logical
+ *                   CPU number and per-cpu offset in thread-local variables. "Interrupts off"
+ *                   means the IPI signals are blocked (pthread_sigmask): an IPI is a signal
+ *                   sent with pthread_kill, and its handler is the interrupt handler.
+ *   HOST_SMP=2      the same threads and IPIs for benchmarks, with no system call on the
+ *                   fastpath: "interrupts off" is a thread-local flag set between compiler
+ *                   barriers. An IPI signal that finds it set only records itself; the
+ *                   handler runs when the flag is cleared (as powerpc's lazy interrupt
+ *                   disabling does).
+ */
+#ifndef SLABLAB_HOST_CPU_H
+#define SLABLAB_HOST_CPU_H
+
+#include "kernel/types.h"
+
+#define RFLAGS_IF (1UL << 9)
+
+#ifndef HOST_SMP
+
+extern unsigned long host_rflags; /* arch/host/host_env.c; starts with RFLAGS_IF set */
+
+static inline unsigned long arch_percpu_offset(void)
+{
+	return 0; /* the one CPU runs on the link-time copy of the per-cpu section */
+}
+
+static inline int arch_cpu_id(void)
+{
+	return 0;
+}
+
+static inline u64 read_rflags(void)
+{
+	return host_rflags;
+}
+
+static inline void irq_disable_raw(void)
+{
+	host_rflags &= ~RFLAGS_IF;
+}
+
+static inline void irq_enable_raw(void)
+{
+	host_rflags |= RFLAGS_IF;
+}
+
+static inline void cpu_relax(void)
+{
+	__builtin_ia32_pause();
+}
+
+#else /* HOST_SMP: threads are CPUs (host_smp.c) */
+
+#define HOST_SMP_SIGMASK 1
+#define HOST_SMP_SOFT 2
+
+extern __thread int host_cpu;                /* this thread's logical CPU number */
+extern __thread unsigned long host_percpu_off; /* its copy of the per-cpu section */
+/* 1 while this thread's "interrupts" are off: in flavour 1 it mirrors the signal mask (set
+ * and cleared only with it), in flavour 2 it is the mask. Signal handlers restore it. */
+extern __thread int host_irq_off;
+
+static inline unsigned long arch_percpu_offset(void)
+{
+	return host_percpu_off;
+}
+
+static inline int arch_cpu_id(void)
+{
+	return host_cpu;
+}
+
+static inline u64 read_rflags(void)
+{
+	return host_irq_off ? 0 : RFLAGS_IF;
+}
+
+#if HOST_SMP == HOST_SMP_SIGMASK
+
+void host_irq_block(void);   /* block the IPI signals, set host_irq_off */
+void host_irq_unblock(void); /* clear host_irq_off, unblock (pending IPIs run now) */
+
+static inline void irq_disable_raw(void)
+{
+	if (!host_irq_off)
+		host_irq_block();
+}
+
+static inline void irq_enable_raw(void)
+{
+	if (host_irq_off)
+		host_irq_unblock();
+}
+
+/* The host has fewer cores than test CPUs: a spinning thread gives its core to the one it
+ * waits for (a lock holder preempted by the host scheduler) instead of spinning a time slice. */
+void host_cpu_relax(void);
+static inline void cpu_relax(void)
+{
+	host_cpu_relax();
+}
+
+#elif HOST_SMP == HOST_SMP_SOFT
+
+extern __thread unsigned int host_irq_pending; /* IPIs that arrived while the flag was set */
+void host_irq_replay(void);                    /* run them, with the flag set */
+
+static inline void irq_disable_raw(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off = 1;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void irq_enable_raw(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off = 0;
+	__asm__ __volatile__("" ::: "memory");
+	if (unlikely(host_irq_pending))
+		host_irq_replay();
+}
+
+static inline void cpu_relax(void)
+{
+	__builtin_ia32_pause();
+}
+
+#else
+#error "HOST_SMP must be 1 (signal mask) or 2 (soft flag)"
+#endif
+
+#endif /* HOST_SMP */
+
+static inline u64 get_cycles(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+static inline u64 get_cycles_ordered(void)
+{
+	__builtin_ia32_lfence();
+	return __builtin_ia32_rdtsc();
+}
+
+#endif

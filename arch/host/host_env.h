@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* What arch/host/host_env.c gives the host tests: the console capture and the IF flag. */
+#ifndef SLABLAB_HOST_ENV_H
+#define SLABLAB_HOST_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+extern unsigned long host_rflags; /* the simulated RFLAGS; bit 9 (IF) starts set */
+
+/* Everything console_write() was given since the last host_console_reset(), NUL-ended. */
+const char *host_console_text(void);
+bool host_console_has(const char *needle);
+void host_console_reset(void);
+
+#endif

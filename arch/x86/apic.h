@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The local APIC, in x2APIC mode (MSRs) when the CPU has it and xAPIC mode (MMIO) otherwise.
+ * IPIs go to one APIC id at a time: a broadcast shorthand would also reach CPUs we left out.
+ */
+#ifndef SLABLAB_APIC_H
+#define SLABLAB_APIC_H
+
+#include "kernel/types.h"
+
+/* Interrupt vectors slablab uses (exceptions are 0..31; the masked 8259 sits at 0x20..0x2f). */
+#define VEC_PIC_BASE 0x20
+#define VEC_CALL_FUNCTION 0xf0 /* cross-call queue has work (kernel/smp.c) */
+#define VEC_WAKEUP 0xf1        /* leave hlt and look at the run queue */
+#define VEC_IPI_HANDLER 0xf2   /* 0xf2.. one per entry of kernel/smp.c's IPI handler table */
+#define VEC_APIC_ERROR 0xfe
+#define VEC_SPURIOUS 0xff
+
+extern bool x2apic_mode;
+
+void apic_init_bsp(u64 madt_lapic_addr);
+void apic_init_cpu(void);
+u32 apic_id(void);
+void apic_eoi(void);
+void apic_send_ipi(u32 apic_id, u8 vector);
+void apic_send_nmi(u32 apic_id);
+void apic_send_init(u32 apic_id);
+void apic_send_sipi(u32 apic_id, u8 page);
+u32 apic_read_esr(void);
+
+#endif

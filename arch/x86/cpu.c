@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/* The arch services kernel/arch.h promises: IPIs, idling, and leaving the machine. */
+#include "arch/x86/apic.h"
+#include "arch/x86/x86.h"
+#include "kernel/arch.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+
+#define ISA_DEBUG_EXIT_PORT 0xf4
+
+/* arch/x86/cpu.h reads these two with %gs:0 and %gs:8. */
+_Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu offset");
+_Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
+
+void arch_send_call_ipi(int cpu)
+{
+	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_CALL_FUNCTION);
+}
+
+void arch_send_wakeup_ipi(int cpu)
+{
+	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_WAKEUP);
+}
+
+_Static_assert(VEC_IPI_HANDLER + SMP_NR_IPI_HANDLERS <= VEC_APIC_ERROR, "IPI handler vectors");
+
+void arch_send_ipi(int cpu, unsigned int slot)
+{
+	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, (u8)(VEC_IPI_HANDLER + slot));
+}
+
+void arch_idle(void)
+{
+	safe_halt();
+}
+
+/*
+ * Halt unless *p == v, without leaving the interrupt flag's state. Waking is by NMI when
+ * interrupts are off, and an NMI that lands between the check and the hlt would be slept
+ * through; so the check and the hlt form a window [halt_window_start, halt_window_end), and
+ * arch/x86/traps.c returns from any NMI that lands inside it to the end of the window instead.
+ * The caller re-checks and, if it must, calls again.
+ */
+void __attribute__((noinline, noclone)) arch_halt_while_ne(const volatile u32 *p, u32 v)
+{
+	__asm__ __volatile__(".globl halt_window_start\n"
+			     ".globl halt_window_end\n"
+			     "halt_window_start:\n\t"
+			     "cmpl %1, %0\n\t"
+			     "je halt_window_end\n\t"
+			     "hlt\n"
+			     "halt_window_end:\n"
+			     :
+			     : "m"(*p), "r"(v)
+			     : "memory", "cc");
+}
+
+void arch_kick_cpu(int cpu)
+{
+	apic_send_nmi(per_cpu(percpu_hdr, cpu).apic_id);
+}
+
+bool arch_hypervisor(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	return c & (1u << 31);
+}
+
+/*
+ * Under a hypervisor (QEMU) write the code to isa-debug-exit, which ends QEMU with status
+ * code * 2 + 1. On real hardware (no hypervisor bit) port 0xf4 may belong to something else,
+ * so we do not touch it: the final line is printed, every CPU halts.
+ */
+void arch_exit(int code)
+{
+	irq_disable_raw();
+	arch_stop_other_cpus();
+	if (arch_hypervisor())
+		outb(ISA_DEBUG_EXIT_PORT, (u8)code);
+	for (;;)
+		halt();
+}

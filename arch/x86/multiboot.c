@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Read the multiboot2 information GRUB left for us: command line (tag 1), boot loader name
+ * (2), memory map (6), EFI system table (11/12) and the ACPI RSDP (14: ACPI 1.0, 15: 2.0+).
+ * Everything is copied into boot_info, because under UEFI the structure sits in low memory
+ * (about 0x4000) that we would otherwise hand out.
+ */
+#include "kernel/bootinfo.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+#define MB2_BOOT_MAGIC 0x36d76289
+#define MB2_TAG_END 0
+#define MB2_TAG_CMDLINE 1
+#define MB2_TAG_LOADER 2
+#define MB2_TAG_MMAP 6
+#define MB2_TAG_EFI32 11
+#define MB2_TAG_EFI64 12
+#define MB2_TAG_ACPI_OLD 14
+#define MB2_TAG_ACPI_NEW 15
+
+struct boot_info boot_info;
+
+/* A copy of the RSDP: the one in the tag lives inside the mbi. */
+static u8 rsdp_copy[64] __aligned(16);
+
+struct mb2_tag {
+	u32 type;
+	u32 size;
+};
+
+struct mb2_mmap_entry {
+	u64 base;
+	u64 len;
+	u32 type;
+	u32 reserved;
+};
+
+int multiboot_parse(u32 magic, u64 mbi)
+{
+	u32 total;
+	u64 p;
+
+	if (magic != MB2_BOOT_MAGIC) {
+		printk("boot: bad multiboot2 magic %#x\n", magic);
+		return -1;
+	}
+	total = *(u32 *)mbi;
+	boot_info.mbi_start = mbi;
+	boot_info.mbi_end = mbi + total;
+	for (p = mbi + 8; p + 8 <= mbi + total;) {
+		struct mb2_tag *tag = (struct mb2_tag *)p;
+
+		if (tag->type == MB2_TAG_END)
+			break;
+		switch (tag->type) {
+		case MB2_TAG_CMDLINE:
+			/* The whole length, even when it does not fit: boot_main refuses it then. */
+			boot_info.cmdline_len = strlcpy(boot_info.cmdline, (const char *)(p + 8),
+							sizeof(boot_info.cmdline));
+			break;
+		case MB2_TAG_LOADER:
+			strlcpy(boot_info.loader, (const char *)(p + 8), sizeof(boot_info.loader));
+			break;
+		case MB2_TAG_MMAP: {
+			u32 esize = *(u32 *)(p + 8);
+			u64 e;
+
+			if (esize < sizeof(struct mb2_mmap_entry))
+				break;
+			for (e = p + 16; e + esize <= p + tag->size; e += esize) {
+				struct mb2_mmap_entry *m = (struct mb2_mmap_entry *)e;
+				struct mem_region *r;
+
+				if (boot_info.nr_regions == BOOT_MAX_REGIONS) {
+					printk("boot: memory map has more than %d entries; ignoring the rest\n",
+					       BOOT_MAX_REGIONS);
+					break;
+				}
+				r = &boot_info.regions[boot_info.nr_regions++];
+				r->base = m->base;
+				r->len = m->len;
+				r->type = m->type;
+			}
+			break;
+		}
+		case MB2_TAG_EFI32:
+		case MB2_TAG_EFI64:
+			boot_info.efi = true;
+			break;
+		case MB2_TAG_ACPI_OLD:
+		case MB2_TAG_ACPI_NEW: {
+			u32 len = tag->size - 8;
+
+			/* Prefer the ACPI 2.0+ copy (it has the XSDT) over the 1.0 one. */
+			if (tag->type == MB2_TAG_ACPI_OLD && boot_info.rsdp_revision >= 2)
+				break;
+			if (len > sizeof(rsdp_copy))
+				len = sizeof(rsdp_copy);
+			memcpy(rsdp_copy, (void *)(p + 8), len);
+			boot_info.rsdp = (u64)(uptr)rsdp_copy;
+			boot_info.rsdp_revision = rsdp_copy[15];
+			break;
+		}
+		default:
+			break;
+		}
+		p += ALIGN_UP((u64)tag->size, 8);
+	}
+	return 0;
+}

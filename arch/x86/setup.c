@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * boot_main: the BSP's first C code (called by boot/entry.asm in long mode with the direct
+ * map in place). It brings up the machine in this order, then hands over to kmain():
+ *
+ *   per-cpu template on GS -> console -> multiboot2 info -> command line -> traps (BSP)
+ *   -> ACPI (none: the boot CPU alone) -> APIC -> boot slots -> per-cpu copies
+ *   -> trampoline + INIT -> TSC calibration (covers the INIT delay; no clock at all stops
+ *   the boot) -> SIPI -> page allocator -> wait, release
+ *   -> {"event":"boot"} -> kmain()
+ */
+#include "arch/x86/acpi.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/traps.h"
+#include "arch/x86/x86.h"
+#include "kernel/arch.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/kmain.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/page_alloc.h"
+
+int multiboot_parse(u32 magic, u64 mbi);
+extern char _kernel_start[], _kernel_end[];
+
+static char accel_name[16] = "hw";
+static char cpu_model[49];
+
+static void detect_cpu(void)
+{
+	u32 a, b, c, d, max;
+
+	cpuid(1, &a, &b, &c, &d);
+	if (c & (1u << 31)) { /* running under a hypervisor */
+		u32 sig[3];
+
+		cpuid(0x40000000, &max, &sig[0], &sig[1], &sig[2]);
+		if (!memcmp(sig, "TCGTCGTCGTCG", 12))
+			strlcpy(accel_name, "tcg", sizeof(accel_name));
+		else if (!memcmp(sig, "KVMKVMKVM\0\0\0", 12))
+			strlcpy(accel_name, "kvm", sizeof(accel_name));
+		else {
+			memcpy(accel_name, sig, 12);
+			accel_name[12] = '\0';
+		}
+	}
+	cpuid(0x80000000, &max, &b, &c, &d);
+	if (max >= 0x80000004) {
+		u32 *w = (u32 *)cpu_model;
+
+		for (u32 leaf = 0; leaf < 3; leaf++)
+			cpuid(0x80000002 + leaf, &w[leaf * 4], &w[leaf * 4 + 1], &w[leaf * 4 + 2],
+			      &w[leaf * 4 + 3]);
+		cpu_model[48] = '\0';
+	}
+}
+
+const char *arch_accel(void)
+{
+	return accel_name;
+}
+
+const char *arch_cpu_model(void)
+{
+	const char *m = cpu_model;
+
+	while (*m == ' ')
+		m++;
+	return *m ? m : "unknown";
+}
+
+void __noreturn boot_main(u32 magic, u64 mbi)
+{
+	static char err[512];
+	u64 t_aps_begin;
+
+	percpu_early();
+	console_init();
+	printk("\nslablab: booting\n");
+	detect_cpu();
+	cpu_tables_init();
+	pic_disable();
+	if (multiboot_parse(magic, mbi))
+		arch_exit(KEXIT_FAIL);
+	if (boot_info.cmdline_len >= BOOT_CMDLINE_MAX) {
+		printk("cmdline: the command line has %zu characters, more than the %d slablab "
+		       "takes; none of it was used\n", boot_info.cmdline_len, BOOT_CMDLINE_MAX - 1);
+		kernel_exit(KEXIT_FAIL);
+	}
+	if (cmdline_parse(boot_info.cmdline, &boot_opts, err, sizeof(err))) {
+		printk("cmdline: %s\n", err);
+		printk("cmdline: the command line was: %s\n", boot_info.cmdline);
+		kernel_exit(KEXIT_FAIL);
+	}
+
+	memblock_reserve((u64)(uptr)_kernel_start, (u64)(_kernel_end - _kernel_start), "kernel");
+	memblock_reserve(boot_info.mbi_start, boot_info.mbi_end - boot_info.mbi_start, "multiboot");
+	if (acpi_init(boot_info.rsdp))
+		printk("slablab: no ACPI %s: running on the boot CPU only%s\n",
+		       acpi.present ? "MADT" : "tables",
+		       acpi.present ? "" : " (no MADT to find the others), without HPET or PM timer");
+	apic_init_bsp(acpi.lapic_addr);
+	apic_init_cpu();
+
+	percpu_setup((unsigned)smp_prepare(boot_opts.cpus), early_alloc);
+	percpu_enter(0);
+	percpu_assign(0, 0, apic_id());
+	cpu_tables_init(); /* again, now in the BSP's own per-cpu copy */
+	t_aps_begin = rdtsc();
+	smp_boot_begin();
+	tsc_init();
+	spin_pv_init(arch_hypervisor());
+	smp_boot_finish(); /* also starts the page allocator while the APs come up */
+	irq_enable_raw();  /* from here on the boot CPU takes IPIs like every other */
+
+	printk("slablab: %d of %d CPUs online (%s APIC), TSC %llu kHz (%s), %llu MiB RAM, "
+	       "accel %s, cpu \"%s\"\n",
+	       nr_cpu_ids, nr_cpus_found, x2apic_mode ? "x2" : "x", (unsigned long long)tsc_khz,
+	       tsc_source, (unsigned long long)(mem_total_usable() / MiB), arch_accel(),
+	       arch_cpu_model());
+	printk("{\"event\":\"boot\",\"cpus_online\":%d,\"cpus_found\":%d,\"tsc_khz\":%llu,"
+	       "\"tsc_source\":\"%s\",\"tsc_spread_ppm\":%u,\"tsc_windows\":%d,"
+	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,"
+	       "\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
+	       "\"x2apic\":%s,\"accel\":\"%s\",\"firmware\":\"%s\"}\n",
+	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm,
+	       tsc_windows, tsc_windows_kept, tsc_clocks, acpi.present ? "true" : "false",
+	       (unsigned long long)(mem_total_usable() / MiB),
+	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000000),
+	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000 % 1000),
+	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - t_aps_begin) / 1000000),
+	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - t_aps_begin) / 1000 % 1000),
+	       x2apic_mode ? "true" : "false", arch_accel(), boot_info.efi ? "uefi" : "bios");
+	kmain();
+}

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The benchmark runner and what every benchmark shares (see bench.h): output helpers, the
+ * scheme selection, the meta line before and the summary after, self-check failures,
+ * seeded random numbers, and starting and handing off work between CPUs without spinning.
+ */
+#include "bench/bench.h"
+#include "kernel/arch.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/irqflags.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+extern const struct bench *const __benches_start[], *const __benches_end[];
+
+const char *bench_accel(void)
+{
+	return arch_accel();
+}
+
+bool bench_emulated(void)
+{
+	return !strcmp(arch_accel(), "tcg");
+}
+
+char *bench_fmt(char *buf, size_t n, u64 tenths)
+{
+	snprintf(buf, n, "%llu.%llu", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10));
+	return buf;
+}
+
+u64 bench_tenths_to_ns(u64 cycles_tenths)
+{
+	return cycles_to_ns(cycles_tenths);
+}
+
+static void sort_u64(u64 *a, int n)
+{
+	for (int i = 1; i < n; i++) {
+		u64 v = a[i];
+		int j = i - 1;
+
+		while (j >= 0 && a[j] > v) {
+			a[j + 1] = a[j];
+			j--;
+		}
+		a[j + 1] = v;
+	}
+}
+
+/* Per operation, in tenths, rounded to nearest. */
+static u64 per_op(u64 total, u64 ops)
+{
+	return (total * 10 + ops / 2) / ops;
+}
+
+void bench_summarize(u64 *s, int n, u64 ops, struct bench_stats *out)
+{
+	sort_u64(s, n);
+	out->min = per_op(s[0], ops);
+	out->max = per_op(s[n - 1], ops);
+	out->median = n % 2 ? per_op(s[n / 2], ops) : per_op(s[n / 2 - 1] + s[n / 2], ops * 2);
+	out->p10 = per_op(s[n / 10], ops);
+	out->p90 = per_op(s[n - 1 - n / 10], ops);
+}
+
+void bench_stats_cycles_to_ms(struct bench_stats *st)
+{
+	/* Tenths of a cycle count -> tenths of a millisecond: the same factor as cycles -> ms. */
+	st->median = cycles_to_ns(st->median) / 1000000;
+	st->p10 = cycles_to_ns(st->p10) / 1000000;
+	st->p90 = cycles_to_ns(st->p90) / 1000000;
+	st->min = cycles_to_ns(st->min) / 1000000;
+	st->max = cycles_to_ns(st->max) / 1000000;
+}
+
+void bench_json(const char *bench, const char *params, const char *figure, u64 value,
+		const char *unit, const struct bench_stats *sp)
+{
+	char v[32], a[32], b[32], c[32], d[32];
+
+	if (sp)
+		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+		       "\"p10\":%s,\"p90\":%s,\"min\":%s,\"max\":%s,\"accel\":\"%s\",\"emulated\":%s,"
+		       "\"cpus\":%d}\n",
+		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit,
+		       bench_fmt(a, sizeof(a), sp->p10), bench_fmt(b, sizeof(b), sp->p90),
+		       bench_fmt(c, sizeof(c), sp->min), bench_fmt(d, sizeof(d), sp->max),
+		       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids);
+	else
+		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+		       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n",
+		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit, bench_accel(),
+		       bench_emulated() ? "true" : "false", nr_cpu_ids);
+}
+
+void bench_json_signed(const char *bench, const char *params, const char *figure, s64 value,
+		       const char *unit)
+{
+	char v[32];
+
+	printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n",
+	       bench, params, figure, bench_fmt_signed(v, sizeof(v), value), unit, bench_accel(),
+	       bench_emulated() ? "true" : "false", nr_cpu_ids);
+}
+
+/* Is name in the comma list (or is "all" in it)? For bench= and scheme=. */
+static bool list_has(const char *filter, const char *name)
+{
+	const char *p = filter;
+	size_t nl = strlen(name);
+
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if ((len == 3 && !strncmp(p, "all", 3)) || (len == nl && !strncmp(p, name, nl)))
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+/* ---- schemes (scheme=) ---- */
+
+#define MAX_SCHEMES 16
+static const char *schemes[MAX_SCHEMES];
+static int nr_schemes;
+
+int bench_select_schemes(const char *list)
+{
+	const char *name;
+
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool found = len == 3 && !strncmp(p, "all", 3);
+
+		for (unsigned i = 0; !found && (name = slab_scheme_name(i)); i++)
+			found = strlen(name) == len && !strncmp(name, p, len);
+		if (!found) {
+			printk("scheme: no scheme named '%.*s' in this kernel; valid: all", (int)len, p);
+			for (unsigned i = 0; (name = slab_scheme_name(i)); i++)
+				printk(" %s", name);
+			printk("\n");
+			return -1;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	nr_schemes = 0;
+	for (unsigned i = 0; (name = slab_scheme_name(i)) && nr_schemes < MAX_SCHEMES; i++)
+		if (list_has(list, name))
+			schemes[nr_schemes++] = name;
+	return 0;
+}
+
+int bench_nr_schemes(void)
+{
+	return nr_schemes;
+}
+
+const char *bench_scheme(int i)
+{
+	return i < nr_schemes ? schemes[i] : NULL;
+}
+
+bool bench_scheme_selected(const char *name)
+{
+	for (int i = 0; i < nr_schemes; i++)
+		if (!strcmp(schemes[i], name))
+			return true;
+	return false;
+}
+
+unsigned int bench_reps(unsigned int dflt)
+{
+	return boot_opts.bench_reps ? boot_opts.bench_reps : dflt;
+}
+
+/* ---- failures and the summary ---- */
+
+static int nr_failures;
+
+void bench_fail(const char *bench, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printk("bench %s: SELF-CHECK FAILED: %s\n", bench, msg);
+	__atomic_add_fetch(&nr_failures, 1, __ATOMIC_RELAXED);
+}
+
+struct headline {
+	const char *bench, *scheme, *figure, *unit;
+	u64 value;
+};
+static struct headline headlines[128];
+static int nr_headlines;
+
+void bench_headline(const char *bench, const char *scheme, const char *figure, u64 value,
+		    const char *unit)
+{
+	if (nr_headlines < (int)ARRAY_SIZE(headlines))
+		headlines[nr_headlines++] = (struct headline){ bench, scheme, figure, unit, value };
+}
+
+char *bench_fmt_signed(char *buf, size_t n, s64 tenths)
+{
+	u64 m = tenths < 0 ? (u64)-tenths : (u64)tenths;
+
+	snprintf(buf, n, "%s%llu.%llu", tenths < 0 ? "-" : "", (unsigned long long)(m / 10),
+		 (unsigned long long)(m % 10));
+	return buf;
+}
+
+s64 bench_change_pct(u64 base, u64 now)
+{
+	if (!base)
+		return 0;
+	return ((s64)now - (s64)base) * 1000 / (s64)base;
+}
+
+/* For each benchmark with headlines: each scheme's figure and its ratio to lock's. */
+static void print_summary(void)
+{
+	char v[32], r[32], params[160];
+
+	if (!nr_headlines)
+		return;
+	printk("\n== summary: each benchmark's headline figure per scheme, and its ratio to lock "
+	       "(x1.00 = same; for times and cycles lower is better, for throughput higher)%s ==\n",
+	       bench_emulated() ? ", emulated" : "");
+	for (int i = 0; i < nr_headlines; i++) {
+		const struct headline *h = &headlines[i], *lock = NULL;
+
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
+					!strcmp(headlines[j].figure, h->figure));
+		if (seen)
+			continue; /* printed with the first of its group */
+		printk("%-10s %s (%s):\n", h->bench, h->figure, h->unit);
+		for (int j = i; j < nr_headlines; j++)
+			if (!strcmp(headlines[j].bench, h->bench) &&
+			    !strcmp(headlines[j].figure, h->figure) &&
+			    !strcmp(headlines[j].scheme, "lock"))
+				lock = &headlines[j];
+		for (int j = i; j < nr_headlines; j++) {
+			const struct headline *x = &headlines[j];
+
+			if (strcmp(x->bench, h->bench) || strcmp(x->figure, h->figure))
+				continue;
+
+			snprintf(params, sizeof(params), "\"of\":\"%s\",\"headline\":\"%s\","
+				 "\"scheme\":\"%s\"", x->bench, x->figure, x->scheme);
+			bench_json("summary", params, "value", x->value, x->unit, NULL);
+			if (lock && lock->value) {
+				u64 ratio = (x->value * 100 + lock->value / 2) / lock->value;
+
+				snprintf(r, sizeof(r), "x%llu.%02llu", (unsigned long long)(ratio / 100),
+					 (unsigned long long)(ratio % 100));
+				bench_json("summary", params, "ratio_to_lock", ratio * 10, "percent",
+					   NULL);
+			} else {
+				strlcpy(r, "(no lock figure)", sizeof(r));
+			}
+			printk("    %-14s %12s  %s\n", x->scheme, bench_fmt(v, sizeof(v), x->value), r);
+		}
+	}
+}
+
+/* ---- the meta line ---- */
+
+static void print_meta(const char *benches)
+{
+	char sch[96], opts[200], cmd[400];
+	size_t n = 0, c = 0;
+
+	sch[0] = '\0';
+	for (int i = 0; i < nr_schemes; i++)
+		n += (size_t)snprintf(sch + n, sizeof(sch) - MIN(n, sizeof(sch)), "%s%s",
+				      i ? "," : "", schemes[i]);
+	snprintf(opts, sizeof(opts),
+		 "fastpath=%s bench_reps=%u hackbench_groups=%u hackbench_loops=%u "
+		 "remote_objects=%u scaling_ops=%u latency_samples=%u",
+		 boot_opts.fastpath, boot_opts.bench_reps, boot_opts.hackbench_groups,
+		 boot_opts.hackbench_loops, boot_opts.remote_objects, boot_opts.scaling_ops,
+		 boot_opts.latency_samples);
+	printk("bench: cpu \"%s\", %d CPUs, TSC %llu.%llu MHz, accel %s%s, seed %llu\n",
+	       arch_cpu_model(), nr_cpu_ids, (unsigned long long)(tsc_khz / 1000),
+	       (unsigned long long)(tsc_khz % 1000 / 100), bench_accel(),
+	       bench_emulated() ? " (figures emulated)" : "", (unsigned long long)boot_opts.seed);
+	printk("bench: benchmarks %s; schemes %s; %s (bench_reps=0: each benchmark's own)\n",
+	       benches, sch, opts);
+	/* Longer than printk's 511-character line: in pieces, one line still (only this CPU
+	 * prints now). Keys as bench_json's, the run's description first. */
+	printk("{\"bench\":\"meta\",\"cpu_model\":\"%s\",\"tsc_mhz\":%llu,\"seed\":%llu,",
+	       arch_cpu_model(), (unsigned long long)(tsc_khz / 1000),
+	       (unsigned long long)boot_opts.seed);
+	/* The whole command line as a JSON string (quotes, backslashes and control characters
+	 * dropped), in pieces of cmd[]. */
+	printk("\"cmdline\":\"");
+	for (const char *p = boot_info.cmdline; *p;) {
+		for (c = 0; *p && c < sizeof(cmd) - 1; p++)
+			if (*p != '"' && *p != '\\' && (u8)*p >= 0x20)
+				cmd[c++] = *p;
+		cmd[c] = '\0';
+		printk("%s", cmd);
+	}
+	printk("\",\"benches\":\"%s\",\"schemes\":\"%s\",", benches, sch);
+	printk("\"options\":\"%s\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\","
+	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n", opts, bench_accel(),
+	       bench_emulated() ? "true" : "false", nr_cpu_ids);
+}
+
+/* ---- seeded random numbers ---- */
+
+void bench_rng_init(struct bench_rng *r, u64 stream)
+{
+	/* splitmix64 of (seed, stream): nearby streams start far apart; never 0 */
+	u64 z = boot_opts.seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	r->s = (z ^ (z >> 31)) | 1;
+}
+
+/* ---- CPUs working together ---- */
+
+struct together {
+	void (*fn)(void *arg);
+	void *arg;
+	int waiting; /* CPUs still to arrive */
+	u64 t_release;
+	const struct cpumask *mask;
+};
+
+/* Early arrivals halt; the last one wakes them (no vCPU spins while others are not yet on
+ * a host core), as kunit_run_on_all_cpus does. */
+static void together_fn(void *p)
+{
+	struct together *t = p;
+	int cpu;
+
+	if (__atomic_sub_fetch(&t->waiting, 1, __ATOMIC_ACQ_REL) == 0) {
+		t->t_release = get_cycles_ordered();
+		for_each_cpu(cpu, t->mask)
+			if (cpu != smp_processor_id())
+				smp_send_reschedule(cpu);
+	} else {
+		smp_wait_event(&t->waiting, 0);
+	}
+	t->fn(t->arg);
+}
+
+u64 bench_run_together(const struct cpumask *mask, void (*fn)(void *arg), void *arg)
+{
+	struct together t = { .fn = fn, .arg = arg, .waiting = cpumask_weight(mask), .mask = mask };
+
+	smp_run_on_cpus(mask, together_fn, &t);
+	return t.t_release;
+}
+
+int bench_cpu_index(const struct cpumask *mask, int cpu)
+{
+	int i = 0, c;
+
+	for_each_cpu(c, mask) {
+		if (c == cpu)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/*
+ * Sleeping and waking. The sleeper stores its flag, then (full barrier) looks for work; the
+ * waker publishes work, then (full barrier) reads the flag. Whichever goes second sees the
+ * other: either the sleeper finds the work, or the waker finds the flag, clears it and sends
+ * the wake-up IPI. The sleeper checks the flag again with interrupts off and halts with
+ * sti;hlt, so an IPI that comes after that check still ends the halt.
+ */
+static DEFINE_PER_CPU(int, bench_sleeping);
+static DEFINE_PER_CPU(u64, bench_wakeups);
+
+void bench_sleep_prepare(void)
+{
+	__atomic_store_n(this_cpu_ptr(&bench_sleeping), 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void bench_sleep(void)
+{
+	local_irq_disable();
+	if (__atomic_load_n(this_cpu_ptr(&bench_sleeping), __ATOMIC_ACQUIRE))
+		arch_idle(); /* sti; hlt */
+	else
+		local_irq_enable();
+	__atomic_store_n(this_cpu_ptr(&bench_sleeping), 0, __ATOMIC_RELAXED);
+}
+
+void bench_sleep_cancel(void)
+{
+	__atomic_store_n(this_cpu_ptr(&bench_sleeping), 0, __ATOMIC_RELAXED);
+}
+
+void bench_wake(int cpu)
+{
+	int *f = per_cpu_ptr(&bench_sleeping, cpu);
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(f, __ATOMIC_RELAXED) && __atomic_exchange_n(f, 0, __ATOMIC_ACQ_REL)) {
+		this_cpu(bench_wakeups)++;
+		smp_send_reschedule(cpu);
+	}
+}
+
+u64 bench_wakeups_sent(void)
+{
+	return this_cpu(bench_wakeups);
+}
+
+static void list_benches(void)
+{
+	printk("bench: valid: none all");
+	for (const struct bench *const *b = __benches_start; b < __benches_end; b++)
+		printk(" %s", (*b)->name);
+	printk("\n");
+}
+
+/* bench=all's order: by .order (0: after the numbered ones), then by name. */
+static bool runs_before(const struct bench *a, const struct bench *b)
+{
+	unsigned oa = a->order ? (unsigned)a->order : ~0u, ob = b->order ? (unsigned)b->order : ~0u;
+
+	return oa != ob ? oa < ob : strcmp(a->name, b->name) < 0;
+}
+
+int bench_run_selected(const char *filter)
+{
+	const struct bench *run[64];
+	int nr_run = 0;
+	char names[256];
+	size_t n = 0;
+	const char *p = filter;
+
+	if (!strcmp(filter, "none"))
+		return 0;
+	while (*p) { /* every item must name a benchmark */
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool found = len == 3 && !strncmp(p, "all", 3);
+
+		for (const struct bench *const *b = __benches_start; !found && b < __benches_end; b++)
+			found = strlen((*b)->name) == len && !strncmp((*b)->name, p, len);
+		if (!found) {
+			printk("bench: no benchmark named '%.*s' in this kernel\n", (int)len, p);
+			list_benches();
+			return -1;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	for (const struct bench *const *b = __benches_start; b < __benches_end; b++) {
+		int i = nr_run;
+
+		if (!list_has(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
+			continue;
+		while (i > 0 && runs_before(*b, run[i - 1])) { /* insertion sort */
+			run[i] = run[i - 1];
+			i--;
+		}
+		run[i] = *b;
+		nr_run++;
+	}
+	names[0] = '\0';
+	for (int i = 0; i < nr_run; i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - MIN(n, sizeof(names)), "%s%s",
+				      i ? "," : "", run[i]->name);
+	if (bench_emulated())
+		printk("bench: running under QEMU's TCG: the TSC runs at host time, every figure is "
+		       "emulated (\"emulated\":true); ICOUNT=1 makes it count instructions\n");
+	print_meta(names);
+	for (int i = 0; i < nr_run; i++) {
+		u64 t0 = ktime_ns();
+
+		printk("\n== bench %s: %s ==\n", run[i]->name, run[i]->what);
+		run[i]->run();
+		printk("== bench %s: %llu ms ==\n", run[i]->name,
+		       (unsigned long long)((ktime_ns() - t0) / 1000000));
+	}
+	print_summary();
+	if (nr_failures) {
+		printk("bench: %d self-check failure%s (see SELF-CHECK FAILED above)\n", nr_failures,
+		       nr_failures == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- tables larger than one allocation ---- */
+
+static size_t table_pieces(size_t n, size_t size)
+{
+	return (n + BENCH_PER_PIECE(size) - 1) / BENCH_PER_PIECE(size);
+}
+
+u64 bench_table_bytes(size_t n, size_t size)
+{
+	return (u64)n * size + table_pieces(n, size) * sizeof(void *);
+}
+
+int bench_table_alloc(struct bench_table *t, size_t n, size_t size)
+{
+	size_t per = BENCH_PER_PIECE(size);
+
+	t->nr_pieces = table_pieces(n, size);
+	t->pieces = kcalloc(MAX(t->nr_pieces, 1ul), sizeof(void *), GFP_KERNEL | __GFP_NOWARN);
+	if (!t->pieces)
+		return -1;
+	for (size_t i = 0; i < t->nr_pieces; i++) {
+		t->pieces[i] = kzalloc(MIN(n - i * per, per) * size, GFP_KERNEL | __GFP_NOWARN);
+		if (!t->pieces[i]) {
+			bench_table_free(t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void bench_table_free(struct bench_table *t)
+{
+	for (size_t i = 0; t->pieces && i < t->nr_pieces; i++)
+		kfree(t->pieces[i]);
+	kfree(t->pieces);
+	t->pieces = NULL;
+	t->nr_pieces = 0;
+}
+
+unsigned long bench_free_mib(void)
+{
+	return (unsigned long)(nr_free_pages() * PAGE_SIZE / MiB);
+}
+
+u64 bench_mul_div(u64 a, u64 b, u64 c)
+{
+	unsigned __int128 n = (unsigned __int128)a * b, r = 0, q = 0;
+
+	if (!c)
+		return ~0ULL;
+	if (!(u64)(n >> 64))
+		return (u64)n / c;
+	/* Long division, a bit at a time (no libgcc for a 128-bit divide here). */
+	for (int i = 127; i >= 0; i--) {
+		r = r << 1 | (u64)(n >> i & 1);
+		if (r >= c) {
+			r -= c;
+			q |= (unsigned __int128)1 << i;
+		}
+	}
+	return q >> 64 ? ~0ULL : (u64)q;
+}

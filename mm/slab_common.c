@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The slab allocator's half that does not depend on how slabs are kept, as Linux's
+ * mm/slab_common.c (Lameter 2012: the code SLAB, SLOB and SLUB shared): the schemes and
+ * the defaults the boot options pick, the list of caches, kmem_cache_create's checks and
+ * kmem_cache_destroy around mm/slub.c's __kmem_cache_create, __kmem_cache_shutdown and
+ * __kmem_cache_release, kmalloc's size classes and caches with large kmalloc, krealloc and
+ * ksize, the counters' names and slabinfo. The fastpaths (kmem_cache_alloc/free, kmalloc's
+ * small sizes, kfree) are mm/slub.c's, whose opening comment has the design.
+ */
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/slub.h"
+#include "mm/slub_debug.h"
+
+const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
+	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
+	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
+	"alloc_refill", "free_slab", "cpuslab_flush", "deactivate_full", "deactivate_empty",
+	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
+	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
+	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
+	"list_lock", "list_lock_contended", "sheaf_alloc", "sheaf_free", "sheaf_swap",
+	"sheaf_refill", "sheaf_flush", "barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
+	"sheaf_prefill", "remote_free", "remote_forward", "ipi_sent", "ipi_received",
+	"remote_drain", "remote_drained", "remote_drain_max", "owner_req_sent",
+	"owner_req_granted", "owner_req_refused", "owner_req_timeout", "owner_slabs_moved",
+};
+_Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
+
+static const struct slab_scheme *const schemes[] = {
+	&slab_scheme_lock, &slab_scheme_partial, &slab_scheme_sheaves,
+	&slab_scheme_ipi, &slab_scheme_ipi_batch, &slab_scheme_remote_atomic,
+};
+
+static LIST_HEAD(slab_caches);
+static DEFINE_SPINLOCK(slab_mutex);
+static const struct slab_scheme *default_scheme = &slab_scheme_partial;
+static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
+
+/* ---- schemes ---- */
+
+const char *slab_scheme_name(unsigned int i)
+{
+	return i < ARRAY_SIZE(schemes) ? schemes[i]->name : NULL;
+}
+
+static const struct slab_scheme *find_scheme(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(schemes); i++)
+		if (!strcmp(schemes[i]->name, name))
+			return schemes[i];
+	return NULL;
+}
+
+/* ---- caches ---- */
+
+static struct kmem_cache *create_cache(const char *name, unsigned int size, unsigned int align,
+				       unsigned long flags, void (*ctor)(void *),
+				       const char *scheme_name, enum slab_fastpath fastpath,
+				       enum slab_debug_mode debug_mode)
+{
+	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : default_scheme;
+	struct kmem_cache *s;
+	struct page *page;
+
+	if (!name || strlen(name) > KMEM_CACHE_NAME_MAX) {
+		printk("kmem_cache_create: name %s is longer than %d characters\n",
+		       name ? name : "(null)", KMEM_CACHE_NAME_MAX);
+		return NULL;
+	}
+	if (!size || size > KMEM_CACHE_MAX_SIZE) {
+		printk("kmem_cache_create(%s): size %u is not in 1..%lu\n", name, size,
+		       KMEM_CACHE_MAX_SIZE);
+		return NULL;
+	}
+	if (!scheme) {
+		printk("kmem_cache_create(%s): no scheme named %s\n", name, scheme_name);
+		return NULL;
+	}
+	if (fastpath >= NR_SLAB_FASTPATHS) {
+		printk("kmem_cache_create(%s): bad fastpath %d\n", name, (int)fastpath);
+		return NULL;
+	}
+	if (align & (align - 1)) {
+		printk("kmem_cache_create(%s): alignment %u is not a power of two\n", name, align);
+		return NULL;
+	}
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
+	if (!page)
+		return NULL;
+	s = page_address(page);
+	_Static_assert(sizeof(struct kmem_cache) <= PAGE_SIZE, "a cache fits a page");
+	strlcpy(s->name, name, sizeof(s->name));
+	s->scheme = scheme;
+	s->layer_alloc = scheme->alloc;
+	s->layer_free = scheme->free;
+	s->fastpath = fastpath;
+	s->flags = flags | slub_debug_boot_flags(name); /* slub_debug= */
+	s->ctor = ctor;
+	s->object_size = size;
+	if (__kmem_cache_create(s, align, debug_mode)) {
+		free_pages((unsigned long)s, 0);
+		return NULL;
+	}
+	spin_lock(&slab_mutex);
+	list_add_tail(&s->list, &slab_caches);
+	spin_unlock(&slab_mutex);
+	return s;
+}
+
+struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
+					    unsigned int align, unsigned long flags,
+					    void (*ctor)(void *), const char *scheme_name,
+					    enum slab_fastpath fastpath)
+{
+	return create_cache(name, size, align, flags, ctor, scheme_name, fastpath,
+			    SLAB_DEBUG_MODE_DEFAULT);
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *))
+{
+	return kmem_cache_create_scheme(name, size, align, flags, ctor, NULL, default_fastpath);
+}
+
+struct kmem_cache *kmem_cache_create_debug(const char *name, unsigned int size,
+					   unsigned int align, unsigned long flags,
+					   void (*ctor)(void *), enum slab_debug_mode mode)
+{
+	return create_cache(name, size, align, flags, ctor, NULL, default_fastpath, mode);
+}
+
+void kmem_cache_destroy(struct kmem_cache *s)
+{
+	if (!s)
+		return;
+	kmem_cache_shrink(s);
+	if (__kmem_cache_shutdown(s))
+		return; /* objects still allocated: reported, the cache is kept */
+	spin_lock(&slab_mutex);
+	list_del(&s->list);
+	spin_unlock(&slab_mutex);
+	__kmem_cache_release(s);
+	free_pages((unsigned long)s, 0);
+}
+
+/* ---- kmalloc ---- */
+
+static const unsigned int kmalloc_sizes[] = { 8,   16,  32,   64,   96,   128,  192,
+					      256, 512, 1024, 2048, 4096, 8192 };
+_Static_assert(ARRAY_SIZE(kmalloc_sizes) == NR_KMALLOC_CACHES, "a cache per kmalloc size");
+struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+
+static unsigned int get_order(size_t size)
+{
+	unsigned int order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+/* Above KMALLOC_MAX_CACHE_SIZE: whole pages, flagged so kfree and ksize know them. */
+void *kmalloc_large(size_t size, gfp_t gfp)
+{
+	struct page *page;
+
+	if (get_order(size) > MAX_ORDER) {
+		if (!(gfp & __GFP_NOWARN))
+			printk("kmalloc(%zu): larger than the page allocator's %lu bytes\n", size,
+			       PAGE_SIZE << MAX_ORDER);
+		return NULL;
+	}
+	page = alloc_pages(gfp, get_order(size));
+	if (!page)
+		return NULL;
+	mark_compound(page, page->order, PG_large_kmalloc);
+	return page_address(page);
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	return kmalloc(size, gfp | __GFP_ZERO);
+}
+
+void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > (size_t)-1 / size)
+		return NULL;
+	return kmalloc(n * size, gfp);
+}
+
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return kmalloc_array(n, size, gfp | __GFP_ZERO);
+}
+
+size_t ksize(const void *p)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p) || !virt_addr_valid(p))
+		return 0;
+	page = compound_head(virt_to_page(p));
+	if (page->flags & PG_slab)
+		return ((struct slab *)page)->slab_cache->object_size;
+	if (page->flags & PG_large_kmalloc)
+		return PAGE_SIZE << page->order;
+	return 0;
+}
+
+void *krealloc(const void *p, size_t new_size, gfp_t gfp)
+{
+	size_t old = ksize(p);
+	void *q;
+
+	if (!new_size) {
+		kfree(p);
+		return ZERO_SIZE_PTR;
+	}
+	if (p && !ZERO_OR_NULL_PTR(p) && old >= new_size) {
+		struct slab *slab = virt_to_slab(p);
+
+		if (slab && (slab->slab_cache->flags & SLAB_RED_ZONE))
+			slub_debug_resize(slab->slab_cache, (void *)p, new_size); /* tail red zone */
+		return (void *)p;
+	}
+	q = kmalloc(new_size, gfp);
+	if (!q)
+		return NULL;
+	if (!ZERO_OR_NULL_PTR(p)) {
+		memcpy(q, p, MIN(old, new_size));
+		kfree(p);
+	}
+	return q;
+}
+
+/* ---- information ---- */
+
+u64 kmem_cache_stat_by_name(struct kmem_cache *s, const char *name)
+{
+	for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++)
+		if (!strcmp(slub_stat_names[item], name))
+			return kmem_cache_stat(s, item);
+	printk("kmem_cache_stat_by_name(%s): no counter named %s\n", s->name, name);
+	return 0;
+}
+
+bool kmem_cache_has_layer(const struct kmem_cache *s)
+{
+	return s->layer_alloc != NULL;
+}
+
+/* The ipi schemes' traffic per cpu: who sent what to whom. */
+static void slabinfo_print_remote(struct kmem_cache *s)
+{
+	static const int items[] = { REMOTE_FREE, IPI_SENT, IPI_RECEIVED, REMOTE_DRAIN,
+				     REMOTE_DRAINED, REMOTE_DRAIN_MAX, OWNER_REQ_SENT,
+				     OWNER_REQ_GRANTED, OWNER_REQ_REFUSED, OWNER_REQ_TIMEOUT,
+				     OWNER_SLABS_MOVED, REMOTE_FORWARD };
+
+	if (!kmem_cache_stat(s, REMOTE_FREE) && !kmem_cache_stat(s, OWNER_REQ_SENT))
+		return;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		const u64 *st = s->cpu_slab[cpu].stat;
+
+		printk("  %-18s cpu %d:", s->name, cpu);
+		for (unsigned i = 0; i < ARRAY_SIZE(items); i++)
+			printk(" %s=%llu", slub_stat_names[items[i]],
+			       (unsigned long long)READ_ONCE(st[items[i]]));
+		printk("\n");
+	}
+}
+
+void slabinfo_print(void)
+{
+	struct kmem_cache *s;
+
+	printk("slabinfo - version: slablab 1\n");
+	printk("# %-18s %-13s %-7s %10s %10s %7s %6s %5s %8s %8s  stats\n", "name", "scheme",
+	       "fastpath", "active_objs", "num_objs", "objsize", "objper", "order", "slabs",
+	       "partial");
+	spin_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		struct slab_cache_info i;
+
+		kmem_cache_info(s, &i);
+		printk("%-20s %-13s %-8s %10lu %10lu %7u %6u %5u %8lu %8lu ", i.name, i.scheme,
+		       i.fastpath, i.active_objects, i.objects, i.object_size, i.objects_per_slab,
+		       i.order, i.slabs, i.partial_slabs);
+		for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++) {
+			u64 v = kmem_cache_stat(s, item);
+
+			if (v)
+				printk(" %s=%llu", slub_stat_names[item], (unsigned long long)v);
+		}
+		if (s->node[0].list_lock.contended)
+			printk(" list_lock_spin_cycles=%llu",
+			       (unsigned long long)s->node[0].list_lock.spin_cycles);
+		if (kmem_cache_stat(s, REMOTE_DRAIN))
+			printk(" objects_per_drain=%llu.%llu",
+			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) /
+						    kmem_cache_stat(s, REMOTE_DRAIN)),
+			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) * 10 /
+						    kmem_cache_stat(s, REMOTE_DRAIN) % 10));
+		if (s->ext)
+			slub_ext_slabinfo(s); /* debug letters and mode, hardening */
+		printk("\n");
+		slabinfo_print_remote(s);
+	}
+	spin_unlock(&slab_mutex);
+}
+
+void slab_init(void)
+{
+	/* scheme= is a list: the first name is the boot caches' scheme ("all": the default). */
+	if (boot_opts.scheme[0]) {
+		char first[sizeof(boot_opts.scheme)];
+		char *comma;
+
+		strlcpy(first, boot_opts.scheme, sizeof(first));
+		comma = strchr(first, ',');
+		if (comma)
+			*comma = '\0';
+		if (strcmp(first, "all")) {
+			default_scheme = find_scheme(first);
+			BUG_ON(!default_scheme); /* kmain checked the names (bench_select_schemes) */
+		}
+	}
+	default_fastpath = !strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
+								  : SLAB_FASTPATH_IRQ;
+	slub_cpu_partial_override = boot_opts.cpu_partial;
+	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
+	slub_ipi_wait_us = boot_opts.ipi_wait_us;
+	slub_ext_boot_init(); /* slub_debug=, hardening options, the random source */
+	for (unsigned i = 0; i < NR_KMALLOC_CACHES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "kmalloc-%u", kmalloc_sizes[i]);
+		/* Power-of-two sizes naturally aligned, also when debugging adds red zones. */
+		kmalloc_caches[i] = kmem_cache_create(name, kmalloc_sizes[i],
+						      kmalloc_sizes[i] & (kmalloc_sizes[i] - 1) ? 0 : kmalloc_sizes[i],
+						      0, NULL);
+		if (!kmalloc_caches[i])
+			panic("slab: cannot create %s", name);
+	}
+}

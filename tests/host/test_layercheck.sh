@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Host test for tools/layercheck.sh: the tree as it is passes; a copy of its sources with one
+# include planted against each rule fails, naming the file and line, the include and the
+# rule; the allow-list admits its white-box tests and nothing else. KTAP (flat) at the end.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+check=$root/tools/layercheck.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+names=()
+verdicts=()
+
+# t NAME FUNCTION: runs FUNCTION; anything it prints (or a non-zero exit) is the failure.
+t() {
+    local out rc=0
+    out=$("$2" 2>&1) || rc=$?
+    names+=("$1")
+    if [ "$rc" = 0 ] && [ -z "$out" ]; then verdicts+=(""); else verdicts+=("${out:-exit $rc}"); fi
+}
+
+tree_passes() {
+    local out rc=0
+    out=$("$check" "$root") || rc=$?
+    [ "$rc" = 0 ] || { echo "exit $rc on the tree itself:"; echo "$out"; }
+}
+
+# The copy the planted includes go into: the source directories only.
+copy=$tmp/tree
+mkdir -p "$copy"
+for d in arch bench kernel mm tests tools; do
+    [ -d "$root/$d" ] && cp -r "$root/$d" "$copy/"
+done
+
+copy_passes() {
+    local out rc=0
+    out=$("$check" "$copy") || rc=$?
+    [ "$rc" = 0 ] || { echo "exit $rc on the unchanged copy:"; echo "$out"; }
+}
+
+# planted FILE INCLUDE RULE: add `#include "INCLUDE"` after FILE's SPDX line (line 2 then),
+# run the check on the copy, restore FILE. It must exit 1 with exactly one violation line
+# naming FILE:2, the include and RULE.
+planted() {
+    local file=$1 inc=$2 rule=$3 out rc=0 want
+    [ -f "$copy/$file" ] || { echo "no $file in the tree"; return; }
+    cp "$copy/$file" "$tmp/saved"
+    sed -i "1a #include \"$inc\"" "$copy/$file"
+    out=$("$check" "$copy") || rc=$?
+    cp "$tmp/saved" "$copy/$file"
+    want="$file:2: #include \"$inc\": $rule:"
+    if [ "$rc" != 1 ]; then
+        echo "exit $rc, want 1; output:"
+        echo "$out"
+    elif [ "$(grep -c '^[^ ]*:[0-9]*: #include' <<<"$out")" != 1 ] || ! grep -qF -- "$want" <<<"$out"; then
+        echo "want one line starting: $want"
+        echo "got:"
+        echo "$out"
+    fi
+}
+
+arch_takes_slab_internals() { planted arch/x86/apic.c mm/slub.h arch; }
+arch_takes_a_benchmark() { planted arch/x86/setup.c bench/bench.h arch; }
+mm_takes_a_benchmark() { planted mm/slub.c bench/bench.h mm; }
+mm_takes_a_test_header() { planted mm/page_alloc.c tests/host/ktest.h mm; }
+kernel_takes_arch_directly() { planted kernel/smp.c arch/x86/apic.h neutral; }
+mm_takes_arch_directly() { planted mm/slab_common.c arch/x86/cpu.h neutral; }
+bench_takes_slub_internals() { planted bench/bench_slab.c mm/slub.h public; }
+bench_takes_x86() { planted bench/bench_scaling.c arch/x86/x86.h public; }
+kernel_test_takes_x86() { planted tests/kernel/time_test.c arch/x86/x86.h public; }
+allow_list_is_per_file() { planted tests/kernel/smp_test.c mm/slub.h public; }
+bare_name_include() { planted kernel/printk.c string.h path; }
+path_that_does_not_exist() { planted kernel/printk.c kernel/strings.h path; }
+
+t tree_passes tree_passes
+t copy_passes copy_passes
+t arch_takes_slab_internals arch_takes_slab_internals
+t arch_takes_a_benchmark arch_takes_a_benchmark
+t mm_takes_a_benchmark mm_takes_a_benchmark
+t mm_takes_a_test_header mm_takes_a_test_header
+t kernel_takes_arch_directly kernel_takes_arch_directly
+t mm_takes_arch_directly mm_takes_arch_directly
+t bench_takes_slub_internals bench_takes_slub_internals
+t bench_takes_x86 bench_takes_x86
+t kernel_test_takes_x86 kernel_test_takes_x86
+t allow_list_is_per_file allow_list_is_per_file
+t bare_name_include bare_name_include
+t path_that_does_not_exist path_that_does_not_exist
+
+echo "KTAP version 1"
+echo "1..${#names[@]}"
+bad=0
+for i in "${!names[@]}"; do
+    v=${verdicts[i]}
+    if [ -z "$v" ]; then
+        echo "ok $((i + 1)) ${names[i]}"
+    else
+        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"$v"
+        echo "not ok $((i + 1)) ${names[i]}"
+        bad=1
+    fi
+done
+exit "$bad"
