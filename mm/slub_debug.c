@@ -437,12 +437,11 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	if (!slab)
 		return;
 	do {
-		freelist = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &freelist, &counters);
 		new.counters = counters;
 		new.inuse = new.objects;
 		new.frozen = 0;
-	} while (!cmpxchg_double_slab(slab, freelist, counters, NULL, new.counters));
+	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	add_quarantine(s, slab);
 }
 

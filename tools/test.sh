@@ -368,6 +368,12 @@ else
     extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
     extra "crash[lockrec]" "crash=lockrec" 3 -- "recursive acquire of spinlock" "spin_lock"
     extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
+    # Old CPU models: no CMPXCHG16B (slab freelists under slab_lock, fastpath=cmpxchg
+    # refused), and a CPU without a feature the kernel needs.
+    extra "cpu[qemu64,-cx16,test=all]" "" 0 QEMU_EXTRA="-cpu qemu64,-cx16" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
+    extra "cpu[Opteron_G1,smp4,test=slab,slab_ipi]" "test=slab,slab_ipi" 0 SMP=4 QEMU_EXTRA="-cpu Opteron_G1" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
+    extra "cpu[qemu64,-cx16,fastpath=cmpxchg]" "test=slab fastpath=cmpxchg" 1 QEMU_EXTRA="-cpu qemu64,-cx16" -- "fastpath=cmpxchg: this CPU has no CMPXCHG16B"
+    extra "cpu[qemu64,-apic]" "test=smp" 1 SMP=1 QEMU_EXTRA="-cpu qemu64,-apic" -- "this CPU has no APIC"
 fi
 
 if [ $((passed + failed + skipped)) = 0 ]; then

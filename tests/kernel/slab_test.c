@@ -15,29 +15,51 @@
 struct variant {
 	const char *scheme;
 	enum slab_fastpath fastpath;
+	unsigned long flags; /* SLAB_NO_CMPXCHG: slab freelists under slab_lock */
 };
 
+/* On a CPU without CMPXCHG16B the cmpxchg variants are left out (for_each_variant). */
 static const struct variant variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ },
-	{ "lock", SLAB_FASTPATH_CMPXCHG },
-	{ "partial", SLAB_FASTPATH_IRQ },
-	{ "partial", SLAB_FASTPATH_CMPXCHG },
-	{ "sheaves", SLAB_FASTPATH_IRQ },
-	{ "ipi", SLAB_FASTPATH_IRQ },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ },
+	{ "lock", SLAB_FASTPATH_IRQ, 0 },
+	{ "lock", SLAB_FASTPATH_CMPXCHG, 0 },
+	{ "partial", SLAB_FASTPATH_IRQ, 0 },
+	{ "partial", SLAB_FASTPATH_CMPXCHG, 0 },
+	{ "sheaves", SLAB_FASTPATH_IRQ, 0 },
+	{ "ipi", SLAB_FASTPATH_IRQ, 0 },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ, 0 },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ, 0 },
+	{ "partial", SLAB_FASTPATH_IRQ, SLAB_NO_CMPXCHG },
 };
+#define V_LOCK_IRQ (&variants[0])
+#define V_PARTIAL_IRQ (&variants[2])
+#define V_PARTIAL_CMPXCHG (&variants[3])
 
-#define for_each_variant(v) for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)
-#define VNAME(v) (v)->scheme, (v)->fastpath == SLAB_FASTPATH_IRQ ? "irq" : "cmpxchg"
+#define for_each_variant(v)                                                                   \
+	for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)    \
+		if (!slab_fastpath_available(v->fastpath)) {                                   \
+		} else
+#define VNAME(v)                                                                               \
+	(v)->scheme,                                                                           \
+		(v)->fastpath == SLAB_FASTPATH_IRQ                                             \
+			? ((v)->flags & SLAB_NO_CMPXCHG ? "irq, slab_lock" : "irq")            \
+			: "cmpxchg"
 #define IS_SHEAVES(v) (!strcmp((v)->scheme, "sheaves"))
 #define IS_IPI(v) (!strncmp((v)->scheme, "ipi", 3) || !strcmp((v)->scheme, "remote-atomic"))
+
+/* v, or where this CPU cannot run v's fastpath, the same scheme with the irq fastpath. */
+static const struct variant *usable(const struct variant *v)
+{
+	for (const struct variant *w = variants; !slab_fastpath_available(v->fastpath); w++)
+		if (!strcmp(w->scheme, v->scheme) && w->fastpath == SLAB_FASTPATH_IRQ && !w->flags)
+			return w;
+	return v;
+}
 
 static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
 				     unsigned align, unsigned long flags, void (*ctor)(void *))
 {
-	struct kmem_cache *s = kmem_cache_create_scheme("test", size, align, flags, ctor,
-							 v->scheme, v->fastpath);
+	struct kmem_cache *s = kmem_cache_create_scheme("test", size, align, flags | v->flags,
+							 ctor, v->scheme, v->fastpath);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	return s;
@@ -185,7 +207,7 @@ static void bulk_alloc_and_free(struct kunit *test)
 /* Bulk is all or nothing: with memory gone, a big request returns 0 and keeps nothing. */
 static void bulk_all_or_nothing(struct kunit *test)
 {
-	struct kmem_cache *s = make_cache(test, &variants[3], 2048, 0, 0, NULL);
+	struct kmem_cache *s = make_cache(test, usable(V_PARTIAL_CMPXCHG), 2048, 0, 0, NULL);
 	struct page *hog = NULL;
 	unsigned long free_before, objects = 0;
 	static void *p[4096];
@@ -268,7 +290,7 @@ static void destroy_returns_all_memory(struct kunit *test)
 static void destroy_with_objects_left_reports(struct kunit *test)
 {
 	unsigned long free_before = nr_free_pages();
-	struct kmem_cache *s = make_cache(test, &variants[2], 64, 0, 0, NULL);
+	struct kmem_cache *s = make_cache(test, V_PARTIAL_IRQ, 64, 0, 0, NULL);
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
 	struct slab_cache_info info;
 
@@ -302,8 +324,8 @@ static void shrink_gives_back_empty_slabs(struct kunit *test)
 
 static void bad_frees_are_refused(struct kunit *test)
 {
-	struct kmem_cache *a = make_cache(test, &variants[0], 64, 0, 0, NULL);
-	struct kmem_cache *b = make_cache(test, &variants[3], 64, 0, 0, NULL);
+	struct kmem_cache *a = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
+	struct kmem_cache *b = make_cache(test, usable(V_PARTIAL_CMPXCHG), 64, 0, 0, NULL);
 	unsigned long bad = slab_bad_input_count();
 	char *x = kmem_cache_alloc(a, GFP_KERNEL), *y;
 	static char not_slab[64];
@@ -339,6 +361,31 @@ static void create_rejects_bad_arguments(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kmem_cache_create_scheme("x", 64, 0, 0, NULL, "nosuch",
 							  SLAB_FASTPATH_IRQ));
 	KUNIT_EXPECT_NULL(test, kmem_cache_create("align", 64, 3, 0, NULL));
+}
+
+/*
+ * What the CPU decides: with CMPXCHG16B every cache updates slab freelists with it unless
+ * created SLAB_NO_CMPXCHG; without it every cache is SLAB_NO_CMPXCHG and a cmpxchg fastpath
+ * cache is refused.
+ */
+static void freelist_update_follows_the_cpu(struct kunit *test)
+{
+	bool cx16 = slab_fastpath_available(SLAB_FASTPATH_CMPXCHG);
+	struct kmem_cache *plain = make_cache(test, V_PARTIAL_IRQ, 64, 0, 0, NULL);
+	struct kmem_cache *locked = make_cache(test, V_PARTIAL_IRQ, 64, 0, SLAB_NO_CMPXCHG, NULL);
+	struct kmem_cache *fast = kmem_cache_create_scheme("test", 64, 0, 0, NULL, "partial",
+							   SLAB_FASTPATH_CMPXCHG);
+
+	KUNIT_EXPECT_EQ(test, !!(plain->flags & SLAB_NO_CMPXCHG), !cx16);
+	KUNIT_EXPECT_TRUE(test, locked->flags & SLAB_NO_CMPXCHG);
+	KUNIT_EXPECT_EQ(test, fast != NULL, cx16);
+	KUNIT_EXPECT_STREQ(test, slab_freelist_method(), cx16 ? "cmpxchg16b" : "slab_lock");
+	kunit_info(test, "this CPU %s CMPXCHG16B: slab freelists by %s%s", cx16 ? "has" : "lacks",
+		   slab_freelist_method(), cx16 ? "" : "; this suite leaves out its cmpxchg variants");
+	kmem_cache_destroy(plain);
+	kmem_cache_destroy(locked);
+	if (fast)
+		kmem_cache_destroy(fast);
 }
 
 /* ---- every CPU at once ---- */
@@ -748,7 +795,7 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 		kmem_cache_destroy(s);
 	}
 	{
-		struct kmem_cache *s = make_cache(test, &variants[0], 64, 0, 0, NULL);
+		struct kmem_cache *s = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
 
 		KUNIT_EXPECT_NULL(test, kmem_cache_prefill_sheaf(s, GFP_KERNEL, SLAB_SHEAF_MAX + 1));
 		kmem_cache_destroy(s);
@@ -768,6 +815,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(shrink_gives_back_empty_slabs),
 	KUNIT_CASE(bad_frees_are_refused),
 	KUNIT_CASE(create_rejects_bad_arguments),
+	KUNIT_CASE(freelist_update_follows_the_cpu),
 	KUNIT_CASE(cross_cpu_frees),
 	KUNIT_CASE(random_stress_all_cpus),
 	KUNIT_CASE(stats_count_paths),
