@@ -1322,6 +1322,13 @@ enum slab_debug_mode slub_debug_mode(struct kmem_cache *s)
 	return s->ext && ext_of(s)->debug ? ext_of(s)->mode : SLAB_DEBUG_MODE_DEFAULT;
 }
 
+const struct slab_scheme *slub_debug_replaced_scheme(struct kmem_cache *s)
+{
+	struct slub_ext *x = ext_of(s);
+
+	return x && x->debug && x->asked != x->base ? x->asked : NULL;
+}
+
 unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs)
 {
 	struct slub_ext *x = ext_of(s);
@@ -1349,7 +1356,7 @@ void slub_ext_slabinfo(struct kmem_cache *s)
 		       (x->debug & SLAB_RED_ZONE) ? "Z" : "", (x->debug & SLAB_POISON) ? "P" : "",
 		       (x->debug & SLAB_STORE_USER) ? "U" : "",
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial", objs, slabs, x->errors);
-	if (x->debug && x->asked != x->base)
+	if (slub_debug_replaced_scheme(s))
 		printk(" (created as %s: debug caches use the %s mode instead)", x->asked->name,
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial");
 	if (s->fp_random)

@@ -358,6 +358,10 @@ else
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "slub_debug[kmalloc FZPU,partial,hardened,smp4]" "test=slub_debug,slab slub_debug=FZPU,kmalloc-* slub_debug_mode=partial freelist_hardened=1 freelist_random=1 init_on_alloc=1 init_on_free=1 slabinfo=1 seed=7" 0 SMP=4 -- ktap "debug=FZPU mode=partial" "freelist_hardened freelist_random init_on_alloc init_on_free" "BUG TestSlub_RZ_alloc: Right Redzone overwritten" "Allocated in"
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"
+    # Every suite under debug caches for every cache: cases about a scheme that debug caches
+    # replace skip saying so, the others check what the debug mode does instead.
+    extra "slub_debug[P,test=all,smp4]" "test=all slub_debug=P" 0 SMP=4 TIMEOUT=180 -- ktap "# SKIP debug caches replace scheme ipi"
+    extra "slub_debug[FZPU,partial,test=all,smp4]" "test=all slub_debug=FZPU slub_debug_mode=partial" 0 SMP=4 TIMEOUT=180 -- ktap "# SKIP debug caches replace scheme ipi"
     extra "cmdline[slub_debug=FX]" "slub_debug=FX" 1 -- "'X' is not a debug letter"
     extra "cmdline[slub_debug_mode=fast]" "slub_debug_mode=fast" 1 -- "bad value 'fast' for slub_debug_mode="
     extra "crash[pf]" "crash=pf" 3 -- "#PF" "CR2" "RIP" "backtrace" "crash_"

@@ -10,6 +10,7 @@
 #include "percpu.h"
 #include "slab.h"
 #include "slub.h"
+#include "slub_debug.h"
 #include "smp.h"
 
 struct variant {
@@ -322,11 +323,17 @@ static void shrink_gives_back_empty_slabs(struct kunit *test)
 	}
 }
 
+/*
+ * Every bad free is refused and reported once. A debug cache reports some of them itself
+ * (slub_debug=: a pointer inside an object, a double free under F), as "BUG" reports that
+ * slab_error_count() counts instead; a plain cache has none of those.
+ */
 static void bad_frees_are_refused(struct kunit *test)
 {
 	struct kmem_cache *a = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
 	struct kmem_cache *b = make_cache(test, usable(V_PARTIAL_CMPXCHG), 64, 0, 0, NULL);
-	unsigned long bad = slab_bad_input_count();
+	unsigned long bad = slab_bad_input_count(), errors = slab_error_count();
+	bool debug = slub_debug_flags(a);
 	char *x = kmem_cache_alloc(a, GFP_KERNEL), *y;
 	static char not_slab[64];
 	struct slab_cache_info info;
@@ -336,10 +343,12 @@ static void bad_frees_are_refused(struct kunit *test)
 	kmem_cache_free(a, x + 8);      /* not an object start */
 	kfree(not_slab);                /* kmalloc never returned it */
 	kfree((void *)0x7fff00000000ULL); /* not RAM at all */
-	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 4);
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad + slab_error_count() - errors, 4);
 	kmem_cache_free(a, x);
 	kmem_cache_free(a, x);          /* double free: x heads the freelist */
-	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 5);
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad + slab_error_count() - errors, 5);
+	if (!debug)
+		KUNIT_EXPECT_EQ(test, slab_error_count() - errors, 0);
 	/* Nothing was corrupted: two allocations are two different objects. */
 	x = kmem_cache_alloc(a, GFP_KERNEL);
 	y = kmem_cache_alloc(a, GFP_KERNEL);
@@ -585,7 +594,8 @@ static void stats_count_paths(struct kunit *test)
 			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		for (int i = 0; i < 100; i++)
 			kmem_cache_free(s, p[i]);
-		if (IS_SHEAVES(v)) {
+		/* A debug cache runs its debug mode instead of sheaves: the core's counters. */
+		if (IS_SHEAVES(v) && !slub_debug_replaced_scheme(s)) {
 			/* Every object comes from and goes to a sheaf. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_ALLOC), 100);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 100);
@@ -631,7 +641,11 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		unsigned long free_before = nr_free_pages();
 		struct kmem_cache *s = make_cache(test, v, 128, 0, 0, NULL);
 		struct remote_free rf = { .s = s, .objs = even, .n = 1000 };
-		bool partial = !strcmp(v->scheme, "partial");
+		/* A debug cache runs its debug mode in place of v's scheme: check that mode's
+		 * placement (s->scheme is the mode's: cpu partial lists or the node list). */
+		const struct slab_scheme *replaced = slub_debug_replaced_scheme(s);
+		bool ipi = IS_IPI(v) && !replaced, sheaves = IS_SHEAVES(v) && !replaced;
+		bool partial = s->scheme->cpu_partial;
 
 		for (int i = 0; i < 2000; i++)
 			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -641,7 +655,10 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		}
 		/* Every other object, on cpu 1: each full slab becomes partial there. */
 		smp_call_function_single(1, free_them, &rf, 1);
-		if (IS_IPI(v)) {
+		if (replaced)
+			kunit_info(test, "%s/%s: debug caches replace scheme %s: checked as the %s "
+				   "mode", VNAME(v), replaced->name, partial ? "partial" : "locked");
+		if (ipi) {
 			/* Every free goes to the owner, cpu 0; no list_lock anywhere. */
 			u64 ipis = kmem_cache_stat(s, IPI_SENT);
 
@@ -654,7 +671,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 						      (unsigned long long)ipis);
 			else
 				KUNIT_EXPECT_EQ(test, ipis, 0);
-		} else if (IS_SHEAVES(v)) {
+		} else if (sheaves) {
 			/* Into cpu 1's sheaves, full ones to the barn, the overflow to slabs. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 1000);
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, BARN_PUT), 0);
@@ -671,7 +688,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
 		}
-		if (!IS_SHEAVES(v) && !IS_IPI(v))
+		if (!sheaves && !ipi)
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
 		rf.objs = odd;
 		smp_call_function_single(1, free_them, &rf, 1);
