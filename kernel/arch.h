@@ -34,6 +34,7 @@ void arch_idle(void);               /* enable interrupts and halt until one arri
 void arch_halt_while_ne(const volatile u32 *p, u32 v); /* halt unless *p == v; NMI-safe */
 void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_while_ne() */
 bool arch_hypervisor(void);         /* running under a hypervisor (CPUID.1:ECX[31]) */
+bool arch_has_cmpxchg_double(void); /* a 16-byte compare-and-exchange (x86: CMPXCHG16B, CX16) */
 void arch_stop_other_cpus(void);    /* NMI every other online CPU into a halt loop */
 void arch_backtrace(void);          /* print the caller's frame-pointer backtrace */
 void __noreturn arch_exit(int code); /* QEMU: isa-debug-exit; real hardware: halt */

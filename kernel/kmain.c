@@ -22,6 +22,12 @@ void kmain(void)
 	 * benchmarks compare every scheme, the boot caches keep the default (partial). */
 	if (bench_select_schemes(boot_opts.scheme_given ? boot_opts.scheme : "all"))
 		kernel_exit(KEXIT_FAIL);
+	if (!strcmp(boot_opts.fastpath, "cmpxchg") &&
+	    !slab_fastpath_available(SLAB_FASTPATH_CMPXCHG)) {
+		printk("fastpath=cmpxchg: this CPU has no CMPXCHG16B (CPUID.01H:ECX.CX16[bit 13] is "
+		       "0), which the cmpxchg fastpath needs; use fastpath=irq\n");
+		kernel_exit(KEXIT_FAIL);
+	}
 	slab_init();
 	if (boot_opts.crash[0]) {
 		crash(boot_opts.crash);

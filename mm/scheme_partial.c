@@ -34,11 +34,10 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		c->partial->slabs = slab->slabs - 1;
 	/* Frozen and ours: others only push onto its freelist. Take all of it. */
 	do {
-		freelist = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &freelist, &counters);
 		new.counters = counters;
 		new.inuse = new.objects;
-	} while (!cmpxchg_double_slab(slab, freelist, counters, NULL, new.counters));
+	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	c->slab = slab;
 	stat(s, c, CPU_PARTIAL_ALLOC);
 	return freelist;

@@ -28,6 +28,12 @@
 struct kmem_cache;
 
 #define SLAB_HWCACHE_ALIGN 0x00002000UL /* align objects on cache lines */
+/*
+ * Update each slab's freelist and counters under a per-slab lock (slab_lock) instead of with
+ * one cmpxchg16b: what every cache does on a CPU without CMPXCHG16B; asked for, the same path
+ * on a CPU that has it (for tests and comparisons). Set on every cache when the CPU lacks it.
+ */
+#define SLAB_NO_CMPXCHG 0x40000000UL
 
 /*
  * Debugging, per cache at create time or for any cache with the boot option slub_debug=
@@ -84,6 +90,15 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, uns
 void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf);
 void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf);
 unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
+
+/*
+ * What this CPU allows: SLAB_FASTPATH_CMPXCHG needs CMPXCHG16B (false without it: creating
+ * such a cache fails with a message, and the boot option fastpath=cmpxchg is refused).
+ * slab_freelist_method() names how slab freelists are updated by default: "cmpxchg16b", or
+ * "slab_lock" where the CPU has no CMPXCHG16B.
+ */
+bool slab_fastpath_available(enum slab_fastpath fastpath);
+const char *slab_freelist_method(void);
 
 /* What slabinfo shows for one cache (mm/slub.c). */
 struct slab_cache_info {

@@ -8,6 +8,7 @@
  * ksize, the counters' names and slabinfo. The fastpaths (kmem_cache_alloc/free, kmalloc's
  * small sizes, kfree) are mm/slub.c's, whose opening comment has the design.
  */
+#include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -84,6 +85,13 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 		printk("kmem_cache_create(%s): bad fastpath %d\n", name, (int)fastpath);
 		return NULL;
 	}
+	if (!slab_fastpath_available(fastpath)) {
+		printk("kmem_cache_create(%s): the cmpxchg fastpath needs CMPXCHG16B, which this "
+		       "CPU lacks (CPUID.01H:ECX.CX16[bit 13] is 0)\n", name);
+		return NULL;
+	}
+	if (!arch_has_cmpxchg_double())
+		flags |= SLAB_NO_CMPXCHG; /* slab freelists under slab_lock */
 	if (align & (align - 1)) {
 		printk("kmem_cache_create(%s): alignment %u is not a power of two\n", name, align);
 		return NULL;
@@ -336,6 +344,9 @@ void slab_init(void)
 	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
 	slub_ipi_wait_us = boot_opts.ipi_wait_us;
 	slub_ext_boot_init(); /* slub_debug=, hardening options, the random source */
+	if (!arch_has_cmpxchg_double())
+		printk("slab: this CPU has no CMPXCHG16B: slab freelists are updated under a "
+		       "per-slab lock (slab_lock), the cmpxchg fastpath is not available\n");
 	for (unsigned i = 0; i < NR_KMALLOC_CACHES; i++) {
 		char name[32];
 

@@ -9,6 +9,7 @@
  * Lock order
  *   1. kmem_cache_node->list_lock (taken with interrupts off)
  *   2. zone.lock of the page allocator (allocate_slab/discard_slab may run under 1)
+ *   slab_lock (SLAB_NO_CMPXCHG caches) is innermost: held only across one freelist update.
  *   slab_mutex (the list of caches) is never held with either.
  *
  * Objects and slabs
@@ -25,7 +26,11 @@
  *   cpu number and steps by NR_CPUS, so it is unique per cpu too.
  *
  *   slab->freelist + slab->counters (inuse, objects, frozen, owner): changed only with
- *   cmpxchg16b on the pair, by any cpu. A frozen slab belongs to one cpu (its cpu slab or on
+ *   cmpxchg16b on the pair, by any cpu (slab_update_freelist; on a CPU without CMPXCHG16B,
+ *   or for a cache created with SLAB_NO_CMPXCHG, the compare and the two stores happen under
+ *   the slab's lock byte instead, interrupts off: Linux's slab_lock fallback, the same
+ *   semantics, and the per-cpu "cmpxchg" fastpath is not available on such a CPU at all).
+ *   A frozen slab belongs to one cpu (its cpu slab or on
  *   its cpu partial list): others may only push freed objects onto slab->freelist. An
  *   unfrozen slab with free objects is on the node partial list; an unfrozen full slab is on
  *   no list (nobody needs to find it until an object comes back).
@@ -197,6 +202,54 @@ void remove_partial(struct kmem_cache_node *n, struct slab *slab)
 	__atomic_store_n(&n->nr_partial, n->nr_partial - 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The freelist+counters update without cmpxchg16b (slab_update_freelist in slub.h). The lock
+ * is a byte of the slab's own (Linux uses the page's PG_locked bit with bit_spin_lock; here
+ * the page flags are read without atomics by virt_to_slab, so the lock keeps off them). It is
+ * taken with interrupts off, so an interrupt handler freeing to the same slab cannot spin on
+ * a lock its own cpu holds, and it never nests: nothing is taken while it is held.
+ */
+static inline void slab_lock(struct slab *slab)
+{
+	while (__atomic_exchange_n(&slab->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&slab->locked, __ATOMIC_RELAXED))
+			cpu_relax();
+}
+
+static inline void slab_unlock(struct slab *slab)
+{
+	__atomic_store_n(&slab->locked, 0, __ATOMIC_RELEASE);
+}
+
+bool __noinline slab_update_freelist_locked(struct slab *slab, void *fl, unsigned long counters,
+					    void *new_fl, unsigned long new_counters)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	local_irq_save(flags);
+	slab_lock(slab);
+	if (slab->freelist == fl && slab->counters == counters) {
+		/* Atomic stores for the unlocked readers (slab_read_freelist). */
+		__atomic_store_n(&slab->freelist, new_fl, __ATOMIC_RELAXED);
+		__atomic_store_n(&slab->counters, new_counters, __ATOMIC_RELAXED);
+		ok = true;
+	}
+	slab_unlock(slab);
+	local_irq_restore(flags);
+	return ok;
+}
+
+bool slab_fastpath_available(enum slab_fastpath fastpath)
+{
+	return fastpath != SLAB_FASTPATH_CMPXCHG || arch_has_cmpxchg_double();
+}
+
+const char *slab_freelist_method(void)
+{
+	return arch_has_cmpxchg_double() ? "cmpxchg16b" : "slab_lock";
+}
+
 /* ---- slabs from and to the page allocator ---- */
 
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
@@ -211,6 +264,7 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab = (struct slab *)page;
 	mark_compound(page, s->order, PG_slab);
 	slab->slab_cache = s;
+	slab->locked = 0;
 	slab->counters = 0;
 	slab->objects = s->objects;
 	slab->next = NULL;
@@ -262,16 +316,15 @@ void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab 
 
 	assert_spin_locked(&n->list_lock);
 	do {
-		freelist = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &freelist, &counters);
 		new.counters = counters;
 		*objects = new.objects - new.inuse;
 		if (for_cpu_slab)
 			new.inuse = new.objects;
 		new.frozen = 1;
 		new.owner = smp_processor_id();
-	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters,
-				 for_cpu_slab ? 0 : (u64)(uptr)freelist, new.counters));
+	} while (!slab_update_freelist(s, slab, freelist, counters, for_cpu_slab ? NULL : freelist,
+				      new.counters));
 	remove_partial(n, slab);
 	return freelist;
 }
@@ -287,12 +340,11 @@ static void *get_freelist(struct kmem_cache *s, struct slab *slab)
 	struct slab new;
 
 	do {
-		freelist = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &freelist, &counters);
 		new.counters = counters;
 		new.inuse = new.objects;
 		new.frozen = freelist != NULL;
-	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters, 0, new.counters));
+	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	return freelist;
 }
 
@@ -320,8 +372,7 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 	}
 	slub_lock_node(s, c, n);
 	do {
-		old_free = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &old_free, &counters);
 		new.counters = counters;
 		new_free = old_free;
 		if (freelist) {
@@ -330,8 +381,7 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 		}
 		new.inuse -= cnt;
 		new.frozen = 0;
-	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)old_free, counters,
-				 (u64)(uptr)new_free, new.counters));
+	} while (!slab_update_freelist(s, slab, old_free, counters, new_free, new.counters));
 	if (old_free)
 		stat(s, c, DEACTIVATE_REMOTE_FREES);
 	if (!new.inuse && n->nr_partial >= s->min_partial) {
@@ -364,12 +414,11 @@ void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 
 		list = slab->next;
 		do {
-			freelist = slab->freelist;
-			counters = slab->counters;
+			slab_read_freelist(slab, &freelist, &counters);
 			new.counters = counters;
 			new.frozen = 0;
-		} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)freelist, counters,
-					 (u64)(uptr)freelist, new.counters));
+		} while (!slab_update_freelist(s, slab, freelist, counters, freelist,
+					      new.counters));
 		if (!new.inuse && n->nr_partial >= s->min_partial) {
 			slab->next = discard;
 			discard = slab;
@@ -566,8 +615,7 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 			spin_unlock(&n->list_lock);
 			n = NULL;
 		}
-		prior = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &prior, &counters);
 		if (unlikely(prior == head)) {
 			slab_report_bad(s, head, caller, "double free of");
 			return;
@@ -585,8 +633,7 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 				slub_lock_node(s, c, n);
 			}
 		}
-	} while (!cmpxchg_double(&slab->freelist, (u64)(uptr)prior, counters, (u64)(uptr)head,
-				 new.counters) &&
+	} while (!slab_update_freelist(s, slab, prior, counters, head, new.counters) &&
 		 (stat(s, c, CMPXCHG_DOUBLE_FAIL), true));
 
 	if (!n) {
@@ -1156,7 +1203,13 @@ static void free_empty_partials(struct kmem_cache *s)
 
 	spin_lock_irqsave(&n->list_lock, flags);
 	list_for_each_entry_safe(slab, tmp, &n->partial, slab_list) {
-		if (!slab->inuse) {
+		struct slab now;
+		void *fl;
+
+		/* A free elsewhere may change the counters meanwhile, but never to or from 0
+		 * without list_lock (__slab_free): one unlocked read decides. */
+		slab_read_freelist(slab, &fl, &now.counters);
+		if (!now.inuse) {
 			remove_partial(n, slab);
 			slab->next = discard;
 			discard = slab;

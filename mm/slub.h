@@ -70,13 +70,15 @@ extern const char *const slub_stat_names[NR_SLUB_STAT_ITEMS];
  * A slab: 2^order pages cut into objects. Overlays the struct page of its first page (the
  * page allocator's fields first, untouched), so virt_to_slab() is O(1) from any object.
  * freelist and counters are updated together with cmpxchg16b by whoever does not own the
- * slab: they must be adjacent and 16-byte aligned.
+ * slab: they must be adjacent and 16-byte aligned. Without cmpxchg16b (SLAB_NO_CMPXCHG)
+ * the pair is updated under the lock byte instead (slab_update_freelist).
  */
 struct slab {
 	struct list_head slab_list; /* node partial list; n->list_lock */
 	u32 page_flags;             /* struct page's flags (PG_slab) */
 	u8 page_order;
-	u8 _pad[3];
+	u8 locked;                  /* slab_lock(): SLAB_NO_CMPXCHG caches only */
+	u8 _pad[2];
 	struct kmem_cache *slab_cache;
 	void *freelist; /* first free object not on a cpu freelist */
 	union {
@@ -284,10 +286,35 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
 
 #include "kernel/arch.h"
 
-/* Replace slab->freelist and slab->counters together if they are still (fl, counters). */
-static inline bool cmpxchg_double_slab(struct slab *slab, void *fl, unsigned long counters,
-				       void *new_fl, unsigned long new_counters)
+bool slab_update_freelist_locked(struct slab *slab, void *fl, unsigned long counters,
+				 void *new_fl, unsigned long new_counters);
+
+/*
+ * The pair as slab_update_freelist will compare it, read without any lock: two relaxed
+ * loads (plain moves on x86-64), so a writer under slab_lock is no data race. A pair torn by
+ * a concurrent update only makes the update fail, and the caller reads again.
+ */
+static inline void slab_read_freelist(const struct slab *slab, void **fl,
+				      unsigned long *counters)
 {
+	*fl = __atomic_load_n(&slab->freelist, __ATOMIC_RELAXED);
+	*counters = __atomic_load_n(&slab->counters, __ATOMIC_RELAXED);
+}
+
+/*
+ * Replace slab->freelist and slab->counters together if they are still (fl, counters), as
+ * one cmpxchg16b, or for SLAB_NO_CMPXCHG caches (every cache on a CPU without CMPXCHG16B)
+ * under the slab's lock byte: Linux's slab_update_freelist and its slab_lock fallback
+ * (mm/slub.c, 2011 on). Every writer of the pair of a cache goes through here, so the lock
+ * excludes the other writers as the instruction does; readers need neither (a torn read
+ * only makes the compare fail).
+ */
+static inline bool slab_update_freelist(struct kmem_cache *s, struct slab *slab, void *fl,
+					unsigned long counters, void *new_fl,
+					unsigned long new_counters)
+{
+	if (unlikely(s->flags & SLAB_NO_CMPXCHG))
+		return slab_update_freelist_locked(slab, fl, counters, new_fl, new_counters);
 	return cmpxchg_double(&slab->freelist, (u64)(uptr)fl, counters, (u64)(uptr)new_fl,
 			      new_counters);
 }

@@ -437,12 +437,11 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	if (!slab)
 		return;
 	do {
-		freelist = slab->freelist;
-		counters = slab->counters;
+		slab_read_freelist(slab, &freelist, &counters);
 		new.counters = counters;
 		new.inuse = new.objects;
 		new.frozen = 0;
-	} while (!cmpxchg_double_slab(slab, freelist, counters, NULL, new.counters));
+	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	add_quarantine(s, slab);
 }
 
@@ -1323,6 +1322,13 @@ enum slab_debug_mode slub_debug_mode(struct kmem_cache *s)
 	return s->ext && ext_of(s)->debug ? ext_of(s)->mode : SLAB_DEBUG_MODE_DEFAULT;
 }
 
+const struct slab_scheme *slub_debug_replaced_scheme(struct kmem_cache *s)
+{
+	struct slub_ext *x = ext_of(s);
+
+	return x && x->debug && x->asked != x->base ? x->asked : NULL;
+}
+
 unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs)
 {
 	struct slub_ext *x = ext_of(s);
@@ -1350,7 +1356,7 @@ void slub_ext_slabinfo(struct kmem_cache *s)
 		       (x->debug & SLAB_RED_ZONE) ? "Z" : "", (x->debug & SLAB_POISON) ? "P" : "",
 		       (x->debug & SLAB_STORE_USER) ? "U" : "",
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial", objs, slabs, x->errors);
-	if (x->debug && x->asked != x->base)
+	if (slub_debug_replaced_scheme(s))
 		printk(" (created as %s: debug caches use the %s mode instead)", x->asked->name,
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial");
 	if (s->fp_random)

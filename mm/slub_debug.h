@@ -32,6 +32,12 @@ void *kmalloc_from_cache(struct kmem_cache *s, size_t size, gfp_t gfp);
 /* What a cache's debugging is: its SLAB_* debug flags and mode, for tests and benchmarks. */
 unsigned long slub_debug_flags(struct kmem_cache *s);
 enum slab_debug_mode slub_debug_mode(struct kmem_cache *s); /* LOCKED or PARTIAL; 0: none */
+/*
+ * The scheme s was created with, when its debug mode runs in that scheme's place (locked
+ * mode replaces every scheme but lock, partial mode every one but partial); NULL when s runs
+ * the scheme it asked for. s->scheme's properties are then the debug mode's.
+ */
+const struct slab_scheme *slub_debug_replaced_scheme(struct kmem_cache *s);
 /* Objects and slabs set aside after damage was found (never reused). */
 unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs);
 

@@ -24,6 +24,8 @@ allow=(
     "tests/kernel/slab_ipi_test.c mm/slub.h -- white-box: the ipi schemes' remote-free lists and per-cpu counters"
     "tests/kernel/slub_debug_test.c mm/slub.h -- white-box: debug caches' layout (red zones, metadata) in struct kmem_cache"
     "tests/kernel/slub_debug_test.c mm/slub_debug.h -- white-box: the debug checks' own entry points"
+    "tests/kernel/slab_test.c mm/slub_debug.h -- white-box: which scheme a debug cache replaced (slub_debug_replaced_scheme)"
+    "tests/kernel/slab_ipi_test.c mm/slub_debug.h -- white-box: which scheme a debug cache replaced (slub_debug_replaced_scheme)"
     "tests/kernel/time_test.c arch/x86/acpi.h -- the x86 clocks: where the HPET and the PM timer are, to measure the TSC again"
     "tests/kernel/time_test.c arch/x86/tsc_calib.h -- the x86 clocks: the calibration's limits and its report"
     "tests/kernel/time_test.c arch/x86/x86.h -- the x86 clocks: the PIT's ports, read directly"

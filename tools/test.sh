@@ -435,6 +435,10 @@ else
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "slub_debug[kmalloc FZPU,partial,hardened,smp4]" "test=slub_debug,slab slub_debug=FZPU,kmalloc-* slub_debug_mode=partial freelist_hardened=1 freelist_random=1 init_on_alloc=1 init_on_free=1 slabinfo=1 seed=7" 0 SMP=4 TIMEOUT=600 -- ktap "debug=FZPU mode=partial" "freelist_hardened freelist_random init_on_alloc init_on_free" "BUG TestSlub_RZ_alloc: Right Redzone overwritten" "Allocated in"
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"
+    # Every suite under debug caches for every cache: cases about a scheme that debug caches
+    # replace skip saying so, the others check what the debug mode does instead.
+    extra "slub_debug[P,test=all,smp4]" "test=all slub_debug=P" 0 SMP=4 TIMEOUT=600 -- ktap "# SKIP debug caches replace scheme ipi"
+    extra "slub_debug[FZPU,partial,test=all,smp4]" "test=all slub_debug=FZPU slub_debug_mode=partial" 0 SMP=4 TIMEOUT=600 -- ktap "# SKIP debug caches replace scheme ipi"
     extra "cmdline[slub_debug=FX]" "slub_debug=FX" 1 -- "'X' is not a debug letter"
     extra "cmdline[slub_debug_mode=fast]" "slub_debug_mode=fast" 1 -- "bad value 'fast' for slub_debug_mode="
     # Command lines taken whole or refused whole, and option ranges that must work: cpus=
@@ -491,6 +495,12 @@ else
         extra "busy-host[test=time,ipi,smp,spinlock,smp2]" "test=time,ipi,smp,spinlock" 0 SMP=2 TIMEOUT=180 -- ktap
         busy_stop
     fi
+    # Old CPU models: no CMPXCHG16B (slab freelists under slab_lock, fastpath=cmpxchg
+    # refused), and a CPU without a feature the kernel needs.
+    extra "cpu[qemu64,-cx16,test=all]" "" 0 QEMU_EXTRA="-cpu qemu64,-cx16" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
+    extra "cpu[Opteron_G1,smp4,test=slab,slab_ipi]" "test=slab,slab_ipi" 0 SMP=4 QEMU_EXTRA="-cpu Opteron_G1" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
+    extra "cpu[qemu64,-cx16,fastpath=cmpxchg]" "test=slab fastpath=cmpxchg" 1 QEMU_EXTRA="-cpu qemu64,-cx16" -- "fastpath=cmpxchg: this CPU has no CMPXCHG16B"
+    extra "cpu[qemu64,-apic]" "test=smp" 1 SMP=1 QEMU_EXTRA="-cpu qemu64,-apic" -- "this CPU has no APIC"
 fi
 
 if [ "$dry_run" = 1 ] && [ "$failed" = 0 ]; then

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arch/host/host_env.h"
+#include "kernel/arch.h"
 #include "kernel/console.h"
 #include "kernel/printk.h"
 
@@ -87,6 +88,17 @@ void arch_halt_while_ne(const volatile u32 *p, u32 v)
 {
 	(void)p;
 	(void)v;
+}
+
+bool host_no_cmpxchg_double;
+
+/* The host's own CX16 bit (CPUID.01H:ECX bit 13), unless a test pretends it is missing. */
+bool arch_has_cmpxchg_double(void)
+{
+	unsigned int a, b, c, d;
+
+	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	return !host_no_cmpxchg_double && (c & (1u << 13));
 }
 
 u64 ns_to_cycles(u64 ns)

@@ -31,12 +31,40 @@ extern char _kernel_start[], _kernel_end[];
 
 static char accel_name[16] = "hw";
 static char cpu_model[49];
+static bool cpu_cx16;
+
+/*
+ * Features every x86-64 CPU of ours must have (CPUID.01H:EDX, Intel SDM vol. 2A, CPUID):
+ * rdtsc, rdmsr/wrmsr, the local APIC, lfence/mfence. Long mode itself is checked before it is
+ * entered (boot/entry.asm). Everything else is asked for where it is used: CMPXCHG16B
+ * (arch_has_cmpxchg_double), x2APIC (apic.c), RDRAND and RDSEED (rdrand.h), the TSC leaves.
+ */
+static const struct {
+	u32 bit;
+	const char *name;
+} cpu_required[] = {
+	{ 1u << 4, "TSC" },
+	{ 1u << 5, "MSR" },
+	{ 1u << 9, "APIC" },
+	{ 1u << 26, "SSE2" },
+};
 
 static void detect_cpu(void)
 {
 	u32 a, b, c, d, max;
+	bool missing = false;
 
 	cpuid(1, &a, &b, &c, &d);
+	cpu_cx16 = c & (1u << 13); /* CPUID.01H:ECX.CX16[bit 13] */
+	for (unsigned i = 0; i < ARRAY_SIZE(cpu_required); i++) {
+		if (!(d & cpu_required[i].bit)) {
+			printk("cpu: this CPU has no %s (CPUID.01H:EDX bit %d), which slablab needs\n",
+			       cpu_required[i].name, __builtin_ctz(cpu_required[i].bit));
+			missing = true;
+		}
+	}
+	if (missing)
+		arch_exit(KEXIT_FAIL);
 	if (c & (1u << 31)) { /* running under a hypervisor */
 		u32 sig[3];
 
@@ -59,6 +87,11 @@ static void detect_cpu(void)
 			      &w[leaf * 4 + 3]);
 		cpu_model[48] = '\0';
 	}
+}
+
+bool arch_has_cmpxchg_double(void)
+{
+	return cpu_cx16;
 }
 
 const char *arch_accel(void)
@@ -128,7 +161,8 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       "\"tsc_source\":\"%s\",\"tsc_spread_ppm\":%u,\"tsc_windows\":%d,"
 	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,"
 	       "\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
-	       "\"x2apic\":%s,\"accel\":\"%s\",\"firmware\":\"%s\"}\n",
+	       "\"x2apic\":%s,\"cx16\":%s,\"slab_freelist\":\"%s\",\"accel\":\"%s\","
+	       "\"firmware\":\"%s\"}\n",
 	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm,
 	       tsc_windows, tsc_windows_kept, tsc_clocks, acpi.present ? "true" : "false",
 	       (unsigned long long)(mem_total_usable() / MiB),
@@ -136,6 +170,10 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000 % 1000),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - t_aps_begin) / 1000000),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - t_aps_begin) / 1000 % 1000),
-	       x2apic_mode ? "true" : "false", arch_accel(), boot_info.efi ? "uefi" : "bios");
+	       x2apic_mode ? "true" : "false", cpu_cx16 ? "true" : "false",
+	       /* mm/ takes slab_lock exactly when arch_has_cmpxchg_double() says no; the slab
+	        * suite checks that slab_freelist_method() agrees with the boot JSON. */
+	       cpu_cx16 ? "cmpxchg16b" : "slab_lock",
+	       arch_accel(), boot_info.efi ? "uefi" : "bios");
 	kmain();
 }

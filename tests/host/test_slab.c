@@ -55,8 +55,10 @@ static void irqs_on(const char *after)
 static struct kmem_cache *create(const char *name, unsigned int size, unsigned int align,
 				 void (*ctor)(void *))
 {
-	struct kmem_cache *s = kmem_cache_create_scheme(name, size, align, 0, ctor, cur->scheme,
-							cur->fastpath);
+	struct kmem_cache *s;
+
+	host_no_cmpxchg_double = cur->no_cx16; /* as a CPU without CMPXCHG16B */
+	s = kmem_cache_create_scheme(name, size, align, 0, ctor, cur->scheme, cur->fastpath);
 
 	irqs_on("kmem_cache_create_scheme");
 	return s;
@@ -140,6 +142,10 @@ static void alloc_free_patterns(void)
 		 N("the cache has the scheme, fastpath and sizes asked for"),
 		 "scheme %s fastpath %d object_size %u size %u align %u", s->scheme->name,
 		 (int)s->fastpath, s->object_size, s->size, s->align);
+	kt_check(!!(s->flags & SLAB_NO_CMPXCHG) == cur->no_cx16,
+		 N(cur->no_cx16 ? "without cmpxchg16b: slab freelists under slab_lock"
+				: "with cmpxchg16b: slab freelists by cmpxchg16b"),
+		 "flags %#lx", s->flags);
 	for (int k = 0; k < NOBJ; k++) {
 		p[k] = kmem_cache_alloc(s, GFP_KERNEL);
 		irqs_on("kmem_cache_alloc");
@@ -878,6 +884,86 @@ static void bad_frees(void)
 	host_console_reset();
 }
 
+/* ---- without cmpxchg16b: slab_lock ---- */
+
+struct lock_wait {
+	void *obj;              /* on a full slab that is no CPU's: its free updates the slab */
+	struct slab *slab;
+	int started, done;      /* CPU 1 is about to free obj; has freed it */
+	int done_while_locked;  /* CPU 0 saw the free finish while it held the slab's lock */
+};
+
+/*
+ * CPU 0 holds the slab's lock byte as slab_update_freelist_locked would; CPU 1 frees an
+ * object of that slab, which must change the slab's freelist and counters, so it has to wait
+ * until CPU 0 lets go. With cmpxchg16b the free ignores the byte and finishes at once.
+ */
+static void lock_wait_cpu(void *arg)
+{
+	struct lock_wait *w = arg;
+
+	if (smp_processor_id() == 1) {
+		host_cpu_barrier(2);
+		__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+		kmem_cache_free(w->slab->slab_cache, w->obj);
+		__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&w->slab->locked, 1, __ATOMIC_RELEASE);
+	host_cpu_barrier(2);
+	while (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE))
+		;
+	/* However late CPU 1 gets there, it may not finish before the unlock. */
+	for (double t0 = now_s(); now_s() - t0 < 0.05;)
+		if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			w->done_while_locked = 1;
+	__atomic_store_n(&w->slab->locked, 0, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void slab_lock_excludes_updates(void)
+{
+	unsigned long base = nr_free_pages();
+	struct kmem_cache *s, *c;
+	static void *p[1024];
+	struct lock_wait w = { 0 };
+	unsigned int n;
+
+	if (!cur->no_cx16 || (strcmp(cur->scheme, "lock") && strcmp(cur->scheme, "partial")))
+		return; /* sheaves: frees go to a sheaf first; ipi schemes: owner-only updates */
+	s = create("t-slab-lock", 256, 0, NULL);
+	if (!kt_check(s != NULL, N("create the slab_lock cache"), "NULL"))
+		return;
+	/* One slab and one object more: the first slab is full and no CPU's any more. */
+	n = s->objects + 1;
+	for (unsigned int k = 0; k < n; k++)
+		p[k] = kmem_cache_alloc(s, GFP_KERNEL);
+	w.obj = p[0];
+	w.slab = virt_to_slab(p[0]);
+	kt_check(w.slab && !w.slab->frozen && w.slab->inuse == w.slab->objects &&
+			 virt_to_slab(p[n - 1]) != w.slab,
+		 N("a full slab that is no CPU's"), "frozen %d inuse %d", w.slab->frozen,
+		 w.slab->inuse);
+	host_run_on_cpus(2, lock_wait_cpu, &w);
+	kt_check(!w.done_while_locked && w.done && w.slab->inuse == w.slab->objects - 1,
+		 N("a free to a slab whose lock is held waits for it, then goes through"),
+		 "done while locked %d, done %d, inuse %d of %d", w.done_while_locked, w.done,
+		 w.slab->inuse, w.slab->objects);
+	for (unsigned int k = 1; k < n; k++)
+		kmem_cache_free(s, p[k]);
+	kmem_cache_destroy(s);
+	KT_EQ_U(N("slab_lock cache: destroy gives every page back"), nr_free_pages(), base);
+	c = kmem_cache_create_scheme("t-no-cx16", 64, 0, 0, NULL, cur->scheme,
+				     SLAB_FASTPATH_CMPXCHG);
+	kt_check(!c && host_console_has("needs CMPXCHG16B"),
+		 N("without cmpxchg16b a cmpxchg fastpath cache is refused, saying why"), "%p",
+		 (void *)c);
+	if (c)
+		kmem_cache_destroy(c);
+	host_console_reset();
+}
+
 /* ---- kmalloc (the default scheme and fastpath: partial, irq) ---- */
 
 static void kmalloc_classes(void)
@@ -1069,6 +1155,7 @@ int main(void)
 		shrink_and_destroy();
 		interrupted_fastpath();
 		bad_frees();
+		slab_lock_excludes_updates();
 		stress(1, 40000);
 		stress(2, 80000);
 		stress(4, 80000);

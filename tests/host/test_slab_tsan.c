@@ -52,6 +52,7 @@ int main(void)
 		double t0 = now_s();
 
 		memset(&st, 0, sizeof(st));
+		host_no_cmpxchg_double = variants[v].no_cx16;
 		st.s = kmem_cache_create_scheme("tsan-stress", 96, 0, 0, NULL, variants[v].scheme,
 						variants[v].fastpath);
 		st.ncpus = NCPUS;

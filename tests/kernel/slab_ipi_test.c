@@ -17,6 +17,7 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
+#include "mm/slub_debug.h"
 
 static const char *const ipi_schemes[] = { "ipi", "ipi-batch", "remote-atomic" };
 
@@ -30,6 +31,24 @@ static struct kmem_cache *make(struct kunit *test, const char *scheme, unsigned 
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	return s;
+}
+
+/*
+ * The cases below but the chain test the ipi schemes' own paths. A debug cache (slub_debug=)
+ * runs its debug mode in place of the scheme it was created with: then they skip, saying so.
+ */
+static void skip_if_debug_replaces(struct kunit *test)
+{
+	for_each_ipi_scheme(sch) {
+		struct kmem_cache *s = make(test, *sch, 64);
+		const struct slab_scheme *replaced = slub_debug_replaced_scheme(s);
+		bool locked = slub_debug_mode(s) == SLAB_DEBUG_LOCKED;
+
+		kmem_cache_destroy(s);
+		if (replaced)
+			kunit_skip(test, "debug caches replace scheme %s (slub_debug=, %s mode)",
+				   replaced->name, locked ? "locked" : "partial");
+	}
 }
 
 /* Wait (interrupts as they are) until *flag is set; false after 10 s. */
@@ -144,7 +163,8 @@ static void producer_consumer_chain(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ch->errors, 0, "%s", scheme);
 		KUNIT_EXPECT_EQ(test, ch->produced, (long)CHAIN_OBJECTS * nr_cpu_ids);
 		KUNIT_EXPECT_EQ(test, ch->consumed, (long)CHAIN_OBJECTS * nr_cpu_ids);
-		if (nr_cpu_ids > 1 && !strcmp(scheme, "ipi"))
+		/* A debug cache runs its debug mode instead: the objects still pass intact. */
+		if (nr_cpu_ids > 1 && !strcmp(scheme, "ipi") && !slub_debug_replaced_scheme(ch->s))
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(ch->s, REMOTE_FREE),
 					(u64)CHAIN_OBJECTS * nr_cpu_ids);
 		kmem_cache_shrink(ch->s);
@@ -212,6 +232,7 @@ static void frees_wait_while_owner_has_interrupts_off(struct kunit *test)
 {
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
+	skip_if_debug_replaces(test);
 	for_each_ipi_scheme(sch) {
 		struct held *h = kzalloc(sizeof(*h), GFP_KERNEL);
 		struct slab_cache_info info;
@@ -303,6 +324,7 @@ static void two_cpus_free_to_each_other(struct kunit *test)
 {
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
+	skip_if_debug_replaces(test);
 	for_each_ipi_scheme(sch) {
 		struct pingpong *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
 		unsigned long free_before = nr_free_pages();
@@ -405,6 +427,7 @@ static void ownership_moves_to_a_cpu_that_runs_out(struct kunit *test)
 {
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
+	skip_if_debug_replaces(test);
 	/* cpu 0's 40 slabs must exceed its budget, cpu_partial / 16 slabs of 256-byte objects:
 	 * true of the default (52), not of much larger budgets. */
 	if (boot_opts.cpu_partial > 52)

@@ -11,33 +11,56 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
+#include "mm/slub_debug.h"
 
 struct variant {
 	const char *scheme;
 	enum slab_fastpath fastpath;
+	unsigned long flags; /* SLAB_NO_CMPXCHG: slab freelists under slab_lock */
 };
 
+/* On a CPU without CMPXCHG16B the cmpxchg variants are left out (for_each_variant). */
 static const struct variant variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ },
-	{ "lock", SLAB_FASTPATH_CMPXCHG },
-	{ "partial", SLAB_FASTPATH_IRQ },
-	{ "partial", SLAB_FASTPATH_CMPXCHG },
-	{ "sheaves", SLAB_FASTPATH_IRQ },
-	{ "ipi", SLAB_FASTPATH_IRQ },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ },
+	{ "lock", SLAB_FASTPATH_IRQ, 0 },
+	{ "lock", SLAB_FASTPATH_CMPXCHG, 0 },
+	{ "partial", SLAB_FASTPATH_IRQ, 0 },
+	{ "partial", SLAB_FASTPATH_CMPXCHG, 0 },
+	{ "sheaves", SLAB_FASTPATH_IRQ, 0 },
+	{ "ipi", SLAB_FASTPATH_IRQ, 0 },
+	{ "ipi-batch", SLAB_FASTPATH_IRQ, 0 },
+	{ "remote-atomic", SLAB_FASTPATH_IRQ, 0 },
+	{ "partial", SLAB_FASTPATH_IRQ, SLAB_NO_CMPXCHG },
 };
+#define V_LOCK_IRQ (&variants[0])
+#define V_PARTIAL_IRQ (&variants[2])
+#define V_PARTIAL_CMPXCHG (&variants[3])
 
-#define for_each_variant(v) for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)
-#define VNAME(v) (v)->scheme, (v)->fastpath == SLAB_FASTPATH_IRQ ? "irq" : "cmpxchg"
+#define for_each_variant(v)                                                                   \
+	for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)    \
+		if (!slab_fastpath_available(v->fastpath)) {                                   \
+		} else
+#define VNAME(v)                                                                               \
+	(v)->scheme,                                                                           \
+		(v)->fastpath == SLAB_FASTPATH_IRQ                                             \
+			? ((v)->flags & SLAB_NO_CMPXCHG ? "irq, slab_lock" : "irq")            \
+			: "cmpxchg"
 #define IS_SHEAVES(v) (!strcmp((v)->scheme, "sheaves"))
 #define IS_IPI(v) (!strncmp((v)->scheme, "ipi", 3) || !strcmp((v)->scheme, "remote-atomic"))
+
+/* v, or where this CPU cannot run v's fastpath, the same scheme with the irq fastpath. */
+static const struct variant *usable(const struct variant *v)
+{
+	for (const struct variant *w = variants; !slab_fastpath_available(v->fastpath); w++)
+		if (!strcmp(w->scheme, v->scheme) && w->fastpath == SLAB_FASTPATH_IRQ && !w->flags)
+			return w;
+	return v;
+}
 
 static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
 				     unsigned align, unsigned long flags, void (*ctor)(void *))
 {
-	struct kmem_cache *s = kmem_cache_create_scheme("test", size, align, flags, ctor,
-							 v->scheme, v->fastpath);
+	struct kmem_cache *s = kmem_cache_create_scheme("test", size, align, flags | v->flags,
+							 ctor, v->scheme, v->fastpath);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	return s;
@@ -185,7 +208,7 @@ static void bulk_alloc_and_free(struct kunit *test)
 /* Bulk is all or nothing: with memory gone, a big request returns 0 and keeps nothing. */
 static void bulk_all_or_nothing(struct kunit *test)
 {
-	struct kmem_cache *s = make_cache(test, &variants[3], 2048, 0, 0, NULL);
+	struct kmem_cache *s = make_cache(test, usable(V_PARTIAL_CMPXCHG), 2048, 0, 0, NULL);
 	struct page *hog = NULL;
 	unsigned long free_before, objects = 0;
 	static void *p[4096];
@@ -268,7 +291,7 @@ static void destroy_returns_all_memory(struct kunit *test)
 static void destroy_with_objects_left_reports(struct kunit *test)
 {
 	unsigned long free_before = nr_free_pages();
-	struct kmem_cache *s = make_cache(test, &variants[2], 64, 0, 0, NULL);
+	struct kmem_cache *s = make_cache(test, V_PARTIAL_IRQ, 64, 0, 0, NULL);
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
 	struct slab_cache_info info;
 
@@ -300,11 +323,17 @@ static void shrink_gives_back_empty_slabs(struct kunit *test)
 	}
 }
 
+/*
+ * Every bad free is refused and reported once. A debug cache reports some of them itself
+ * (slub_debug=: a pointer inside an object, a double free under F), as "BUG" reports that
+ * slab_error_count() counts instead; a plain cache has none of those.
+ */
 static void bad_frees_are_refused(struct kunit *test)
 {
-	struct kmem_cache *a = make_cache(test, &variants[0], 64, 0, 0, NULL);
-	struct kmem_cache *b = make_cache(test, &variants[3], 64, 0, 0, NULL);
-	unsigned long bad = slab_bad_input_count();
+	struct kmem_cache *a = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
+	struct kmem_cache *b = make_cache(test, usable(V_PARTIAL_CMPXCHG), 64, 0, 0, NULL);
+	unsigned long bad = slab_bad_input_count(), errors = slab_error_count();
+	bool debug = slub_debug_flags(a);
 	char *x = kmem_cache_alloc(a, GFP_KERNEL), *y;
 	static char not_slab[64];
 	struct slab_cache_info info;
@@ -314,10 +343,12 @@ static void bad_frees_are_refused(struct kunit *test)
 	kmem_cache_free(a, x + 8);      /* not an object start */
 	kfree(not_slab);                /* kmalloc never returned it */
 	kfree((void *)0x7fff00000000ULL); /* not RAM at all */
-	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 4);
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad + slab_error_count() - errors, 4);
 	kmem_cache_free(a, x);
 	kmem_cache_free(a, x);          /* double free: x heads the freelist */
-	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 5);
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad + slab_error_count() - errors, 5);
+	if (!debug)
+		KUNIT_EXPECT_EQ(test, slab_error_count() - errors, 0);
 	/* Nothing was corrupted: two allocations are two different objects. */
 	x = kmem_cache_alloc(a, GFP_KERNEL);
 	y = kmem_cache_alloc(a, GFP_KERNEL);
@@ -339,6 +370,31 @@ static void create_rejects_bad_arguments(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kmem_cache_create_scheme("x", 64, 0, 0, NULL, "nosuch",
 							  SLAB_FASTPATH_IRQ));
 	KUNIT_EXPECT_NULL(test, kmem_cache_create("align", 64, 3, 0, NULL));
+}
+
+/*
+ * What the CPU decides: with CMPXCHG16B every cache updates slab freelists with it unless
+ * created SLAB_NO_CMPXCHG; without it every cache is SLAB_NO_CMPXCHG and a cmpxchg fastpath
+ * cache is refused.
+ */
+static void freelist_update_follows_the_cpu(struct kunit *test)
+{
+	bool cx16 = slab_fastpath_available(SLAB_FASTPATH_CMPXCHG);
+	struct kmem_cache *plain = make_cache(test, V_PARTIAL_IRQ, 64, 0, 0, NULL);
+	struct kmem_cache *locked = make_cache(test, V_PARTIAL_IRQ, 64, 0, SLAB_NO_CMPXCHG, NULL);
+	struct kmem_cache *fast = kmem_cache_create_scheme("test", 64, 0, 0, NULL, "partial",
+							   SLAB_FASTPATH_CMPXCHG);
+
+	KUNIT_EXPECT_EQ(test, !!(plain->flags & SLAB_NO_CMPXCHG), !cx16);
+	KUNIT_EXPECT_TRUE(test, locked->flags & SLAB_NO_CMPXCHG);
+	KUNIT_EXPECT_EQ(test, fast != NULL, cx16);
+	KUNIT_EXPECT_STREQ(test, slab_freelist_method(), cx16 ? "cmpxchg16b" : "slab_lock");
+	kunit_info(test, "this CPU %s CMPXCHG16B: slab freelists by %s%s", cx16 ? "has" : "lacks",
+		   slab_freelist_method(), cx16 ? "" : "; this suite leaves out its cmpxchg variants");
+	kmem_cache_destroy(plain);
+	kmem_cache_destroy(locked);
+	if (fast)
+		kmem_cache_destroy(fast);
 }
 
 /* ---- every CPU at once ---- */
@@ -538,7 +594,8 @@ static void stats_count_paths(struct kunit *test)
 			p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		for (int i = 0; i < 100; i++)
 			kmem_cache_free(s, p[i]);
-		if (IS_SHEAVES(v)) {
+		/* A debug cache runs its debug mode instead of sheaves: the core's counters. */
+		if (IS_SHEAVES(v) && !slub_debug_replaced_scheme(s)) {
 			/* Every object comes from and goes to a sheaf. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_ALLOC), 100);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 100);
@@ -588,7 +645,11 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		unsigned long free_before = nr_free_pages();
 		struct kmem_cache *s = make_cache(test, v, 128, 0, 0, NULL);
 		struct remote_free rf = { .s = s, .objs = even, .n = 1000 };
-		bool partial = !strcmp(v->scheme, "partial");
+		/* A debug cache runs its debug mode in place of v's scheme: check that mode's
+		 * placement (s->scheme is the mode's: cpu partial lists or the node list). */
+		const struct slab_scheme *replaced = slub_debug_replaced_scheme(s);
+		bool ipi = IS_IPI(v) && !replaced, sheaves = IS_SHEAVES(v) && !replaced;
+		bool partial = s->scheme->cpu_partial;
 
 		for (int i = 0; i < 2000; i++)
 			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -598,7 +659,10 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		}
 		/* Every other object, on cpu 1: each full slab becomes partial there. */
 		smp_call_function_single(1, free_them, &rf, 1);
-		if (IS_IPI(v)) {
+		if (replaced)
+			kunit_info(test, "%s/%s: debug caches replace scheme %s: checked as the %s "
+				   "mode", VNAME(v), replaced->name, partial ? "partial" : "locked");
+		if (ipi) {
 			/* Every free goes to the owner, cpu 0; no list_lock anywhere. */
 			u64 ipis = kmem_cache_stat(s, IPI_SENT);
 
@@ -611,7 +675,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 						      (unsigned long long)ipis);
 			else
 				KUNIT_EXPECT_EQ(test, ipis, 0);
-		} else if (IS_SHEAVES(v)) {
+		} else if (sheaves) {
 			/* Into cpu 1's sheaves, full ones to the barn, the overflow to slabs. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 1000);
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, BARN_PUT), 0);
@@ -628,7 +692,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
 		}
-		if (!IS_SHEAVES(v) && !IS_IPI(v))
+		if (!sheaves && !ipi)
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);
 		rf.objs = odd;
 		smp_call_function_single(1, free_them, &rf, 1);
@@ -752,7 +816,7 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 		kmem_cache_destroy(s);
 	}
 	{
-		struct kmem_cache *s = make_cache(test, &variants[0], 64, 0, 0, NULL);
+		struct kmem_cache *s = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
 
 		KUNIT_EXPECT_NULL(test, kmem_cache_prefill_sheaf(s, GFP_KERNEL, SLAB_SHEAF_MAX + 1));
 		kmem_cache_destroy(s);
@@ -772,6 +836,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(shrink_gives_back_empty_slabs),
 	KUNIT_CASE(bad_frees_are_refused),
 	KUNIT_CASE(create_rejects_bad_arguments),
+	KUNIT_CASE(freelist_update_follows_the_cpu),
 	KUNIT_CASE(cross_cpu_frees),
 	KUNIT_CASE(random_stress_all_cpus),
 	KUNIT_CASE(stats_count_paths),
