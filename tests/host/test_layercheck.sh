@@ -70,7 +70,7 @@ kernel_takes_arch_directly() { planted kernel/smp.c arch/x86/apic.h neutral; }
 mm_takes_arch_directly() { planted mm/slab_common.c arch/x86/cpu.h neutral; }
 bench_takes_slub_internals() { planted bench/bench_slab.c mm/slub.h public; }
 bench_takes_x86() { planted bench/bench_scaling.c arch/x86/x86.h public; }
-kernel_test_takes_x86() { planted tests/kernel/time_test.c arch/x86/x86.h public; }
+kernel_test_takes_x86() { planted tests/kernel/spinlock_test.c arch/x86/x86.h public; }
 allow_list_is_per_file() { planted tests/kernel/smp_test.c mm/slub.h public; }
 bare_name_include() { planted kernel/printk.c string.h path; }
 path_that_does_not_exist() { planted kernel/printk.c kernel/strings.h path; }
