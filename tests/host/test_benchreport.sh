@@ -5,6 +5,7 @@
 # the tool does not know) into CSVs, plots and report.md, compares it with suite-hw.log, and
 # checks the contents. Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -243,18 +244,6 @@ no_plots_quiet() {
     has "$out/np/report.md" "Plots: none drawn (--no-plots)."
 }
 
-names=()
-verdicts=()
-t() {
-    local name=$1 msg
-    shift
-    if msg=$("$@" 2>&1); then
-        verdicts+=("${msg:+DIRECTIVE:$msg}")
-    else
-        verdicts+=("${msg:-failed}")
-    fi
-    names+=("$name")
-}
 
 t ran ran
 t truncated_line_reported truncated_line_reported
@@ -273,21 +262,4 @@ t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
-bad=0
-for i in "${!names[@]}"; do
-    v=${verdicts[i]}
-    if [ -z "$v" ]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    elif [[ $v == "DIRECTIVE:# SKIP"* ]]; then
-        echo "ok $((i + 1)) ${names[i]} ${v#DIRECTIVE:}"
-    elif [[ $v == DIRECTIVE:* ]]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    else
-        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"$v"
-        echo "not ok $((i + 1)) ${names[i]}"
-        bad=1
-    fi
-done
-exit "$bad"
+ktap_report

@@ -6,6 +6,7 @@
 # make test must leave its own defaults of the knobs out of tools/test.sh's environment, so
 # that the note names only what the user set. Prints its own results as KTAP (flat).
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -120,18 +121,6 @@ make_test_unsets_defaults() {
     [[ $line != *"unset MEM;"* ]] || { echo "FAILED: make test drops MEM=64M unnamed: $line"; return 1; }
 }
 
-names=()
-verdicts=()
-t() {
-    local name=$1 msg
-    shift
-    if msg=$("$@" 2>&1); then
-        verdicts+=("${msg:+DIRECTIVE:$msg}")
-    else
-        verdicts+=("${msg:-failed}")
-    fi
-    names+=("$name")
-}
 
 if [ ! -f "$root/build/test.iso" ]; then
     skip="# SKIP build/test.iso is not built (make build/test.iso; make test builds it first)"
@@ -150,21 +139,4 @@ else
 fi
 t make_test_unsets_defaults make_test_unsets_defaults
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
-bad=0
-for i in "${!names[@]}"; do
-    v=${verdicts[i]}
-    if [ -z "$v" ]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    elif [[ $v == "DIRECTIVE:# SKIP"* ]]; then
-        echo "ok $((i + 1)) ${names[i]} ${v#DIRECTIVE:}"
-    elif [[ $v == DIRECTIVE:* ]]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    else
-        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"$v"
-        echo "not ok $((i + 1)) ${names[i]}"
-        bad=1
-    fi
-done
-exit "$bad"
+ktap_report

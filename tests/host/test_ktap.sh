@@ -3,6 +3,7 @@
 # Host test for tools/ktap.py: parses the sample logs in tests/host/ktap-samples/ and checks
 # the counts and FAIL lines. Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -44,18 +45,6 @@ pass_stdin() {
         "$py" "$root/tools/ktap.py" - >/dev/null
 }
 
-names=()
-verdicts=()
-t() {
-    local name=$1 msg
-    shift
-    if msg=$("$@" 2>&1); then
-        verdicts+=("")
-    else
-        verdicts+=("$msg")
-    fi
-    names+=("$name")
-}
 
 # mixed.log ends with the kernel's "result":"fail" exit event: its failed case is the only
 # failure, the exit event agrees with it.
@@ -124,16 +113,4 @@ binary_noise() {
 }
 t binary_noise_escaped binary_noise
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
-for i in "${!names[@]}"; do
-    if [ -z "${verdicts[i]}" ]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    else
-        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"${verdicts[i]}"
-        echo "not ok $((i + 1)) ${names[i]}"
-    fi
-done
-for v in "${verdicts[@]}"; do
-    [ -z "$v" ] || exit 1
-done
+ktap_report

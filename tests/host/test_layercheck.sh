@@ -4,23 +4,13 @@
 # include planted against each rule fails, naming the file and line, the include and the
 # rule; the allow-list admits its white-box tests and nothing else. KTAP (flat) at the end.
 set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 check=$root/tools/layercheck.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-names=()
-verdicts=()
-
-# t NAME FUNCTION: runs FUNCTION; anything it prints (or a non-zero exit) is the failure.
-t() {
-    local out rc=0
-    out=$("$2" 2>&1) || rc=$?
-    names+=("$1")
-    if [ "$rc" = 0 ] && [ -z "$out" ]; then verdicts+=(""); else verdicts+=("${out:-exit $rc}"); fi
-}
 
 tree_passes() {
     local out rc=0
@@ -75,32 +65,19 @@ allow_list_is_per_file() { planted tests/kernel/smp_test.c mm/slub.h public; }
 bare_name_include() { planted kernel/printk.c string.h path; }
 path_that_does_not_exist() { planted kernel/printk.c kernel/strings.h path; }
 
-t tree_passes tree_passes
-t copy_passes copy_passes
-t arch_takes_slab_internals arch_takes_slab_internals
-t arch_takes_a_benchmark arch_takes_a_benchmark
-t mm_takes_a_benchmark mm_takes_a_benchmark
-t mm_takes_a_test_header mm_takes_a_test_header
-t kernel_takes_arch_directly kernel_takes_arch_directly
-t mm_takes_arch_directly mm_takes_arch_directly
-t bench_takes_slub_internals bench_takes_slub_internals
-t bench_takes_x86 bench_takes_x86
-t kernel_test_takes_x86 kernel_test_takes_x86
-t allow_list_is_per_file allow_list_is_per_file
-t bare_name_include bare_name_include
-t path_that_does_not_exist path_that_does_not_exist
+t tree_passes quiet tree_passes
+t copy_passes quiet copy_passes
+t arch_takes_slab_internals quiet arch_takes_slab_internals
+t arch_takes_a_benchmark quiet arch_takes_a_benchmark
+t mm_takes_a_benchmark quiet mm_takes_a_benchmark
+t mm_takes_a_test_header quiet mm_takes_a_test_header
+t kernel_takes_arch_directly quiet kernel_takes_arch_directly
+t mm_takes_arch_directly quiet mm_takes_arch_directly
+t bench_takes_slub_internals quiet bench_takes_slub_internals
+t bench_takes_x86 quiet bench_takes_x86
+t kernel_test_takes_x86 quiet kernel_test_takes_x86
+t allow_list_is_per_file quiet allow_list_is_per_file
+t bare_name_include quiet bare_name_include
+t path_that_does_not_exist quiet path_that_does_not_exist
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
-bad=0
-for i in "${!names[@]}"; do
-    v=${verdicts[i]}
-    if [ -z "$v" ]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    else
-        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"$v"
-        echo "not ok $((i + 1)) ${names[i]}"
-        bad=1
-    fi
-done
-exit "$bad"
+ktap_report

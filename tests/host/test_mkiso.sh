@@ -8,6 +8,7 @@
 # such command lines are in tools/test.sh (cmdline[grub metachars ...], cmdline[slub_debug=P;FZ,...]).
 # Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -175,18 +176,6 @@ make_passes() {
     done
 }
 
-names=()
-verdicts=()
-t() {
-    local name=$1 msg
-    shift
-    if msg=$("$@" 2>&1); then
-        verdicts+=("")
-    else
-        verdicts+=("${msg:-failed}")
-    fi
-    names+=("$name")
-}
 
 t readme_slub_debug cfg_ok "test=smp slub_debug=P;FZ,kmalloc-64 slabinfo=1" \
     test=smp "slub_debug=P;FZ,kmalloc-64" slabinfo=1
@@ -201,16 +190,4 @@ t quotes_and_backslash_refused quotes_and_backslash_refused
 t make_passes_cmdline_from_command_line make_passes cmd
 t make_passes_cmdline_from_environment make_passes env
 
-echo "KTAP version 1"
-echo "1..${#names[@]}"
-bad=0
-for i in "${!names[@]}"; do
-    if [ -z "${verdicts[i]}" ]; then
-        echo "ok $((i + 1)) ${names[i]}"
-    else
-        sed "1s/^/# ${names[i]}: /; 2,\$s/^/    /" <<<"${verdicts[i]}"
-        echo "not ok $((i + 1)) ${names[i]}"
-        bad=1
-    fi
-done
-exit "$bad"
+ktap_report
