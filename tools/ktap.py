@@ -307,8 +307,8 @@ def count_block(blk, rep, path):
         count_block(blk.child, rep, path + [blk.child.label()])
 
 
-def last_event(lines, rx):
-    """The last {"event":...} object that rx finds in lines, or None."""
+def find_event(lines, rx, last):
+    """The first (or, with last, the last) {"event":...} object rx finds in lines, or None."""
     dec = json.JSONDecoder()
     found = None
     for line in lines:
@@ -321,6 +321,8 @@ def last_event(lines, rx):
             continue
         if isinstance(obj, dict):
             found = obj
+            if not last:
+                break
     return found
 
 
@@ -342,7 +344,7 @@ def check_kernel_end(lines, rep):
             details = [s.rstrip() for s in lines[i + 1 : i + 16] if s.strip()]
             rep.fail("kernel panic after its results", line.strip(), details, kind="log")
             return
-    ev = last_event(lines, EXIT_RE)
+    ev = find_event(lines, EXIT_RE, last=True)
     if ev is None:
         rep.fail("no exit event",
                  'no {"event":"exit",...} line: the kernel did not finish; ' + last_line(lines),
@@ -411,20 +413,6 @@ def print_human(rep, out):
     out.write("ktap: %d passed, %d failed, %d skipped\n" % (rep.passed, rep.failed, rep.skipped))
 
 
-def boot_json(lines):
-    dec = json.JSONDecoder()
-    for line in lines:
-        m = BOOT_RE.search(line)
-        if not m:
-            continue
-        try:
-            obj, _ = dec.raw_decode(line[m.start() :])
-        except ValueError:
-            continue
-        return obj
-    return None
-
-
 def is_kernel_log(lines):
     return any(BOOT_RE.search(line) for line in lines)
 
@@ -459,7 +447,7 @@ def main(argv):
     lines = clean_lines(data, errors="surrogateescape")
 
     if args.boot_json:
-        obj = boot_json(lines)
+        obj = find_event(lines, BOOT_RE, last=False)
         if obj is None:
             print('ktap: no {"event":"boot",...} line in %s' % args.log, file=sys.stderr)
             return 1
