@@ -231,16 +231,17 @@ s64 bench_change_pct(u64 base, u64 now)
 	return ((s64)now - (s64)base) * 1000 / (s64)base;
 }
 
-/* For each benchmark with headlines: each scheme's figure and its ratio to lock's. */
+/* For each benchmark with headlines: each scheme's figure and its ratio to the baseline's. */
 static void print_summary(void)
 {
 	char v[32], r[32], params[160];
+	const char *baseline = slab_scheme_with(SLAB_SCHEME_BASELINE) ?: "";
 
 	if (!nr_headlines)
 		return;
-	printk("\n== summary: each benchmark's headline figure per scheme, and its ratio to lock "
+	printk("\n== summary: each benchmark's headline figure per scheme, and its ratio to %s "
 	       "(x1.00 = same; for times and cycles lower is better, for throughput higher)%s ==\n",
-	       bench_emulated() ? ", emulated" : "");
+	       baseline, bench_emulated() ? ", emulated" : "");
 	for (int i = 0; i < nr_headlines; i++) {
 		const struct headline *h = &headlines[i], *lock = NULL;
 
@@ -255,7 +256,7 @@ static void print_summary(void)
 		for (int j = i; j < nr_headlines; j++)
 			if (!strcmp(headlines[j].bench, h->bench) &&
 			    !strcmp(headlines[j].figure, h->figure) &&
-			    !strcmp(headlines[j].scheme, "lock"))
+			    !strcmp(headlines[j].scheme, baseline))
 				lock = &headlines[j];
 		for (int j = i; j < nr_headlines; j++) {
 			const struct headline *x = &headlines[j];

@@ -537,9 +537,10 @@ static void run_hackbench(void)
 				   "percent", NULL);
 		}
 	}
-	/* The seed's table: rows (groups, loops), a column per scheme, change against lock. */
+	/* Lameter's 2011 table: rows (groups, loops), a column per scheme, change against the
+	 * baseline (lock). */
 	for (int si = 0; si < ns && si < 16; si++)
-		if (!strcmp(bench_scheme(si), "lock"))
+		if (slab_scheme_flags(bench_scheme(si)) & SLAB_SCHEME_BASELINE)
 			lock = si;
 	for (unsigned row = 0; row < nr_rows && lock >= 0; row++) {
 		for (int si = 0; si < ns && si < 16; si++) {
@@ -554,9 +555,9 @@ static void run_hackbench(void)
 					  "percent");
 		}
 	}
-	printk("\nhackbench time in ms (median of %u runs%s; in brackets the change against lock: "
+	printk("\nhackbench time in ms (median of %u runs%s; in brackets the change against %s: "
 	       "negative is faster)\n%-16s", reps, bench_emulated() ? ", emulated" : "",
-	       "groups x loops");
+	       slab_scheme_with(SLAB_SCHEME_BASELINE) ?: "none", "groups x loops");
 	for (int si = 0; si < ns && si < 16; si++)
 		printk(" %20s", bench_scheme(si));
 	printk("\n");

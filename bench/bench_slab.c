@@ -26,8 +26,9 @@ struct variant {
 };
 
 /*
- * Every selected scheme (scheme=), with each fastpath; a scheme with its own per-cpu layer
- * in front of the cpu slab ("sheaves") bypasses the fastpaths, so it is measured once.
+ * Every selected scheme (scheme=), with each fastpath; a cache with a layer in front of the
+ * cpu slab (SLAB_SCHEME_LAYER, or the debug checks) bypasses the fastpaths, so it is
+ * measured once.
  */
 static struct variant variants[32];
 static unsigned int nr_variants;
@@ -44,8 +45,12 @@ static void make_variants(void)
 		if (probe)
 			kmem_cache_destroy(probe);
 		if (layer) {
-			variants[nr_variants++] = (struct variant){
-				name, SLAB_FASTPATH_IRQ, strcmp(name, "sheaves") ? "layer" : "sheaf" };
+			/* "sheaf" for a layer of object arrays, "layer" for any other. */
+			bool arrays = (slab_scheme_flags(name) & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) ==
+				      SLAB_SCHEME_LAYER;
+
+			variants[nr_variants++] =
+				(struct variant){ name, SLAB_FASTPATH_IRQ, arrays ? "sheaf" : "layer" };
 			continue;
 		}
 		variants[nr_variants++] = (struct variant){ name, SLAB_FASTPATH_IRQ, "irq" };

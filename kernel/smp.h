@@ -79,7 +79,7 @@ struct smp_ipi_handler {
 #define smp_ipi_handler(var, nm, func)                                                             \
 	static const struct smp_ipi_handler var = { .name = nm, .fn = func };                      \
 	static const struct smp_ipi_handler *const __smp_ipi_##var __used                          \
-		__section(".smp_ipi_handlers") = &var
+		__section(".smp_ipi_handlers") __section_array_entry = &var
 void smp_send_ipi(int cpu, const struct smp_ipi_handler *h); /* counted */
 void smp_wait_event(int *counter, int stop); /* halt until *counter == stop (interrupts on) */
 

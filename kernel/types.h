@@ -28,6 +28,19 @@ typedef u64 phys_addr_t;
 #define __packed __attribute__((packed))
 #define __aligned(n) __attribute__((aligned(n)))
 #define __section(s) __attribute__((section(s)))
+/*
+ * For the pointers a registration macro puts in a linker section that is read as one array:
+ * clang's AddressSanitizer (the host fuzzer's build) would put red zones between them. GCC
+ * leaves variables in named sections alone.
+ */
+#if defined(__clang__) && defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define __section_array_entry __attribute__((no_sanitize("address")))
+#endif
+#endif
+#ifndef __section_array_entry
+#define __section_array_entry
+#endif
 #define __used __attribute__((used))
 #define __unused __attribute__((unused))
 #define __noinline __attribute__((noinline))

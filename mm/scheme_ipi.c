@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ipi schemes: every slab has an owner cpu, partial slabs live only on their owner's
- * per-cpu list, and nothing on the alloc or free path takes a lock. This is what the first
- * seed's remark describes ("BSD has gone to a scheme with partial pages only per cpu ...
- * Transfer of cpu ownerships is done using IPIs. Probably too much overhead for our taste"):
+ * The owner schemes: every slab has an owner cpu, partial slabs live only on their owner's
+ * per-cpu list, and nothing on the alloc or free path takes a lock. This is what Christoph
+ * Lameter's remark describes (linux-kernel, June 2011, "SLUB: [RFC] Per cpu partial lists
+ * V2": "BSD has gone to a scheme with partial pages only per cpu ... Transfer of cpu
+ * ownerships is done using IPIs. Probably too much overhead for our taste"):
  * DragonFly's kern_slaballoc.c, whose zones each belong to one cpu. Three variants:
  *
  *   ipi            a free on another cpu is sent to the owner with one IPI per free, and the
@@ -18,14 +19,14 @@
  *
  * Slabs and their owner
  *   slab->owner is the cpu that owns the slab. Only the owner touches slab->freelist,
- *   slab->inuse, slab->ipi_state and the slab's place on its owned list, always with
+ *   slab->inuse, slab->scheme_state and the slab's place on its owned list, always with
  *   interrupts off. Every other cpu may only read slab->owner and push a freed object onto
- *   the owner's remote-free list (kmem_cache_cpu->remote_free, linked through the objects'
+ *   the owner's remote-free list (struct ipi_cpu's remote_free, linked through the objects'
  *   free pointers, cmpxchg to push, one xchg by the owner to take them all: no ABA).
  *
  *   state     where                          free objects
  *   CPU       kmem_cache_cpu->slab           on c->freelist (the cpu's), slab->freelist NULL
- *   OWNED     c->owned (with free objects)   on slab->freelist
+ *   OWNED     ipi_cpu->owned (with free objects) on slab->freelist
  *   FULL      on no list                     none
  *   TRANSIT   the new owner's transfer_in    on slab->freelist (the new owner's already)
  *
@@ -75,6 +76,7 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "mm/slub.h"
+#include "mm/scheme_ipi.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 
@@ -85,20 +87,27 @@ enum ipi_slab_state {
 	IPI_SLAB_TRANSIT,
 };
 
+/* Names for the counters of mm/scheme_ipi.h, in slabinfo and kmem_cache_stat_by_name. */
+static const char *const ipi_stat_names[NR_IPI_STATS] = {
+	"remote_free", "remote_forward", "ipi_sent", "ipi_received", "remote_drain",
+	"remote_drained", "remote_drain_max", "owner_req_sent", "owner_req_granted",
+	"owner_req_refused", "owner_req_timeout", "owner_slabs_moved",
+};
+
 #define TRANSFER_MAX 8 /* slabs handed over per request */
 
 static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
-unsigned int slub_ipi_wait_us = 200;
 
 /* The slab IPI: one entry of kernel/smp.c's table of IPI handlers (the arch picks the vector). */
 static void slab_ipi_interrupt(void);
 smp_ipi_handler(slab_ipi, "slab", slab_ipi_interrupt);
 
-/* By the name's address: hardened caches run on a copy of their scheme (mm/slub_debug.c). */
+/* From the scheme's flags (a hardened cache runs on a copy of its scheme, flags and all). */
 static inline enum ipi_mode mode_of(struct kmem_cache *s)
 {
-	return s->scheme->name == slab_scheme_ipi.name ? MODE_IPI
-	       : s->scheme->name == slab_scheme_ipi_batch.name ? MODE_BATCH : MODE_ATOMIC;
+	return (s->scheme->flags & SLAB_SCHEME_IPI_EACH)    ? MODE_IPI
+	       : (s->scheme->flags & SLAB_SCHEME_IPI_BATCH) ? MODE_BATCH
+							    : MODE_ATOMIC;
 }
 
 static inline struct kmem_cache_cpu *cpu_c(struct kmem_cache *s, int cpu)
@@ -130,17 +139,17 @@ static inline unsigned int empty_budget(struct kmem_cache *s)
 static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
 		   struct kmem_cache_cpu *oc, bool ipi)
 {
-	if (!__atomic_exchange_n(&oc->notify_queued, 1, __ATOMIC_ACQ_REL)) {
+	if (!__atomic_exchange_n(&ic(oc)->notify_queued, 1, __ATOMIC_ACQ_REL)) {
 		struct kmem_cache_cpu **head = &per_cpu(slab_notify, cpu);
 		struct kmem_cache_cpu *old = __atomic_load_n(head, __ATOMIC_RELAXED);
 
 		do {
-			oc->notify_next = old;
+			ic(oc)->notify_next = old;
 		} while (!__atomic_compare_exchange_n(head, &old, oc, true, __ATOMIC_RELEASE,
 						      __ATOMIC_RELAXED));
 	}
 	if (ipi) {
-		stat(s, me, IPI_SENT);
+		scheme_stat(s, me, IPI_SENT);
 		smp_send_ipi(cpu, &slab_ipi);
 	}
 }
@@ -150,32 +159,32 @@ static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
 /* nr_owned is read by cpus looking for one to ask for slabs: store it whole. */
 static inline void set_nr_owned(struct kmem_cache_cpu *c, unsigned int n)
 {
-	__atomic_store_n(&c->nr_owned, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&ic(c)->nr_owned, n, __ATOMIC_RELAXED);
 }
 
 static void put_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
-	slab->ipi_state = IPI_SLAB_OWNED;
-	set_nr_owned(c, c->nr_owned + 1);
+	slab->scheme_state = IPI_SLAB_OWNED;
+	set_nr_owned(c, ic(c)->nr_owned + 1);
 	if (slab->inuse) {
-		list_add(&slab->slab_list, &c->owned);
+		list_add(&slab->slab_list, &ic(c)->owned);
 		return;
 	}
-	if (c->nr_empty >= empty_budget(s)) {
-		set_nr_owned(c, c->nr_owned - 1);
+	if (ic(c)->nr_empty >= empty_budget(s)) {
+		set_nr_owned(c, ic(c)->nr_owned - 1);
 		discard_slab(s, c, slab);
 		return;
 	}
-	c->nr_empty++;
-	list_add_tail(&slab->slab_list, &c->owned); /* partly used slabs are taken first */
+	ic(c)->nr_empty++;
+	list_add_tail(&slab->slab_list, &ic(c)->owned); /* partly used slabs are taken first */
 }
 
 static void take_owned(struct kmem_cache_cpu *c, struct slab *slab)
 {
 	list_del(&slab->slab_list);
-	set_nr_owned(c, c->nr_owned - 1);
+	set_nr_owned(c, ic(c)->nr_owned - 1);
 	if (!slab->inuse)
-		c->nr_empty--;
+		ic(c)->nr_empty--;
 }
 
 static void __noinline report_double_free(struct kmem_cache *s, void *object, void *caller)
@@ -206,14 +215,14 @@ static void free_owned(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 	set_fp(s, object, prior);
 	slab->freelist = object;
 	slab->inuse--;
-	switch (slab->ipi_state) {
+	switch (slab->scheme_state) {
 	case IPI_SLAB_FULL:
 		put_owned(s, c, slab);
 		break;
 	case IPI_SLAB_OWNED:
 		if (!slab->inuse) { /* now empty: to the tail, or back to the page allocator */
 			list_del(&slab->slab_list);
-			set_nr_owned(c, c->nr_owned - 1);
+			set_nr_owned(c, ic(c)->nr_owned - 1);
 			put_owned(s, c, slab);
 		}
 		break;
@@ -231,7 +240,7 @@ static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int own
  */
 static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	void *object = __atomic_exchange_n(&c->remote_free, NULL, __ATOMIC_ACQUIRE);
+	void *object = __atomic_exchange_n(&ic(c)->remote_free, NULL, __ATOMIC_ACQUIRE);
 	int me = smp_processor_id();
 	unsigned long n = 0, forwarded = 0;
 
@@ -243,7 +252,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		if (owner == me) {
 			free_owned(s, c, slab, object, NULL);
 		} else {
-			stat(s, c, REMOTE_FORWARD);
+			scheme_stat(s, c, REMOTE_FORWARD);
 			free_remote(s, c, owner, object, NULL);
 			forwarded++;
 		}
@@ -251,10 +260,10 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		n++;
 	}
 	if (n) {
-		stat(s, c, REMOTE_DRAIN);
-		c->stat[REMOTE_DRAINED] += n;
-		if (n > c->stat[REMOTE_DRAIN_MAX])
-			c->stat[REMOTE_DRAIN_MAX] = n;
+		scheme_stat(s, c, REMOTE_DRAIN);
+		scheme_stat_add(c, REMOTE_DRAINED, n);
+		if (n > c->scheme_stat[REMOTE_DRAIN_MAX])
+			c->scheme_stat[REMOTE_DRAIN_MAX] = n;
 	}
 	return forwarded;
 }
@@ -262,7 +271,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 /* File the slabs other cpus handed over. */
 static void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	struct slab *slab = __atomic_exchange_n(&c->transfer_in, NULL, __ATOMIC_ACQUIRE);
+	struct slab *slab = __atomic_exchange_n(&ic(c)->transfer_in, NULL, __ATOMIC_ACQUIRE);
 
 	while (slab) {
 		struct slab *next = slab->next;
@@ -275,7 +284,7 @@ static void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
 /* Answer a request for slabs, if there is one. Returns the slabs handed over. */
 static unsigned int answer_request(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	int req = __atomic_exchange_n(&c->transfer_req, 0, __ATOMIC_ACQUIRE);
+	int req = __atomic_exchange_n(&ic(c)->transfer_req, 0, __ATOMIC_ACQUIRE);
 	unsigned int budget = owned_budget(s), moved = 0;
 	struct kmem_cache_cpu *ac;
 	int to;
@@ -284,24 +293,24 @@ static unsigned int answer_request(struct kmem_cache *s, struct kmem_cache_cpu *
 		return 0;
 	to = req - 1;
 	ac = cpu_c(s, to);
-	while (c->nr_owned > budget && moved < TRANSFER_MAX) {
-		struct slab *slab = list_last_entry(&c->owned, struct slab, slab_list);
+	while (ic(c)->nr_owned > budget && moved < TRANSFER_MAX) {
+		struct slab *slab = list_last_entry(&ic(c)->owned, struct slab, slab_list);
 		struct slab *old;
 
 		take_owned(c, slab);
-		slab->ipi_state = IPI_SLAB_TRANSIT;
+		slab->scheme_state = IPI_SLAB_TRANSIT;
 		/* Everything this cpu wrote to the slab is visible to the new owner first. */
 		__atomic_store_n(&slab->owner, to, __ATOMIC_RELEASE);
-		old = __atomic_load_n(&ac->transfer_in, __ATOMIC_RELAXED);
+		old = __atomic_load_n(&ic(ac)->transfer_in, __ATOMIC_RELAXED);
 		do {
 			slab->next = old;
-		} while (!__atomic_compare_exchange_n(&ac->transfer_in, &old, slab, true,
+		} while (!__atomic_compare_exchange_n(&ic(ac)->transfer_in, &old, slab, true,
 						      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 		moved++;
 	}
-	c->stat[OWNER_SLABS_MOVED] += moved;
-	stat(s, c, moved ? OWNER_REQ_GRANTED : OWNER_REQ_REFUSED);
-	__atomic_store_n(&ac->transfer_asked, 0, __ATOMIC_RELEASE); /* the answer */
+	scheme_stat_add(c, OWNER_SLABS_MOVED, moved);
+	scheme_stat(s, c, moved ? OWNER_REQ_GRANTED : OWNER_REQ_REFUSED);
+	__atomic_store_n(&ic(ac)->transfer_asked, 0, __ATOMIC_RELEASE); /* the answer */
 	if (moved)
 		notify(s, c, to, ac, true);
 	return moved;
@@ -323,11 +332,11 @@ static unsigned long process_notified(void)
 	unsigned long moved = 0;
 
 	while (c) {
-		struct kmem_cache_cpu *next = c->notify_next;
+		struct kmem_cache_cpu *next = ic(c)->notify_next;
 
-		__atomic_exchange_n(&c->notify_queued, 0, __ATOMIC_ACQ_REL);
-		stat(c->cache, c, IPI_RECEIVED);
-		moved += process(c->cache, c);
+		__atomic_exchange_n(&ic(c)->notify_queued, 0, __ATOMIC_ACQ_REL);
+		scheme_stat(ic(c)->cache, c, IPI_RECEIVED);
+		moved += process(ic(c)->cache, c);
 		c = next;
 	}
 	return moved;
@@ -346,7 +355,7 @@ static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int own
 			void *object, void *caller)
 {
 	struct kmem_cache_cpu *oc = cpu_c(s, owner);
-	void *old = __atomic_load_n(&oc->remote_free, __ATOMIC_RELAXED);
+	void *old = __atomic_load_n(&ic(oc)->remote_free, __ATOMIC_RELAXED);
 	enum ipi_mode mode = mode_of(s);
 
 	do {
@@ -355,9 +364,9 @@ static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int own
 			return;
 		}
 		set_fp(s, object, old);
-	} while (!__atomic_compare_exchange_n(&oc->remote_free, &old, object, true,
+	} while (!__atomic_compare_exchange_n(&ic(oc)->remote_free, &old, object, true,
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-	stat(s, me, REMOTE_FREE);
+	scheme_stat(s, me, REMOTE_FREE);
 	if (mode == MODE_IPI || (mode == MODE_BATCH && !old))
 		notify(s, me, owner, oc, true);
 }
@@ -398,10 +407,11 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 	struct kmem_cache_cpu *bc;
 	u64 deadline;
 
-	if (mode_of(s) == MODE_ATOMIC || __atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE))
-		return false; /* no IPIs in this scheme, or a request is still out */
+	if (!(s->scheme->flags & SLAB_SCHEME_TRANSFER) ||
+	    __atomic_load_n(&ic(c)->transfer_asked, __ATOMIC_ACQUIRE))
+		return false; /* no transfers in this scheme, or a request is still out */
 	for_each_online_cpu(cpu) {
-		unsigned int n = __atomic_load_n(&cpu_c(s, cpu)->nr_owned, __ATOMIC_RELAXED);
+		unsigned int n = __atomic_load_n(&ic(cpu_c(s, cpu))->nr_owned, __ATOMIC_RELAXED);
 
 		if (cpu != me && n > most) {
 			most = n;
@@ -411,30 +421,30 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 	if (best < 0)
 		return false;
 	bc = cpu_c(s, best);
-	__atomic_store_n(&c->transfer_asked, best + 1, __ATOMIC_RELAXED); /* the answer clears it */
-	if (!__atomic_compare_exchange_n(&bc->transfer_req, &zero, me + 1, false, __ATOMIC_SEQ_CST,
+	__atomic_store_n(&ic(c)->transfer_asked, best + 1, __ATOMIC_RELAXED); /* the answer clears it */
+	if (!__atomic_compare_exchange_n(&ic(bc)->transfer_req, &zero, me + 1, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED)) {
-		__atomic_store_n(&c->transfer_asked, 0, __ATOMIC_RELAXED); /* someone else asks it */
+		__atomic_store_n(&ic(c)->transfer_asked, 0, __ATOMIC_RELAXED); /* someone else asks it */
 		return false;
 	}
-	stat(s, c, OWNER_REQ_SENT);
+	scheme_stat(s, c, OWNER_REQ_SENT);
 	notify(s, c, best, bc, true);
-	if (irqs_disabled_flags(flags) || !slub_ipi_wait_us)
+	if (irqs_disabled_flags(flags) || !boot_opts.ipi_wait_us)
 		return false; /* whatever comes is picked up later */
-	deadline = get_cycles() + ns_to_cycles((u64)slub_ipi_wait_us * 1000);
+	deadline = get_cycles() + ns_to_cycles((u64)boot_opts.ipi_wait_us * 1000);
 	local_irq_enable();
-	while (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE) && get_cycles() < deadline)
+	while (__atomic_load_n(&ic(c)->transfer_asked, __ATOMIC_ACQUIRE) && get_cycles() < deadline)
 		cpu_relax();
 	local_irq_disable();
-	if (__atomic_load_n(&c->transfer_asked, __ATOMIC_ACQUIRE))
-		stat(s, c, OWNER_REQ_TIMEOUT);
+	if (__atomic_load_n(&ic(c)->transfer_asked, __ATOMIC_ACQUIRE))
+		scheme_stat(s, c, OWNER_REQ_TIMEOUT);
 	return true;
 }
 
 /* Make slab this cpu's slab: its free objects become the cpu freelist. */
 static void load_cpu_slab(struct kmem_cache_cpu *c, struct slab *slab)
 {
-	slab->ipi_state = IPI_SLAB_CPU;
+	slab->scheme_state = IPI_SLAB_CPU;
 	c->slab = slab;
 	c->freelist = slab->freelist;
 	slab->freelist = NULL;
@@ -456,11 +466,11 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 			break;
 		accept_transfers(s, c);
 		if (c->slab) { /* exhausted: every object is out */
-			c->slab->ipi_state = IPI_SLAB_FULL;
+			c->slab->scheme_state = IPI_SLAB_FULL;
 			c->slab = NULL;
 		}
-		if (!list_empty(&c->owned)) {
-			slab = list_first_entry(&c->owned, struct slab, slab_list);
+		if (!list_empty(&ic(c)->owned)) {
+			slab = list_first_entry(&ic(c)->owned, struct slab, slab_list);
 			take_owned(c, slab);
 			load_cpu_slab(c, slab);
 			stat(s, c, ALLOC_FROM_PARTIAL);
@@ -585,9 +595,9 @@ static unsigned long ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *
 		if (free)
 			put_owned(s, c, slab);
 		else
-			slab->ipi_state = IPI_SLAB_FULL;
+			slab->scheme_state = IPI_SLAB_FULL;
 	}
-	list_for_each_entry_safe(slab, tmp, &c->owned, slab_list) {
+	list_for_each_entry_safe(slab, tmp, &ic(c)->owned, slab_list) {
 		if (!slab->inuse) {
 			take_owned(c, slab);
 			discard_slab(s, c, slab);
@@ -635,12 +645,12 @@ static unsigned long ipi_count_free(struct kmem_cache *s, struct kmem_cache_cpu 
 	unsigned long n = 0;
 	struct slab *slab;
 
-	list_for_each_entry(slab, &c->owned, slab_list)
+	list_for_each_entry(slab, &ic(c)->owned, slab_list)
 		n += slab->objects - slab->inuse;
 	/* Pushers only prepend and only this cpu takes: the list behind the head is stable. */
-	for (void *p = __atomic_load_n(&c->remote_free, __ATOMIC_ACQUIRE); p; p = get_fp(s, p))
+	for (void *p = __atomic_load_n(&ic(c)->remote_free, __ATOMIC_ACQUIRE); p; p = get_fp(s, p))
 		n++;
-	for (slab = __atomic_load_n(&c->transfer_in, __ATOMIC_ACQUIRE); slab; slab = slab->next)
+	for (slab = __atomic_load_n(&ic(c)->transfer_in, __ATOMIC_ACQUIRE); slab; slab = slab->next)
 		n += slab->objects - slab->inuse;
 	return n;
 }
@@ -650,10 +660,42 @@ static void ipi_flush_hook(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	ipi_flush_cpu(s, c); /* ipi_shrink, which follows, flushes until nothing moves */
 }
 
-#define IPI_SCHEME(var, nm)                                                                        \
-	const struct slab_scheme var = {                                                           \
+static int ipi_init_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu)
+{
+	ic(c)->cache = s;
+	INIT_LIST_HEAD(&ic(c)->owned);
+	return 0;
+}
+
+/* Destroy comes after the flushes of shrink: anything still here was lost by the protocol. */
+static void ipi_exit_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu)
+{
+	struct ipi_cpu *i = ic(c);
+
+	if (i->nr_owned || i->remote_free || i->transfer_in || i->notify_queued)
+		printk("slab: %s: destroyed with cpu %d still holding %u owned slabs%s%s%s\n",
+		       s->name, cpu, i->nr_owned, i->remote_free ? ", remote frees" : "",
+		       i->transfer_in ? ", slabs handed over" : "",
+		       i->notify_queued ? ", a notification queued" : "");
+}
+
+/* After the counters on slabinfo's line: objects per drain, one decimal. */
+static void ipi_slabinfo(struct kmem_cache *s)
+{
+	u64 drains = kmem_cache_scheme_stat(s, REMOTE_DRAIN);
+	u64 drained = kmem_cache_scheme_stat(s, REMOTE_DRAINED);
+
+	if (drains)
+		printk(" objects_per_drain=%llu.%llu", (unsigned long long)(drained / drains),
+		       (unsigned long long)(drained * 10 / drains % 10));
+}
+
+#define OWNER_SCHEME(var, nm, what, fl, ord)                                                       \
+	static const struct slab_scheme var = {                                                    \
 		.name = nm,                                                                        \
-		.cpu_partial = false,                                                              \
+		.summary = what,                                                                   \
+		.flags = SLAB_SCHEME_OWNER | (fl),                                                 \
+		.order = ord,                                                                      \
 		.flush_cpu_partial = ipi_flush_hook,                                               \
 		.alloc = ipi_alloc,                                                                \
 		.free = ipi_free,                                                                  \
@@ -661,8 +703,20 @@ static void ipi_flush_hook(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \
 		.shrink = ipi_shrink,                                                              \
-	}
+		.cpu_size = sizeof(struct ipi_cpu),                                                \
+		.init_cpu = ipi_init_cpu,                                                          \
+		.exit_cpu = ipi_exit_cpu,                                                          \
+		.stat_names = ipi_stat_names,                                                      \
+		.nr_stats = NR_IPI_STATS,                                                          \
+		.slabinfo = ipi_slabinfo,                                                          \
+	};                                                                                         \
+	slab_scheme_register(var)
 
-IPI_SCHEME(slab_scheme_ipi, "ipi");
-IPI_SCHEME(slab_scheme_ipi_batch, "ipi-batch");
-IPI_SCHEME(slab_scheme_remote_atomic, "remote-atomic");
+OWNER_SCHEME(ipi_scheme, "ipi", "owner cpus, one IPI per remote free (DragonFly 2005)",
+	     SLAB_SCHEME_TRANSFER | SLAB_SCHEME_IPI_EACH, 40);
+OWNER_SCHEME(ipi_batch_scheme, "ipi-batch",
+	     "owner cpus, a lock-free remote-free list, an IPI when it was empty (DragonFly 2010)",
+	     SLAB_SCHEME_TRANSFER | SLAB_SCHEME_IPI_BATCH, 50);
+OWNER_SCHEME(remote_atomic_scheme, "remote-atomic",
+	     "owner cpus, a lock-free remote-free list drained when the owner allocates, no IPI",
+	     0, 60);

@@ -13,9 +13,18 @@
  * cpu slab, more onto its partial list until it holds half its budget (CPU_PARTIAL_NODE).
  *
  * The cpu partial list is a singly linked list through slab->next; its head's slabs field
- * counts the slabs on it.
+ * counts the slabs on it. It is this scheme's per-cpu state (struct partial_cpu, c->priv).
  */
 #include "mm/slub.h"
+
+struct partial_cpu {
+	struct slab *partial; /* frozen slabs, linked by slab->next */
+};
+
+static inline struct partial_cpu *pc(struct kmem_cache_cpu *c)
+{
+	return c->priv;
+}
 
 static unsigned int budget_slabs(struct kmem_cache *s)
 {
@@ -24,14 +33,14 @@ static unsigned int budget_slabs(struct kmem_cache *s)
 
 static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	struct slab *slab = c->partial;
+	struct slab *slab = pc(c)->partial;
 	void *freelist;
 	unsigned long counters;
 	struct slab new;
 
-	c->partial = slab->next;
-	if (c->partial)
-		c->partial->slabs = slab->slabs - 1;
+	pc(c)->partial = slab->next;
+	if (pc(c)->partial)
+		pc(c)->partial->slabs = slab->slabs - 1;
 	/* Frozen and ours: others only push onto its freelist. Take all of it. */
 	do {
 		slab_read_freelist(slab, &freelist, &counters);
@@ -50,7 +59,7 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	void *freelist = NULL;
 	int objects, available = 0;
 
-	while (c->partial) {
+	while (pc(c)->partial) {
 		freelist = take_cpu_partial(s, c);
 		if (freelist)
 			return freelist;
@@ -68,9 +77,9 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 			stat(s, c, ALLOC_FROM_PARTIAL);
 		} else {
 			acquire_slab(s, n, slab, false, &objects);
-			slab->next = c->partial;
-			slab->slabs = (c->partial ? c->partial->slabs : 0) + 1;
-			c->partial = slab;
+			slab->next = pc(c)->partial;
+			slab->slabs = (pc(c)->partial ? pc(c)->partial->slabs : 0) + 1;
+			pc(c)->partial = slab;
 			stat(s, c, CPU_PARTIAL_NODE);
 		}
 		available += objects;
@@ -84,31 +93,46 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				    struct slab *slab)
 {
-	struct slab *old = c->partial;
+	struct slab *old = pc(c)->partial;
 
 	if (old && (unsigned)old->slabs >= budget_slabs(s)) {
-		c->partial = NULL;
+		pc(c)->partial = NULL;
 		unfreeze_partials(s, c, old);
 		stat(s, c, CPU_PARTIAL_DRAIN);
 		old = NULL;
 	}
 	slab->next = old;
 	slab->slabs = (old ? old->slabs : 0) + 1;
-	c->partial = slab;
+	pc(c)->partial = slab;
 }
 
 static void partial_flush_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	struct slab *list = c->partial;
+	struct slab *list = pc(c)->partial;
 
-	c->partial = NULL;
+	pc(c)->partial = NULL;
 	unfreeze_partials(s, c, list);
 }
 
-const struct slab_scheme slab_scheme_partial = {
+/* Free objects on this cpu's partial slabs (what other cpus freed to them). */
+static unsigned long partial_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	unsigned long n = 0;
+
+	for (struct slab *slab = pc(c)->partial; slab; slab = slab->next)
+		n += slab->objects - slab->inuse;
+	return n;
+}
+
+static const struct slab_scheme partial_scheme = {
 	.name = "partial",
-	.cpu_partial = true,
+	.summary = "per-cpu partial lists of frozen slabs in front of the node list (Lameter 2011, Linux 3.1-6.x)",
+	.flags = SLAB_SCHEME_CPU_PARTIAL | SLAB_SCHEME_DEFAULT | SLAB_SCHEME_DEBUG_PARTIAL,
+	.order = 20,
 	.get_partial = partial_get_partial,
 	.put_cpu_partial = partial_put_cpu_partial,
 	.flush_cpu_partial = partial_flush_cpu_partial,
+	.count_free = partial_count_free,
+	.cpu_size = sizeof(struct partial_cpu),
 };
+slab_scheme_register(partial_scheme);

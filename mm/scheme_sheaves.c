@@ -4,7 +4,7 @@
  * that replaced per-cpu partial lists in Linux 7.0 (opt-in per cache in 6.18), of the family
  * of Bonwick's magazines and FreeBSD UMA's per-cpu buckets.
  *
- * Each cpu has a main and a spare sheaf (kmem_cache_cpu->main, ->spare); each node a barn of
+ * Each cpu has a main and a spare sheaf (struct sheaves_cpu); each node a barn of
  * full and empty sheaves under barn->lock, at most BARN_MAX_FULL full and BARN_MAX_EMPTY empty.
  * Behind them the slabs are kept as in the "lock" scheme: a cpu slab that refills sheaves and
  * the node partial list under list_lock, with no per-cpu partial lists (as in 7.0).
@@ -38,6 +38,49 @@
 #define BARN_MAX_FULL 10
 #define BARN_MAX_EMPTY 10
 
+/* Per cpu (c->priv): objects handed out and taken back here first. */
+struct sheaves_cpu {
+	struct slab_sheaf *main;  /* handed out from and freed to */
+	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
+};
+
+/* Per node (n->priv): the store of full and empty sheaves, bounded. */
+struct node_barn {
+	struct spinlock lock;
+	/* lock must be held to use these: */
+	struct list_head full, empty;
+	unsigned int nr_full, nr_empty;
+};
+
+/* The counters (scheme_stat), in slabinfo and kmem_cache_stat_by_name by these names. */
+enum sheaves_stat {
+	SHEAF_ALLOC,   /* object handed out from the main sheaf */
+	SHEAF_FREE,    /* object put into the main sheaf */
+	SHEAF_SWAP,    /* main and spare sheaves swapped */
+	SHEAF_REFILL,  /* empty main sheaf refilled from slabs */
+	SHEAF_FLUSH,   /* full main sheaf emptied into slabs */
+	BARN_GET,      /* full sheaf taken from the barn (alloc) or empty one (free) */
+	BARN_GET_FAIL, /* the barn had none */
+	BARN_PUT,      /* full sheaf given to the barn (free) */
+	BARN_PUT_FAIL, /* the barn was at its bound */
+	NR_SHEAVES_STATS
+};
+
+static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
+	"sheaf_alloc", "sheaf_free", "sheaf_swap", "sheaf_refill", "sheaf_flush",
+	"barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
+};
+
+static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
+{
+	return c->priv;
+}
+
+static inline struct node_barn *barn_of(struct kmem_cache *s)
+{
+	return get_node(s)->priv;
+}
+
 static struct slab_sheaf *new_sheaf(struct kmem_cache *s)
 {
 	struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
@@ -66,13 +109,13 @@ static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 
 static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *c, bool full)
 {
-	struct node_barn *barn = &get_node(s)->barn;
+	struct node_barn *barn = barn_of(s);
 	struct list_head *list = full ? &barn->full : &barn->empty;
 	struct slab_sheaf *sheaf = NULL;
 
 	/* Racy peek, re-checked under the lock. */
 	if (!__atomic_load_n(full ? &barn->nr_full : &barn->nr_empty, __ATOMIC_RELAXED)) {
-		stat(s, c, BARN_GET_FAIL);
+		scheme_stat(s, c, BARN_GET_FAIL);
 		return NULL;
 	}
 	spin_lock(&barn->lock);
@@ -85,14 +128,14 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 			__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&barn->lock);
-	stat(s, c, sheaf ? BARN_GET : BARN_GET_FAIL);
+	scheme_stat(s, c, sheaf ? BARN_GET : BARN_GET_FAIL);
 	return sheaf;
 }
 
 /* false: the barn is at its bound for such sheaves. */
 static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf)
 {
-	struct node_barn *barn = &get_node(s)->barn;
+	struct node_barn *barn = barn_of(s);
 	bool full = sheaf->size > 0, ok = false;
 
 	spin_lock(&barn->lock);
@@ -107,7 +150,7 @@ static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab
 	}
 	spin_unlock(&barn->lock);
 	if (full)
-		stat(s, c, ok ? BARN_PUT : BARN_PUT_FAIL);
+		scheme_stat(s, c, ok ? BARN_PUT : BARN_PUT_FAIL);
 	return ok;
 }
 
@@ -117,50 +160,50 @@ static void refill(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_s
 		   gfp_t gfp)
 {
 	while (sheaf->size < sheaf->capacity) {
-		void *object = slab_alloc_irqs_off(s, c, gfp | __GFP_NOWARN);
+		void *object = slab_alloc_for_layer(s, c, gfp | __GFP_NOWARN);
 
 		if (!object)
 			break;
 		sheaf->objects[sheaf->size++] = object;
 	}
-	stat(s, c, SHEAF_REFILL);
+	scheme_stat(s, c, SHEAF_REFILL);
 }
 
 static void flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf,
 		  void *caller)
 {
-	slab_free_irqs_off(s, c, sheaf->size, sheaf->objects, caller);
+	slab_free_for_layer(s, c, sheaf->size, sheaf->objects, caller);
 	sheaf->size = 0;
-	stat(s, c, SHEAF_FLUSH);
+	scheme_stat(s, c, SHEAF_FLUSH);
 }
 
 /* ---- allocation ---- */
 
-/* Make c->main non-empty if at all possible. Interrupts off. */
+/* Make sc(c)->main non-empty if at all possible. Interrupts off. */
 static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
 {
-	struct slab_sheaf *main = c->main, *full;
+	struct slab_sheaf *main = sc(c)->main, *full;
 
 	if (likely(main && main->size))
 		return true;
 	if (!main) {
-		main = c->main = new_sheaf(s);
+		main = sc(c)->main = new_sheaf(s);
 		if (!main)
 			return false;
 	}
-	if (c->spare && c->spare->size) {
-		c->main = c->spare;
-		c->spare = main;
-		stat(s, c, SHEAF_SWAP);
+	if (sc(c)->spare && sc(c)->spare->size) {
+		sc(c)->main = sc(c)->spare;
+		sc(c)->spare = main;
+		scheme_stat(s, c, SHEAF_SWAP);
 		return true;
 	}
 	full = barn_get(s, c, true);
 	if (full) {
-		if (!c->spare)
-			c->spare = main;
+		if (!sc(c)->spare)
+			sc(c)->spare = main;
 		else if (!barn_put(s, c, main))
 			free_sheaf(main);
-		c->main = full;
+		sc(c)->main = full;
 		return true;
 	}
 	refill(s, c, main, gfp);
@@ -175,12 +218,12 @@ static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (likely(c->main && c->main->size) || main_has_objects(s, c, gfp)) {
-		object = c->main->objects[--c->main->size];
-		stat(s, c, SHEAF_ALLOC);
-	} else if (!c->main) {
+	if (likely(sc(c)->main && sc(c)->main->size) || main_has_objects(s, c, gfp)) {
+		object = sc(c)->main->objects[--sc(c)->main->size];
+		scheme_stat(s, c, SHEAF_ALLOC);
+	} else if (!sc(c)->main) {
 		/* No memory even for a sheaf: straight from the slabs. */
-		object = slab_alloc_irqs_off(s, c, gfp);
+		object = slab_alloc_for_layer(s, c, gfp);
 	}
 	local_irq_restore(flags);
 	if (!object && !(gfp & __GFP_NOWARN))
@@ -201,11 +244,11 @@ static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **
 
 		if (!main_has_objects(s, c, gfp | __GFP_NOWARN))
 			break;
-		take = MIN(n - done, (size_t)c->main->size);
-		c->main->size -= (unsigned)take;
-		memcpy(p + done, &c->main->objects[c->main->size], take * sizeof(void *));
+		take = MIN(n - done, (size_t)sc(c)->main->size);
+		sc(c)->main->size -= (unsigned)take;
+		memcpy(p + done, &sc(c)->main->objects[sc(c)->main->size], take * sizeof(void *));
 		done += take;
-		c->stat[SHEAF_ALLOC] += take;
+		scheme_stat_add(c, SHEAF_ALLOC, take);
 	}
 	local_irq_restore(flags);
 	if (done < n) {
@@ -220,28 +263,28 @@ static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **
 
 /* ---- free ---- */
 
-/* Make room in c->main. false: no sheaf at all (no memory). Interrupts off. */
+/* Make room in sc(c)->main. false: no sheaf at all (no memory). Interrupts off. */
 static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *caller)
 {
-	struct slab_sheaf *main = c->main, *empty;
+	struct slab_sheaf *main = sc(c)->main, *empty;
 
 	if (likely(main && main->size < main->capacity))
 		return true;
 	if (!main) {
-		main = c->main = new_sheaf(s);
+		main = sc(c)->main = new_sheaf(s);
 		return main != NULL;
 	}
-	if (c->spare && !c->spare->size) {
-		c->main = c->spare;
-		c->spare = main;
-		stat(s, c, SHEAF_SWAP);
+	if (sc(c)->spare && !sc(c)->spare->size) {
+		sc(c)->main = sc(c)->spare;
+		sc(c)->spare = main;
+		scheme_stat(s, c, SHEAF_SWAP);
 		return true;
 	}
 	empty = barn_get(s, c, false);
 	if (!empty)
 		empty = new_sheaf(s);
 	if (empty && barn_put(s, c, main)) {
-		c->main = empty;
+		sc(c)->main = empty;
 		return true;
 	}
 	if (empty && !barn_put(s, c, empty))
@@ -253,7 +296,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 /* An obvious double free: the object is the last one this cpu freed. */
 static bool last_freed(struct kmem_cache_cpu *c, void *object)
 {
-	return c->main && c->main->size && c->main->objects[c->main->size - 1] == object;
+	return sc(c)->main && sc(c)->main->size && sc(c)->main->objects[sc(c)->main->size - 1] == object;
 }
 
 static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
@@ -268,12 +311,12 @@ static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
 		slab_report_bad(s, object, caller, "double free of");
 		return;
 	}
-	if (likely(c->main && c->main->size < c->main->capacity) ||
+	if (likely(sc(c)->main && sc(c)->main->size < sc(c)->main->capacity) ||
 	    main_has_room(s, c, caller)) {
-		c->main->objects[c->main->size++] = object;
-		stat(s, c, SHEAF_FREE);
+		sc(c)->main->objects[sc(c)->main->size++] = object;
+		scheme_stat(s, c, SHEAF_FREE);
 	} else {
-		slab_free_irqs_off(s, c, 1, &object, caller);
+		slab_free_for_layer(s, c, 1, &object, caller);
 	}
 	local_irq_restore(flags);
 }
@@ -305,11 +348,11 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 		if (!slab_free_check(s, p[i], caller))
 			continue;
 		if (unlikely(!main_has_room(s, c, caller))) {
-			slab_free_irqs_off(s, c, 1, &p[i], caller);
+			slab_free_for_layer(s, c, 1, &p[i], caller);
 			continue;
 		}
-		c->main->objects[c->main->size++] = p[i];
-		stat(s, c, SHEAF_FREE);
+		sc(c)->main->objects[sc(c)->main->size++] = p[i];
+		scheme_stat(s, c, SHEAF_FREE);
 	}
 	local_irq_restore(flags);
 }
@@ -319,9 +362,9 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 /* This cpu's sheaves back into the slabs (shrink, destroy). Interrupts off. */
 static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	struct slab_sheaf *sheaves[2] = { c->main, c->spare };
+	struct slab_sheaf *sheaves[2] = { sc(c)->main, sc(c)->spare };
 
-	c->main = c->spare = NULL;
+	sc(c)->main = sc(c)->spare = NULL;
 	for (int i = 0; i < 2; i++) {
 		if (!sheaves[i])
 			continue;
@@ -334,7 +377,7 @@ static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 /* After every cpu was flushed: empty the barn. */
 static void sheaves_shrink(struct kmem_cache *s)
 {
-	struct node_barn *barn = &get_node(s)->barn;
+	struct node_barn *barn = barn_of(s);
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	LIST_HEAD(taken);
@@ -372,12 +415,12 @@ static void sheaves_shrink(struct kmem_cache *s)
 
 static unsigned long sheaves_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	return (c->main ? c->main->size : 0) + (c->spare ? c->spare->size : 0);
+	return (sc(c)->main ? sc(c)->main->size : 0) + (sc(c)->spare ? sc(c)->spare->size : 0);
 }
 
 static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 {
-	struct node_barn *barn = &get_node(s)->barn;
+	struct node_barn *barn = barn_of(s);
 	struct slab_sheaf *sheaf;
 	unsigned long flags, n = 0;
 
@@ -388,9 +431,30 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 	return n;
 }
 
-const struct slab_scheme slab_scheme_sheaves = {
+static int sheaves_init_node(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	struct node_barn *barn = n->priv;
+
+	spin_lock_init(&barn->lock, "barn");
+	INIT_LIST_HEAD(&barn->full);
+	INIT_LIST_HEAD(&barn->empty);
+	return 0;
+}
+
+/* Destroy comes after a shrink, which empties the barn: a sheaf left here is a bug. */
+static void sheaves_exit_node(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	struct node_barn *barn = n->priv;
+
+	if (barn->nr_full || barn->nr_empty)
+		printk("slab: %s: destroyed with %u full and %u empty sheaves in the barn\n",
+		       s->name, barn->nr_full, barn->nr_empty);
+}
+
+static const struct slab_scheme sheaves_scheme = {
 	.name = "sheaves",
-	.cpu_partial = false,
+	.summary = "per-cpu arrays of objects in front of the slabs, a barn per node (Babka 2025, Linux 6.18)",
+	.order = 30,
 	.get_partial = get_partial_node,
 	.flush_cpu_partial = sheaves_flush_cpu,
 	.alloc = sheaves_alloc,
@@ -400,4 +464,11 @@ const struct slab_scheme slab_scheme_sheaves = {
 	.count_free = sheaves_count_free,
 	.count_node_free = sheaves_count_node_free,
 	.shrink = sheaves_shrink,
+	.cpu_size = sizeof(struct sheaves_cpu),
+	.node_size = sizeof(struct node_barn),
+	.init_node = sheaves_init_node,
+	.exit_node = sheaves_exit_node,
+	.stat_names = sheaves_stat_names,
+	.nr_stats = NR_SHEAVES_STATS,
 };
+slab_scheme_register(sheaves_scheme);

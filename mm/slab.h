@@ -13,7 +13,7 @@
  * kfree(NULL) does nothing; power-of-two sizes are naturally aligned.
  *
  * slablab's addition: every cache has a scheme (where partial slabs live and what, if
- * anything, sits in front of them: slab_scheme_name() lists this kernel's) and a fastpath
+ * anything, sits in front of them: the registry below lists this kernel's) and a fastpath
  * ("irq" or "cmpxchg"). The boot options scheme= and fastpath= set the defaults;
  * kmem_cache_create_scheme() picks them per cache, so one boot can compare them side by
  * side. The design is in mm/slub.c's opening comment; mm/slab_common.c has what does not
@@ -107,30 +107,63 @@ struct slab_cache_info {
 	unsigned long slabs, objects, active_objects, partial_slabs;
 };
 int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
-u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs; mm/slub.h's items */
+u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs; mm/slub.h's stat_item */
 /*
  * A counter by the name slabinfo prints for it ("alloc_fastpath", "remote_free", ...),
- * summed over CPUs (a maximum for the *_max ones). A name no counter has is reported on the
- * console and reads 0.
+ * summed over CPUs (a maximum for the *_max ones). Another scheme's counter reads 0; a name
+ * no scheme has is reported on the console and reads 0.
  */
 u64 kmem_cache_stat_by_name(struct kmem_cache *s, const char *name);
 /*
- * Do kmem_cache_alloc/free of s go to a layer in front of the slabs (a scheme's own, such
- * as sheaves, or the debug checks) rather than to the fastpaths? Then its fastpath setting
+ * Do kmem_cache_alloc/free of s go to a layer in front of the slabs (a scheme's own,
+ * SLAB_SCHEME_LAYER, or the debug checks) rather than to the fastpaths? Then its fastpath setting
  * makes no difference.
  */
 bool kmem_cache_has_layer(const struct kmem_cache *s);
 void slabinfo_print(void);
 unsigned long slab_bad_input_count(void); /* bad frees detected and refused so far */
 
+/*
+ * The scheme registry (mm/slab_common.c). Each scheme is one file, mm/scheme_*.c, that ends
+ * with slab_scheme_register() (mm/slub.h); docs/writing-a-scheme.md has the interface. What
+ * a scheme is, as data, for tests, benchmarks and the boot matrix to choose by (never by
+ * name):
+ */
+#define SLAB_SCHEME_LAYER 0x001UL       /* its own layer in front of the slabs takes
+					 * kmem_cache_alloc/free: the fastpath= setting
+					 * makes no difference to it */
+#define SLAB_SCHEME_CPU_PARTIAL 0x002UL /* a free that makes a full slab partial freezes it
+					 * onto the freeing cpu's partial list */
+#define SLAB_SCHEME_OWNER 0x004UL       /* every slab has an owner cpu; frees on other cpus
+					 * are sent to the owner */
+#define SLAB_SCHEME_TRANSFER 0x008UL    /* owners hand slabs to a cpu that runs out, by IPI */
+#define SLAB_SCHEME_IPI_EACH 0x010UL    /* an IPI for every remote free */
+#define SLAB_SCHEME_IPI_BATCH 0x020UL   /* an IPI only when the owner's list was empty */
+#define SLAB_SCHEME_BASELINE 0x040UL    /* what benchmarks compare the others against */
+#define SLAB_SCHEME_DEFAULT 0x080UL     /* the boot caches' scheme when scheme= is not given */
+#define SLAB_SCHEME_DEBUG_LOCKED 0x100UL  /* debug caches in the locked mode run on it */
+#define SLAB_SCHEME_DEBUG_PARTIAL 0x200UL /* debug caches in the partial mode run on it */
+
 /* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
 const char *slab_scheme_name(unsigned int i);
+/* The SLAB_SCHEME_* flags of the scheme called name; 0 and a message if there is none. */
+unsigned long slab_scheme_flags(const char *name);
+/* Is there a scheme called name? (No message.) */
+bool slab_scheme_exists(const char *name);
+/* The first scheme (in registry order) with all of flags, or NULL. */
+const char *slab_scheme_with(unsigned long flags);
+/* The flags of the scheme a cache runs on (a debug cache: the debug mode's scheme). */
+unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s);
+/*
+ * The counters of s by index, the core's (Linux's stat_item names) then its scheme's own:
+ * name, or NULL past the last. kmem_cache_stat_by_name reads one.
+ */
+const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i);
 
 /*
- * Debug caches leave the fastpath (as Linux's do). Two modes, the boot option
- * slub_debug_mode= choosing the default: LOCKED keeps no cpu slab and does every operation
- * under list_lock (Linux); PARTIAL keeps the checks but uses the cpu slab and per-cpu partial
- * lists of the "partial" scheme. A scheme with its own layer (sheaves) falls back to these.
+ * Debug caches leave the fastpath (as Linux's do), in one of two modes, the boot option
+ * slub_debug_mode= choosing the default: LOCKED (Linux's) or PARTIAL (per-cpu partial
+ * lists); mm/slub_debug.c's opening comment has how a cache gets there.
  */
 enum slab_debug_mode {
 	SLAB_DEBUG_MODE_DEFAULT, /* the boot option's (locked unless slub_debug_mode=partial) */

@@ -23,37 +23,168 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
 	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
 	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
-	"list_lock", "list_lock_contended", "sheaf_alloc", "sheaf_free", "sheaf_swap",
-	"sheaf_refill", "sheaf_flush", "barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
-	"sheaf_prefill", "remote_free", "remote_forward", "ipi_sent", "ipi_received",
-	"remote_drain", "remote_drained", "remote_drain_max", "owner_req_sent",
-	"owner_req_granted", "owner_req_refused", "owner_req_timeout", "owner_slabs_moved",
+	"list_lock", "list_lock_contended", "sheaf_prefill",
 };
 _Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
-static const struct slab_scheme *const schemes[] = {
-	&slab_scheme_lock, &slab_scheme_partial, &slab_scheme_sheaves,
-	&slab_scheme_ipi, &slab_scheme_ipi_batch, &slab_scheme_remote_atomic,
-};
-
 static LIST_HEAD(slab_caches);
 static DEFINE_SPINLOCK(slab_mutex);
-static const struct slab_scheme *default_scheme = &slab_scheme_partial;
+static const struct slab_scheme *default_scheme;
 static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 
-/* ---- schemes ---- */
+/* ---- the scheme registry ---- */
+
+/*
+ * slab_scheme_register() puts a pointer to each scheme in the linker section .slab_schemes
+ * (linker.ld; arch/host/percpu.ld for the host build). The registry is that table sorted
+ * by (order, name), checked once: a name given twice or a scheme that cannot work is a
+ * message and a panic at boot, before anything uses it.
+ */
+extern const struct slab_scheme *const __slab_schemes_start[], *const __slab_schemes_end[];
+
+#define MAX_SCHEMES 32
+static const struct slab_scheme *schemes[MAX_SCHEMES];
+static unsigned int nr_schemes;
+
+static bool scheme_before(const struct slab_scheme *a, const struct slab_scheme *b)
+{
+	return a->order != b->order ? a->order < b->order : strcmp(a->name, b->name) < 0;
+}
+
+/* The check of one registration: what is wrong with it, or NULL. */
+static const char *scheme_problem(const struct slab_scheme *sch)
+{
+	size_t len = sch->name ? strlen(sch->name) : 0;
+
+	if (!len || len > 20)
+		return "a name of 1 to 20 characters is required";
+	for (size_t i = 0; i < len; i++) {
+		char ch = sch->name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_'))
+			return "a name is lower-case letters, digits, - and _ (it is a word of scheme=)";
+	}
+	if (!strcmp(sch->name, "all") || !strcmp(sch->name, "none"))
+		return "all and none are words of scheme= itself";
+	if (!!sch->alloc != !!sch->free)
+		return "alloc and free come together (a layer has both)";
+	if (sch->alloc && (!sch->alloc_bulk || !sch->free_bulk))
+		return "a layer needs alloc_bulk and free_bulk too (the core's bulk paths bypass it)";
+	if (!sch->alloc && !sch->get_partial)
+		return "a scheme without a layer needs get_partial";
+	if ((sch->flags & SLAB_SCHEME_CPU_PARTIAL) && !sch->put_cpu_partial)
+		return "SLAB_SCHEME_CPU_PARTIAL needs put_cpu_partial";
+	if ((sch->flags & SLAB_SCHEME_OWNER) && !sch->alloc)
+		return "SLAB_SCHEME_OWNER needs its own alloc and free";
+	if (sch->nr_stats && !sch->stat_names)
+		return "nr_stats without stat_names";
+	for (unsigned int i = 0; i < sch->nr_stats; i++)
+		if (!sch->stat_names[i])
+			return "a stat name is NULL";
+	return NULL;
+}
+
+static void registry_init(void)
+{
+	const struct slab_scheme *const *p;
+
+	if (nr_schemes)
+		return;
+	for (p = __slab_schemes_start; p < __slab_schemes_end; p++) {
+		const struct slab_scheme *sch = *p;
+		const char *why = scheme_problem(sch);
+		unsigned int i;
+
+		if (why)
+			panic("slab: scheme %s: %s (docs/writing-a-scheme.md)",
+			      sch->name ? sch->name : "(no name)", why);
+		if (nr_schemes == MAX_SCHEMES)
+			panic("slab: more than %d schemes registered", MAX_SCHEMES);
+		for (i = 0; i < nr_schemes; i++)
+			if (!strcmp(schemes[i]->name, sch->name))
+				panic("slab: two schemes are called %s", sch->name);
+		/* Insertion sort: a handful of entries. */
+		for (i = nr_schemes++; i > 0 && scheme_before(sch, schemes[i - 1]); i--)
+			schemes[i] = schemes[i - 1];
+		schemes[i] = sch;
+	}
+	if (!nr_schemes)
+		panic("slab: no scheme registered");
+}
+
+/* The flags as the registry reports them: LAYER follows from the hooks. */
+static unsigned long scheme_flags(const struct slab_scheme *sch)
+{
+	return sch->flags | (sch->alloc ? SLAB_SCHEME_LAYER : 0);
+}
 
 const char *slab_scheme_name(unsigned int i)
 {
-	return i < ARRAY_SIZE(schemes) ? schemes[i]->name : NULL;
+	registry_init();
+	return i < nr_schemes ? schemes[i]->name : NULL;
 }
 
 static const struct slab_scheme *find_scheme(const char *name)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(schemes); i++)
+	registry_init();
+	for (unsigned i = 0; i < nr_schemes; i++)
 		if (!strcmp(schemes[i]->name, name))
 			return schemes[i];
 	return NULL;
+}
+
+bool slab_scheme_exists(const char *name)
+{
+	return find_scheme(name) != NULL;
+}
+
+unsigned long slab_scheme_flags(const char *name)
+{
+	const struct slab_scheme *sch = find_scheme(name);
+
+	if (!sch) {
+		printk("slab_scheme_flags: no scheme named %s\n", name);
+		return 0;
+	}
+	return scheme_flags(sch);
+}
+
+static const struct slab_scheme *scheme_with(unsigned long flags)
+{
+	registry_init();
+	for (unsigned i = 0; i < nr_schemes; i++)
+		if ((scheme_flags(schemes[i]) & flags) == flags)
+			return schemes[i];
+	return NULL;
+}
+
+const char *slab_scheme_with(unsigned long flags)
+{
+	const struct slab_scheme *sch = scheme_with(flags);
+
+	return sch ? sch->name : NULL;
+}
+
+const struct slab_scheme *slab_scheme_for_debug(enum slab_debug_mode mode)
+{
+	return scheme_with(mode == SLAB_DEBUG_PARTIAL ? SLAB_SCHEME_DEBUG_PARTIAL
+						       : SLAB_SCHEME_DEBUG_LOCKED);
+}
+
+/* The scheme of caches created without one: scheme='s first, else the DEFAULT one. */
+static const struct slab_scheme *boot_scheme(void)
+{
+	if (!default_scheme)
+		default_scheme = scheme_with(SLAB_SCHEME_DEFAULT) ?: schemes[0];
+	return default_scheme;
+}
+
+unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s)
+{
+	/* The registered scheme's: a debug or hardened cache runs on a copy with other hooks. */
+	const struct slab_scheme *sch = find_scheme(s->scheme->name);
+
+	return scheme_flags(sch ? sch : s->scheme);
 }
 
 /* ---- caches ---- */
@@ -63,10 +194,11 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 				       const char *scheme_name, enum slab_fastpath fastpath,
 				       enum slab_debug_mode debug_mode)
 {
-	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : default_scheme;
+	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : boot_scheme();
 	struct kmem_cache *s;
 	struct page *page;
 
+	registry_init();
 	if (!name || strlen(name) > KMEM_CACHE_NAME_MAX) {
 		printk("kmem_cache_create: name %s is longer than %d characters\n",
 		       name ? name : "(null)", KMEM_CACHE_NAME_MAX);
@@ -248,11 +380,34 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 
 /* ---- information ---- */
 
+const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i)
+{
+	if (i < NR_SLUB_STAT_ITEMS)
+		return slub_stat_names[i];
+	i -= NR_SLUB_STAT_ITEMS;
+	return i < s->scheme->nr_stats ? s->scheme->stat_names[i] : NULL;
+}
+
+/* Counter i in kmem_cache_stat_name's numbering. */
+static u64 stat_by_index(struct kmem_cache *s, unsigned int i)
+{
+	return i < NR_SLUB_STAT_ITEMS ? kmem_cache_stat(s, (int)i)
+				      : kmem_cache_scheme_stat(s, i - NR_SLUB_STAT_ITEMS);
+}
+
 u64 kmem_cache_stat_by_name(struct kmem_cache *s, const char *name)
 {
-	for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++)
-		if (!strcmp(slub_stat_names[item], name))
-			return kmem_cache_stat(s, item);
+	const char *n;
+
+	for (unsigned int i = 0; (n = kmem_cache_stat_name(s, i)); i++)
+		if (!strcmp(n, name))
+			return stat_by_index(s, i);
+	/* Another scheme's counter: this cache has none of those. */
+	registry_init();
+	for (unsigned int k = 0; k < nr_schemes; k++)
+		for (unsigned int i = 0; i < schemes[k]->nr_stats; i++)
+			if (!strcmp(schemes[k]->stat_names[i], name))
+				return 0;
 	printk("kmem_cache_stat_by_name(%s): no counter named %s\n", s->name, name);
 	return 0;
 }
@@ -262,23 +417,24 @@ bool kmem_cache_has_layer(const struct kmem_cache *s)
 	return s->layer_alloc != NULL;
 }
 
-/* The ipi schemes' traffic per cpu: who sent what to whom. */
-static void slabinfo_print_remote(struct kmem_cache *s)
+/* Owner schemes' traffic per cpu: the scheme's counters, cpu by cpu, if it has any. */
+static void slabinfo_print_per_cpu(struct kmem_cache *s)
 {
-	static const int items[] = { REMOTE_FREE, IPI_SENT, IPI_RECEIVED, REMOTE_DRAIN,
-				     REMOTE_DRAINED, REMOTE_DRAIN_MAX, OWNER_REQ_SENT,
-				     OWNER_REQ_GRANTED, OWNER_REQ_REFUSED, OWNER_REQ_TIMEOUT,
-				     OWNER_SLABS_MOVED, REMOTE_FORWARD };
+	const struct slab_scheme *sch = s->scheme;
+	bool any = false;
 
-	if (!kmem_cache_stat(s, REMOTE_FREE) && !kmem_cache_stat(s, OWNER_REQ_SENT))
+	if (!(sch->flags & SLAB_SCHEME_OWNER))
+		return;
+	for (unsigned int i = 0; i < sch->nr_stats && !any; i++)
+		any = kmem_cache_scheme_stat(s, i) != 0;
+	if (!any)
 		return;
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		const u64 *st = s->cpu_slab[cpu].stat;
+		const u64 *st = s->cpu_slab[cpu].scheme_stat;
 
 		printk("  %-18s cpu %d:", s->name, cpu);
-		for (unsigned i = 0; i < ARRAY_SIZE(items); i++)
-			printk(" %s=%llu", slub_stat_names[items[i]],
-			       (unsigned long long)READ_ONCE(st[items[i]]));
+		for (unsigned int i = 0; i < sch->nr_stats; i++)
+			printk(" %s=%llu", sch->stat_names[i], (unsigned long long)READ_ONCE(st[i]));
 		printk("\n");
 	}
 }
@@ -294,38 +450,37 @@ void slabinfo_print(void)
 	spin_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list) {
 		struct slab_cache_info i;
+		const char *name;
 
 		kmem_cache_info(s, &i);
 		printk("%-20s %-13s %-8s %10lu %10lu %7u %6u %5u %8lu %8lu ", i.name, i.scheme,
 		       i.fastpath, i.active_objects, i.objects, i.object_size, i.objects_per_slab,
 		       i.order, i.slabs, i.partial_slabs);
-		for (int item = 0; item < NR_SLUB_STAT_ITEMS; item++) {
-			u64 v = kmem_cache_stat(s, item);
+		for (unsigned int k = 0; (name = kmem_cache_stat_name(s, k)); k++) {
+			u64 v = stat_by_index(s, k);
 
 			if (v)
-				printk(" %s=%llu", slub_stat_names[item], (unsigned long long)v);
+				printk(" %s=%llu", name, (unsigned long long)v);
 		}
 		if (s->node[0].list_lock.contended)
 			printk(" list_lock_spin_cycles=%llu",
 			       (unsigned long long)s->node[0].list_lock.spin_cycles);
-		if (kmem_cache_stat(s, REMOTE_DRAIN))
-			printk(" objects_per_drain=%llu.%llu",
-			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) /
-						    kmem_cache_stat(s, REMOTE_DRAIN)),
-			       (unsigned long long)(kmem_cache_stat(s, REMOTE_DRAINED) * 10 /
-						    kmem_cache_stat(s, REMOTE_DRAIN) % 10));
-		if (s->ext)
-			slub_ext_slabinfo(s); /* debug letters and mode, hardening */
+		if (s->scheme->slabinfo)
+			s->scheme->slabinfo(s);
+		if (s->dbg)
+			slub_debug_slabinfo(s); /* debug letters and mode, hardening */
 		printk("\n");
-		slabinfo_print_remote(s);
+		slabinfo_print_per_cpu(s);
 	}
 	spin_unlock(&slab_mutex);
 }
 
 void slab_init(void)
 {
-	/* scheme= is a list: the first name is the boot caches' scheme ("all": the default). */
-	if (boot_opts.scheme[0]) {
+	/* scheme= is a list: the first name is the boot caches' scheme ("all", or scheme= not
+	 * given: the one registered as SLAB_SCHEME_DEFAULT). */
+	registry_init();
+	if (boot_opts.scheme_given && boot_opts.scheme[0]) {
 		char first[sizeof(boot_opts.scheme)];
 		char *comma;
 
@@ -342,8 +497,7 @@ void slab_init(void)
 								  : SLAB_FASTPATH_IRQ;
 	slub_cpu_partial_override = boot_opts.cpu_partial;
 	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
-	slub_ipi_wait_us = boot_opts.ipi_wait_us;
-	slub_ext_boot_init(); /* slub_debug=, hardening options, the random source */
+	slub_debug_boot_init(); /* slub_debug=, hardening options, the random source */
 	if (!arch_has_cmpxchg_double())
 		printk("slab: this CPU has no CMPXCHG16B: slab freelists are updated under a "
 		       "per-slab lock (slab_lock), the cmpxchg fastpath is not available\n");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * SLUB, written from scratch after Linux's 2011-2025 design (before sheaves replaced the
- * per-cpu slabs in 7.0). The interface is mm/slab.h; the structures are in mm/slub.h; the
- * schemes (where partial slabs live) are mm/scheme_*.c; what does not depend on how slabs
+ * SLUB, written from scratch after Linux's 2011-2025 design (before Linux 7.0 replaced the
+ * per-cpu slabs with arrays of objects). The interface is mm/slab.h; the structures are in mm/slub.h; the
+ * schemes (where partial slabs live) are mm/scheme_*.c, one file each, registered with
+ * slab_scheme_register() (docs/writing-a-scheme.md); what does not depend on how slabs
  * are kept (kmem_cache_create's checks, destroy, kmalloc's classes and large sizes,
  * slabinfo) is mm/slab_common.c, as in Linux.
  *
@@ -19,7 +20,8 @@
  *   page; later pages point back at it (PG_tail), so any object finds its slab in O(1).
  *
  * Who owns what
- *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, partial. Only its cpu touches
+ *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, and the scheme's private area
+ *   (priv: a cpu partial list, a layer, remote-free lists). Only its cpu touches
  *   it, with interrupts off (the "irq" fastpath and every slow path) or with cmpxchg16b on
  *   freelist+tid (the "cmpxchg" fastpath, interrupts on: an interrupt that changes the cpu
  *   state also changes tid, so the interrupted cmpxchg fails and retries). tid starts at the
@@ -43,7 +45,7 @@
  *
  *   state          frozen  where                    objects handed out from
  *   cpu slab       1       kmem_cache_cpu->slab     c->freelist (the cpu's), then slab->freelist
- *   cpu partial    1       kmem_cache_cpu->partial  none until it becomes the cpu slab
+ *   cpu partial    1       the scheme's (c->priv)   none until it becomes the cpu slab
  *   node partial   0       node->partial            none until a cpu freezes it
  *   full           0       nowhere                  none; the first free makes it partial
  *
@@ -56,31 +58,25 @@
  * Free (slab_free)
  *   - to this cpu's slab: push on the cpu freelist (fastpath)
  *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
- *     unfrozen slab partial, the "partial" scheme freezes it onto this cpu's partial list
- *     (no list_lock), the "lock" scheme puts it on the node list under list_lock; if it
+ *     unfrozen slab partial, a SLAB_SCHEME_CPU_PARTIAL scheme gets it frozen onto this
+ *     cpu's partial list (put_cpu_partial, no list_lock), any other has it put on the node
+ *     list under list_lock; if it
  *     empties an unfrozen slab and the node keeps min_partial slabs already, the slab goes
  *     back to the page allocator.
  *
- * Scheme layers: a scheme may put its own per-cpu layer in front of all this ("sheaves",
- * mm/scheme_sheaves.c: arrays of object pointers). Then kmem_cache_alloc/free go to the
- * layer (after the same checks on free), and the layer refills from and flushes to the cpu
- * slab and the lists above, with interrupts off (slab_alloc_irqs_off, slab_free_irqs_off).
- * The ipi schemes (mm/scheme_ipi.c) replace the paths entirely: every slab has an owner
- * cpu, only the owner touches its freelist and counters (no cmpxchg16b, no frozen state,
- * no node list), and other cpus send it their frees (docs/ipi-protocol.md). They use only
- * allocate_slab, discard_slab and the free checks from here.
+ * Scheme layers: a scheme with alloc and free hooks (SLAB_SCHEME_LAYER) puts its own
+ * per-cpu layer in front of all this: kmem_cache_alloc/free go to the layer (after the
+ * same checks on free), and the layer refills from and flushes to the cpu slab and the
+ * lists above with interrupts off (slab_alloc_for_layer, slab_free_for_layer), or replaces
+ * the paths entirely and uses only allocate_slab, discard_slab and the free checks from
+ * here (SLAB_SCHEME_OWNER schemes: every slab has an owner cpu, docs/ipi-protocol.md).
  *
- * Debugging and hardening (mm/slub_debug.c): a cache with SLAB_* debug flags (or named by
- * slub_debug=) or created under freelist_hardened= or init_on_*= gets a copy of its scheme
- * whose alloc and free are slub_debug.c's, so it goes through the layer hooks and never
- * through the fastpaths inlined in kmem_cache_alloc/free, which therefore use the plain free
- * pointer accessors; a hardened cache runs copies of them that decode the pointers
- * (slab_alloc_hardened, slab_free_hardened). freelist_random= alone changes only how new
- * slabs are linked and keeps the inlined fastpaths. Debug caches' objects may
- * start red_left_pad into their slot (a left red zone): free_check's "not at an object
- * start" branch hands those frees to slub_debug.c, which checks them itself. The hooks here:
- * create (layout), allocate_slab (red zones, poison, a shuffled freelist), flush and info
- * (a cpu freelist is checked before it is walked), destroy, kmalloc (the requested size).
+ * Debugging and hardening go through the same layer hooks, so the fastpaths inlined in
+ * kmem_cache_alloc/free use the plain free pointer accessors; mm/slub_debug.c's opening
+ * comment says how a cache gets there. The hooks here: create (layout), allocate_slab (red
+ * zones, poison, a shuffled freelist), flush and info (a cpu freelist is checked before it
+ * is walked), destroy, kmalloc (the requested size), free_check's "not at an object start"
+ * branch (objects that start red_left_pad into their slot).
  *
  * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
  * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
@@ -152,7 +148,7 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 	unsigned long idx = (off * s->reciprocal_size) >> 32;
 
 	/* s->objects, not slab->objects: the same, and never written while others read it
-	 * (an ipi scheme's owner updates the counters word beside it without atomics). */
+	 * (an owner scheme's owner updates the counters word beside it without atomics). */
 	return idx * s->size == off && idx < s->objects;
 }
 
@@ -269,15 +265,15 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab->objects = s->objects;
 	slab->next = NULL;
 	start = slab_address(slab);
-	if (unlikely(s->ext)) {
+	if (unlikely(s->dbg)) {
 		/* Red zones, poison, a shuffled freelist: mm/slub_debug.c lays the slab out. */
-		slab->freelist = slub_ext_setup_slab(s, slab);
+		slab->freelist = slub_debug_setup_slab(s, slab);
 	} else {
 		for (unsigned int i = 0; i < s->objects; i++) {
 			p = start + (unsigned long)i * s->size;
 			if (s->ctor)
 				s->ctor(p);
-			/* A plain cache: never hardened (hardened ones have s->ext). */
+			/* A plain cache: never hardened (hardened ones have s->dbg). */
 			set_freepointer_fast(s, p, i + 1 < s->objects ? p + s->size : NULL, false);
 		}
 		slab->freelist = start;
@@ -359,7 +355,7 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 	struct slab new;
 
 	/* One test for the whole walk: hardened caches decode, others need not. */
-	if (unlikely(s->fp_random)) {
+	if (unlikely(s->freeptr_xor_key)) {
 		for (void *p = freelist; p; p = get_freepointer(s, p)) {
 			tail = p;
 			cnt++;
@@ -516,7 +512,7 @@ static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct km
 	return __slab_alloc_slow(s, c, gfp, true);
 }
 
-static __always_inline void *slab_alloc_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
+static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -565,12 +561,12 @@ redo:
 }
 
 /* One object from the cpu slab, for a layer in front of it. Interrupts off. */
-void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
 {
 	void *object = c->freelist;
 
 	if (unlikely(!object))
-		return unlikely(s->fp_random) ? slab_alloc_slow_hardened(s, c, gfp)
+		return unlikely(s->freeptr_xor_key) ? slab_alloc_slow_hardened(s, c, gfp)
 					      : slab_alloc_slow(s, c, gfp);
 	c->freelist = get_freepointer(s, object);
 	c->tid = next_tid(c->tid);
@@ -581,7 +577,7 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
 		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp, false)
-							  : slab_alloc_irq(s, gfp, false);
+							  : slab_alloc_fast_irq(s, gfp, false);
 
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
@@ -625,7 +621,7 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 		was_frozen = new.frozen;
 		new.inuse -= cnt;
 		if ((!new.inuse || !prior) && !was_frozen) {
-			if (s->scheme->cpu_partial && !prior) {
+			if ((s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL) && !prior) {
 				new.frozen = 1; /* full -> partial: it becomes ours */
 				new.owner = smp_processor_id();
 			} else {
@@ -681,7 +677,7 @@ static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *
 				   struct slab *slab, void *head, void *tail, unsigned int cnt,
 				   void *caller)
 {
-	if (unlikely(s->fp_random))
+	if (unlikely(s->freeptr_xor_key))
 		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
 	else
 		__slab_free(s, c, slab, head, tail, cnt, caller);
@@ -766,7 +762,7 @@ void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp)
 {
 	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
 		return slab_alloc_cmpxchg(s, gfp, true);
-	return slab_alloc_irq(s, gfp, true);
+	return slab_alloc_fast_irq(s, gfp, true);
 }
 
 /* p checked by free_check (kmem_cache_free, kfree) or slab_free_check. */
@@ -979,13 +975,13 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
  * Give n objects (checked, entries may be NULL) back to their slabs, for a layer in front of
  * the cpu slab; interrupts off on this cpu. p[] is consumed (entries set to NULL).
  */
-void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
+void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller)
 {
 	while (n) {
 		struct detached_freelist df;
 
-		n = unlikely(s->fp_random) ? build_detached_freelist_hardened(s, n, p, &df, caller)
+		n = unlikely(s->freeptr_xor_key) ? build_detached_freelist_hardened(s, n, p, &df, caller)
 					   : build_detached_freelist(s, n, p, &df, caller);
 		if (!df.slab)
 			continue;
@@ -1000,7 +996,7 @@ void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n
 }
 
 /* Give one checked object back to its slab, for a layer in front of it; interrupts off. */
-void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
 			       void *object, void *caller)
 {
 	if (slab == c->slab) {
@@ -1097,6 +1093,72 @@ static unsigned int calculate_order(unsigned int size)
 }
 
 /*
+ * One block for the per-cpu structures and the scheme's private areas after them:
+ * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area], each area cache-line
+ * aligned, a cpu area being the scheme's cpu_size bytes and then its counters.
+ */
+static size_t cpu_area_size(const struct slab_scheme *sch)
+{
+	return ALIGN_UP(ALIGN_UP(sch->cpu_size, 8) + sch->nr_stats * sizeof(u64), 64);
+}
+
+/* Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up. */
+static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
+{
+	const struct slab_scheme *sch = s->scheme;
+
+	if (nodes && sch->exit_node)
+		sch->exit_node(s, &s->node[0]);
+	for (int cpu = cpus - 1; cpu >= 0 && sch->exit_cpu; cpu--)
+		sch->exit_cpu(s, &s->cpu_slab[cpu], cpu);
+	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+	s->cpu_slab = NULL;
+}
+
+static int alloc_cpu_areas(struct kmem_cache *s)
+{
+	const struct slab_scheme *sch = s->scheme;
+	size_t cpus = (size_t)nr_cpu_ids, area = cpu_area_size(sch);
+	size_t bytes = cpus * (sizeof(struct kmem_cache_cpu) + area) + ALIGN_UP(sch->node_size, 64);
+	unsigned int order = 0;
+	struct page *page;
+	char *priv;
+	int cpu;
+
+	while ((PAGE_SIZE << order) < bytes)
+		order++;
+	if (order > MAX_ORDER) {
+		printk("kmem_cache_create(%s): %zu bytes of per-cpu state for %d cpus, more than "
+		       "one block of the page allocator\n", s->name, bytes, nr_cpu_ids);
+		return -1;
+	}
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+	if (!page)
+		return -1;
+	s->cpu_slab = page_address(page);
+	s->cpu_slab_order = order;
+	priv = (char *)&s->cpu_slab[cpus];
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+		char *mine = priv + (size_t)cpu * area;
+
+		c->tid = (unsigned long)cpu;
+		c->priv = sch->cpu_size ? mine : NULL;
+		c->scheme_stat = (u64 *)(mine + ALIGN_UP(sch->cpu_size, 8));
+		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
+			free_cpu_areas(s, cpu, 0);
+			return -1;
+		}
+	}
+	s->node[0].priv = sch->node_size ? priv + cpus * area : NULL;
+	if (sch->init_node && sch->init_node(s, &s->node[0])) {
+		free_cpu_areas(s, nr_cpu_ids, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * SLUB's half of kmem_cache_create: mm/slab_common.c has checked the arguments and filled in
  * name, scheme, layer hooks, fastpath, flags, ctor and object_size. Lays the object out
  * (debug layouts included), sizes the slabs, sets up the node and the per-cpu structures.
@@ -1106,9 +1168,6 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 			enum slab_debug_mode debug_mode)
 {
 	unsigned int size = s->object_size;
-	struct page *page;
-	size_t cpu_bytes;
-	unsigned int order = 0;
 
 	if (s->flags & SLAB_HWCACHE_ALIGN)
 		align = MAX(align, 64u);
@@ -1119,7 +1178,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (s->ctor ? sizeof(void *) : 0),
 			   align);
 	/* Debugging or hardening: red zones and metadata change size and offset. */
-	if (slub_ext_layout(s, debug_mode))
+	if (slub_debug_layout(s, debug_mode))
 		return -1;
 	s->order = calculate_order(s->size);
 	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
@@ -1141,24 +1200,14 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
 	spin_lock_init(&s->node[0].list_lock, "list_lock");
 	INIT_LIST_HEAD(&s->node[0].partial);
-	spin_lock_init(&s->node[0].barn.lock, "barn");
-	INIT_LIST_HEAD(&s->node[0].barn.full);
-	INIT_LIST_HEAD(&s->node[0].barn.empty);
-	cpu_bytes = sizeof(struct kmem_cache_cpu) * (size_t)nr_cpu_ids;
-	while ((PAGE_SIZE << order) < cpu_bytes)
-		order++;
-	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
-	if (!page)
+	if (alloc_cpu_areas(s)) {
+		if (s->dbg)
+			slub_debug_release(s);
 		return -1;
-	s->cpu_slab = page_address(page);
-	s->cpu_slab_order = order;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		s->cpu_slab[cpu].tid = (unsigned long)cpu;
-		s->cpu_slab[cpu].cache = s;
-		INIT_LIST_HEAD(&s->cpu_slab[cpu].owned);
 	}
-	if (s->ext && slub_ext_init(s)) {
-		free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+	if (s->dbg && slub_debug_init(s)) {
+		free_cpu_areas(s, nr_cpu_ids, 1);
+		slub_debug_release(s);
 		return -1;
 	}
 	return 0;
@@ -1245,7 +1294,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 	if (!slabs)
 		return 0;
 	if (s->flags & SLAB_DEBUG_FLAGS) {
-		slub_ext_destroy_leaks(s); /* Linux's report, objects listed */
+		slub_debug_destroy_leaks(s); /* Linux's report, objects listed */
 		return 1;
 	}
 	kmem_cache_info(s, &info);
@@ -1257,9 +1306,9 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 
 void __kmem_cache_release(struct kmem_cache *s)
 {
-	if (s->ext)
-		slub_ext_release(s);
-	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
+	free_cpu_areas(s, nr_cpu_ids, 1); /* the scheme's exit hooks: s->scheme may be in s->dbg */
+	if (s->dbg)
+		slub_debug_release(s);
 }
 
 /* ---- kmalloc: the small sizes (the rest is mm/slab_common.c's) ---- */
@@ -1332,8 +1381,6 @@ static void count_cpu_free(void *arg)
 		n++;
 	if (c->slab)
 		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
-	for (struct slab *slab = c->partial; slab; slab = slab->next)
-		n += slab->objects - slab->inuse;
 	if (cf->s->scheme->count_free)
 		n += cf->s->scheme->count_free(cf->s, c);
 	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
@@ -1373,10 +1420,22 @@ u64 kmem_cache_stat(struct kmem_cache *s, int item)
 
 	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
 		return 0;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		u64 v = READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	return sum;
+}
 
-		sum = item == REMOTE_DRAIN_MAX ? MAX(sum, v) : sum + v;
+u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i)
+{
+	const char *name = s->scheme->stat_names[i];
+	size_t len = strlen(name);
+	bool max = len > 4 && !strcmp(name + len - 4, "_max");
+	u64 sum = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		u64 v = READ_ONCE(s->cpu_slab[cpu].scheme_stat[i]);
+
+		sum = max ? MAX(sum, v) : sum + v;
 	}
 	return sum;
 }

@@ -11,7 +11,10 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-/* Per-cpu event counters, Linux's enum stat_item (one comment each). */
+/*
+ * The core's per-cpu event counters, Linux's enum stat_item (one comment each). A scheme's
+ * own counters are declared in its file (struct slab_scheme's stat_names, scheme_stat()).
+ */
 enum stat_item {
 	ALLOC_FASTPATH,          /* allocation from the cpu freelist */
 	ALLOC_SLOWPATH,          /* allocation that went through ___slab_alloc */
@@ -39,28 +42,7 @@ enum stat_item {
 	CPU_PARTIAL_DRAIN,       /* cpu partial list drained to the node list */
 	LIST_LOCK,               /* list_lock acquisitions */
 	LIST_LOCK_CONTENDED,     /* of which found the lock held */
-	SHEAF_ALLOC,             /* "sheaves": object handed out from the main sheaf */
-	SHEAF_FREE,              /* "sheaves": object put into the main sheaf */
-	SHEAF_SWAP,              /* main and spare sheaves swapped */
-	SHEAF_REFILL,            /* empty main sheaf refilled from slabs */
-	SHEAF_FLUSH,             /* full main sheaf emptied into slabs */
-	BARN_GET,                /* full sheaf taken from the barn (alloc) or empty one (free) */
-	BARN_GET_FAIL,           /* the barn had none */
-	BARN_PUT,                /* full sheaf given to the barn (free) */
-	BARN_PUT_FAIL,           /* the barn was at its bound */
 	SHEAF_PREFILL,           /* sheaf prefilled for kmem_cache_prefill_sheaf */
-	REMOTE_FREE,             /* ipi schemes: free sent to the slab's owner cpu */
-	REMOTE_FORWARD,          /* ipi schemes: drained object whose slab moved on, sent on */
-	IPI_SENT,                /* ipi schemes: slab IPIs sent (remote frees, transfers) */
-	IPI_RECEIVED,            /* ipi schemes: slab IPIs that found work for this cache */
-	REMOTE_DRAIN,            /* ipi schemes: remote-free lists drained (non-empty) */
-	REMOTE_DRAINED,          /* ipi schemes: objects those drains freed */
-	REMOTE_DRAIN_MAX,        /* ipi schemes: most objects in one drain (a maximum, not a sum) */
-	OWNER_REQ_SENT,          /* ipi schemes: asked another cpu for slabs */
-	OWNER_REQ_GRANTED,       /* ipi schemes: requests this cpu answered with slabs */
-	OWNER_REQ_REFUSED,       /* ipi schemes: requests this cpu answered with none */
-	OWNER_REQ_TIMEOUT,       /* ipi schemes: no answer in time, allocated a slab instead */
-	OWNER_SLABS_MOVED,       /* ipi schemes: slabs this cpu handed to another */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -87,18 +69,18 @@ struct slab {
 			unsigned inuse : 16;   /* objects not on slab->freelist */
 			unsigned objects : 15; /* objects in the slab */
 			unsigned frozen : 1;   /* owned by a cpu: cpu slab or on a cpu partial list */
-			int owner;             /* cpu that froze it last (for slabinfo; issue 4 uses it) */
+			int owner;             /* cpu that froze it last; owner schemes: its owner */
 		};
 	};
-	struct slab *next; /* cpu partial list link; ipi schemes: transfer list link */
+	struct slab *next; /* the scheme's list link (a cpu partial list, a transfer list) */
 	union {
 		struct {
 			int slabs;    /* cpu partial list: slabs from here to the end */
 			int pobjects; /* cpu partial list: free objects from here to the end (approx.) */
 		};
 		struct {
-			int ipi_state; /* ipi schemes: enum ipi_slab_state (mm/scheme_ipi.c) */
-			int ipi_pad;
+			int scheme_state; /* the scheme's own word about the slab */
+			int scheme_pad;
 		};
 	};
 };
@@ -109,49 +91,30 @@ _Static_assert(offsetof(struct slab, counters) == offsetof(struct slab, freelist
 _Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags), "page flags");
 _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
 
-/* Per cache and per cpu. freelist and tid are one cmpxchg16b for the lockless fastpath. */
-struct slab_sheaf;
-
+/*
+ * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
+ * the lockless fastpath. A scheme's own per-cpu state is in its private area (priv, sized
+ * by the scheme's registration: struct slab_scheme's cpu_size), and its counters after it.
+ */
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL */
-	struct slab *partial;  /* cpu partial list (frozen slabs), "partial" scheme */
-	struct slab_sheaf *main;  /* "sheaves": objects handed out and taken back here first */
-	struct slab_sheaf *spare; /* "sheaves": swapped with main when it runs empty or full */
-	/* The ipi schemes (mm/scheme_ipi.c): owned slabs and what other cpus send here. */
-	struct kmem_cache *cache;      /* the cache this belongs to (for the IPI handler) */
-	struct list_head owned;        /* owned slabs with free objects, not the cpu slab */
-	unsigned int nr_owned;         /* slabs on owned (read racily by other cpus) */
-	unsigned int nr_empty;         /* of which empty */
-	void *remote_free;             /* objects other cpus freed, linked through themselves */
-	struct slab *transfer_in;      /* slabs another cpu handed over, linked by slab->next */
-	int transfer_req;              /* cpu + 1 that asks this cpu for slabs, 0: none */
-	int notify_queued;             /* on its cpu's notify list (IPI pending) */
-	struct kmem_cache_cpu *notify_next;
-	unsigned long transfer_answers; /* answers this cpu got to its requests */
-	int transfer_asked;            /* cpu + 1 asked and not answered yet, 0: none */
+	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
+	u64 *scheme_stat;      /* the scheme's counters, [its nr_stats] */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
-
-/* "sheaves": the node's store of full and empty sheaves, bounded (mm/scheme_sheaves.c). */
-struct node_barn {
-	struct spinlock lock;
-	/* lock must be held to use these: */
-	struct list_head full, empty;
-	unsigned int nr_full, nr_empty;
-};
 
 struct kmem_cache_node {
 	struct spinlock list_lock;
 	/* list_lock must be held to use these: */
 	unsigned long nr_partial;
 	struct list_head partial;
-	struct node_barn barn;
 	/* Changed atomically: */
 	long nr_slabs;
 	long total_objects;
+	void *priv; /* the scheme's per-node area (NULL if its node_size is 0) */
 };
 
 struct slab_scheme;
@@ -173,44 +136,48 @@ struct kmem_cache {
 	u32 reciprocal_size;      /* (2^32 + size - 1) / size: object index without a division */
 	unsigned int cpu_partial; /* cpu partial budget, in objects */
 	unsigned long min_partial;/* empty slabs kept on the node list */
-	unsigned int sheaf_capacity; /* "sheaves": objects per sheaf */
+	unsigned int sheaf_capacity; /* objects per sheaf (prefilled sheaves, layers of sheaves) */
 	void (*ctor)(void *);
 	char name[KMEM_CACHE_NAME_MAX + 1];
 	struct list_head list;    /* slab_caches; slab_mutex */
-	unsigned int cpu_slab_order;
+	unsigned int cpu_slab_order; /* of the block of cpu_slab, the private areas after it */
 	/*
-	 * Debugging and hardening (mm/slub_debug.c); 0 and NULL for a plain cache. fp_random is
-	 * the freelist obfuscation key; red_left_pad the left red zone in front of each object;
-	 * ext the rest (layout, checks, shuffled freelist order). A cache with ext has an
-	 * ext scheme whose alloc/free replace the fastpaths.
+	 * Debugging and hardening (mm/slub_debug.c); 0 and NULL for a plain cache.
+	 * freeptr_xor_key is the key free pointers are stored XORed with (freelist_hardened=);
+	 * red_left_pad the left red zone in front of each object; the rest (layout,
+	 * checks, shuffled freelist order; dbg): a cache with dbg runs on a copy of its scheme whose
+	 * alloc/free replace the fastpaths.
 	 */
-	unsigned long fp_random;
+	unsigned long freeptr_xor_key;
 	unsigned int red_left_pad;
-	struct slub_ext *ext;
+	struct slub_debug_state *dbg;
 	struct kmem_cache_node node[1]; /* one NUMA node for now */
 };
 
 /*
- * A scheme: where partial slabs live and how a CPU refills its cpu slab. The core calls
- * these with interrupts off on the CPU whose kmem_cache_cpu is c.
+ * A scheme: where partial slabs live and how a CPU refills its cpu slab, or a layer of its
+ * own in front of the slabs. One file, mm/scheme_NAME.c, ending with
+ * slab_scheme_register(); docs/writing-a-scheme.md has the order of calls. The core calls
+ * the hooks that take a kmem_cache_cpu with interrupts off on the CPU whose it is.
  */
 struct slab_scheme {
 	const char *name;
-	/* frees that make a full slab partial freeze it onto the freeing cpu's partial list */
-	bool cpu_partial;
+	const char *summary;  /* one line: what it is, after whom */
+	unsigned long flags;  /* SLAB_SCHEME_* (mm/slab.h); LAYER is set for you with alloc */
+	int order;            /* place in the registry (lists, benchmark columns); then name */
 	/* Find a slab with free objects for this cpu; freeze it, take its freelist, make it the
 	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab.
-	 * Unused (NULL) in schemes whose layer replaces the core's paths (the ipi schemes). */
+	 * Unused (NULL) in schemes whose layer replaces the core's paths (owner schemes). */
 	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
-	/* A slow free froze a formerly full slab for this cpu (only with cpu_partial). */
+	/* A slow free froze a formerly full slab for this cpu (only with CPU_PARTIAL). */
 	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
 	/* Give this cpu's partial slabs (or its layer) back (shrink, destroy); optional. */
 	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	/*
-	 * Optional, for schemes that put their own layer in front of the cpu slab ("sheaves"):
-	 * they replace the fastpaths. free gets objects the core has checked. count_free adds
-	 * the free objects this cpu's layer holds (interrupts off); shrink empties what the
-	 * node keeps (the barn) after every cpu was flushed.
+	 * Optional, for schemes that put their own layer in front of the cpu slab: they
+	 * replace the fastpaths. free gets objects the core has checked. count_free adds the
+	 * free objects this cpu holds outside the cpu slab (interrupts off); count_node_free
+	 * those the node keeps; shrink empties what the node keeps after every cpu was flushed.
 	 */
 	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
 	void (*free)(struct kmem_cache *s, void *object, void *caller);
@@ -219,22 +186,66 @@ struct slab_scheme {
 	unsigned long (*count_free)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	unsigned long (*count_node_free)(struct kmem_cache *s);
 	void (*shrink)(struct kmem_cache *s);
+	/*
+	 * Private state: cpu_size bytes per cpu at c->priv and node_size per node at n->priv,
+	 * zeroed, set up by init_cpu/init_node when the cache is created (0: failure, the
+	 * cache is not created) and torn down by exit_cpu/exit_node when it is destroyed,
+	 * after the last flush; all optional. They run on the creating or destroying cpu.
+	 */
+	size_t cpu_size, node_size;
+	int (*init_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
+	void (*exit_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
+	int (*init_node)(struct kmem_cache *s, struct kmem_cache_node *n);
+	void (*exit_node)(struct kmem_cache *s, struct kmem_cache_node *n);
+	/* The scheme's own counters, per cpu: scheme_stat(s, c, i) counts stat_names[i]
+	 * (a name ending in _max is a maximum, not a sum, across cpus). */
+	const char *const *stat_names;
+	unsigned int nr_stats;
+	/* Optional: more for slabinfo's line of s (after the counters) and lines after it. */
+	void (*slabinfo)(struct kmem_cache *s);
 };
 
-extern const struct slab_scheme slab_scheme_lock;
-extern const struct slab_scheme slab_scheme_partial;
-extern const struct slab_scheme slab_scheme_sheaves;
-extern const struct slab_scheme slab_scheme_ipi, slab_scheme_ipi_batch, slab_scheme_remote_atomic;
+/*
+ * Put a scheme in the registry: the last line of its file, as kunit_test_suite ends a test
+ * suite. The scheme may be static: the registry holds a pointer in the linker section
+ * .slab_schemes, so a copied file only needs its .name changed.
+ */
+#define slab_scheme_register(var)                                                                \
+	static const struct slab_scheme *const __slab_scheme_##var __used                          \
+		__section(".slab_schemes") __section_array_entry = &(var)
+
+static inline void scheme_stat(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int i)
+{
+	(void)s;
+	c->scheme_stat[i]++;
+}
+
+static inline void scheme_stat_add(struct kmem_cache_cpu *c, unsigned int i, u64 n)
+{
+	c->scheme_stat[i] += n;
+}
+
+/* The scheme debug caches of that mode run on (mm/slab_common.c's registry). */
+const struct slab_scheme *slab_scheme_for_debug(enum slab_debug_mode mode);
+
+/* The scheme's counter i of s, summed over cpus (a maximum for a name ending in _max). */
+u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i);
+
+/* The scheme's private area of cpu `cpu`. */
+static inline void *scheme_cpu(struct kmem_cache *s, int cpu)
+{
+	return s->cpu_slab[cpu].priv;
+}
 
 /*
- * The free pointer of a free object, at s->offset. With freelist hardening (fp_random set)
- * it is stored as pointer ^ fp_random ^ byte-swapped address of the slot (Linux's
+ * The free pointer of a free object, at s->offset. With freelist hardening (freeptr_xor_key
+ * set) it is stored as pointer ^ key ^ byte-swapped address of the slot (Linux's
  * CONFIG_SLAB_FREELIST_HARDENED). Hardened caches never take the inlined fastpaths, which
  * use the _fast variants without the test.
  */
 static inline unsigned long freeptr_key(const struct kmem_cache *s, const void *slot)
 {
-	return s->fp_random ^ __builtin_bswap64((unsigned long)(uptr)slot);
+	return s->freeptr_xor_key ^ __builtin_bswap64((unsigned long)(uptr)slot);
 }
 
 static inline void *get_freepointer(struct kmem_cache *s, void *object)
@@ -242,7 +253,7 @@ static inline void *get_freepointer(struct kmem_cache *s, void *object)
 	void **slot = (void **)((char *)object + s->offset);
 	unsigned long v = (unsigned long)(uptr)*slot;
 
-	if (unlikely(s->fp_random))
+	if (unlikely(s->freeptr_xor_key))
 		v ^= freeptr_key(s, slot);
 	return (void *)(uptr)v;
 }
@@ -252,7 +263,7 @@ static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
 	void **slot = (void **)((char *)object + s->offset);
 	unsigned long v = (unsigned long)(uptr)fp;
 
-	if (unlikely(s->fp_random))
+	if (unlikely(s->freeptr_xor_key))
 		v ^= freeptr_key(s, slot);
 	*slot = (void *)(uptr)v;
 }
@@ -337,15 +348,15 @@ void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */
-void *slab_alloc_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
-void slab_free_object_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
 			       void *object, void *caller);
 /* For mm/slub_debug.c: */
 void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp);
 void slab_free_hardened(struct kmem_cache *s, void *p, void *caller);
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 void slub_flush_all(struct kmem_cache *s);
-void slab_free_irqs_off(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
+void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller);
 
 /*
@@ -410,7 +421,6 @@ static inline void unmark_compound(struct page *page, unsigned int order, u32 fl
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
 extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */
-extern unsigned int slub_ipi_wait_us; /* boot option ipi_wait_us= */
 
 /* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
 struct slab_sheaf {

@@ -4,10 +4,11 @@
  * flags or named in the boot option slub_debug=, and for the hardening options
  * freelist_hardened=, freelist_random=, init_on_alloc=, init_on_free=.
  *
- * How a cache gets here
- *   A cache with debug flags or any hardening option gets a struct slub_ext and its own copy
- *   of its scheme whose alloc/free (and bulk) are the functions below. mm/slub.c already
- *   tests s->layer_alloc and s->layer_free for scheme layers (sheaves), so such a cache
+ * How a cache gets here (the one place this is explained)
+ *   A cache with debug flags or any hardening option gets a struct slub_debug_state (s->dbg)
+ *   and its own copy of a scheme whose alloc/free (and bulk) are the functions below: for
+ *   debug flags the debug mode's scheme (below), for hardening alone its own. mm/slub.c
+ *   already tests s->layer_alloc and s->layer_free for scheme layers, so such a cache
  *   leaves the inlined fastpaths at no cost to the others. Frees reach slub_debug_free from
  *   kmem_cache_free/kfree either through layer_free or, for caches with a left red zone,
  *   through free_check's "not at an object start" branch (their objects start red_left_pad
@@ -28,13 +29,15 @@
  * The two debug modes (boot option slub_debug_mode=, or per cache at create time):
  *   locked   no cpu slab: every alloc and free takes list_lock and works on slab->freelist
  *            of the first node partial slab, as Linux does for debug caches
- *            (alloc_single_from_partial, free_to_partial_list).
+ *            (alloc_single_from_partial, free_to_partial_list). Runs on the scheme
+ *            registered SLAB_SCHEME_DEBUG_LOCKED (lock).
  *   partial  the checks stay, but objects come from this cpu's slab and go back through the
- *            core's cpu slab and per-cpu partial lists ("partial" scheme), as the third
- *            seed's reply proposed; every pointer taken from a cpu freelist is checked
- *            before it is followed.
- *   A cache asked for with a scheme that has its own layer (sheaves) uses one of these two:
- *   Linux too turns sheaves off for debug caches.
+ *            core's cpu slab and per-cpu partial lists of the SLAB_SCHEME_DEBUG_PARTIAL
+ *            scheme (partial), as Joonsoo Kim proposed (linux-mm, April 2016, replying to
+ *            Laura Abbott's "mm/slub: Skip CPU slab activation when debugging"); every
+ *            pointer taken from a cpu freelist is checked before it is followed.
+ *   A debug cache asked for with any other scheme runs on one of these two, and says so in
+ *   slabinfo (slub_debug_replaced_scheme): Linux too turns sheaves off for debug caches.
  *
  * Damage found is reported like Linux ("BUG kmalloc-64: Right Redzone overwritten", the
  * address, a hex dump around the damage, the tracking) and counted (slab_error_count()).
@@ -79,7 +82,7 @@ struct slub_track {
 	u32 _pad;
 };
 
-struct slub_ext {
+struct slub_debug_state {
 	const struct slab_scheme *base; /* the scheme the cache would have otherwise */
 	const struct slab_scheme *asked; /* the one it was created with (debug may replace it) */
 	struct slab_scheme scheme;      /* base with the functions below in front */
@@ -102,16 +105,16 @@ struct slub_ext {
 	unsigned long free_bits[MAX_OBJS_PER_SLAB / 64];
 	unsigned long bad_bits[MAX_OBJS_PER_SLAB / 64];
 };
-_Static_assert(sizeof(struct slub_ext) <= PAGE_SIZE, "a cache's ext fits a page");
+_Static_assert(sizeof(struct slub_debug_state) <= PAGE_SIZE, "a cache's debug state fits a page");
 
 static unsigned long slab_errors;
 static DEFINE_SPINLOCK(report_lock);
 static enum slab_debug_mode boot_mode = SLAB_DEBUG_LOCKED;
 static bool hardened, random_order, init_alloc, init_free;
 
-static inline struct slub_ext *ext_of(struct kmem_cache *s)
+static inline struct slub_debug_state *dbg_of(struct kmem_cache *s)
 {
-	return s->ext;
+	return s->dbg;
 }
 
 /* ---- layout helpers ---- */
@@ -143,17 +146,17 @@ static inline unsigned int obj_index(struct kmem_cache *s, struct slab *slab, co
 	return (unsigned int)(((uptr)p - (uptr)slab_address(slab) - s->red_left_pad) / s->size);
 }
 
-static inline u64 *state_word(struct slub_ext *x, void *obj)
+static inline u64 *state_word(struct slub_debug_state *x, void *obj)
 {
 	return (u64 *)((char *)obj + x->state_off);
 }
 
-static inline u64 *orig_word(struct slub_ext *x, void *obj)
+static inline u64 *orig_word(struct slub_debug_state *x, void *obj)
 {
 	return (u64 *)((char *)obj + x->orig_off);
 }
 
-static inline struct slub_track *track_of(struct slub_ext *x, void *obj, bool freed)
+static inline struct slub_track *track_of(struct slub_debug_state *x, void *obj, bool freed)
 {
 	return (struct slub_track *)((char *)obj + x->track_off) + freed;
 }
@@ -161,7 +164,7 @@ static inline struct slub_track *track_of(struct slub_ext *x, void *obj, bool fr
 /* The requested size of an allocated object (kmalloc), object_size if out of range. */
 static unsigned int orig_size(struct kmem_cache *s, void *obj)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	u64 v;
 
 	if (!x->orig_off)
@@ -172,7 +175,7 @@ static unsigned int orig_size(struct kmem_cache *s, void *obj)
 
 static void set_track(struct kmem_cache *s, void *obj, bool freed, void *caller)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct slub_track *t;
 
 	if (!(x->debug & SLAB_STORE_USER))
@@ -186,7 +189,7 @@ static void set_track(struct kmem_cache *s, void *obj, bool freed, void *caller)
 /* Red zones and state of an object becoming allocated (active) or free. */
 static void mark_object(struct kmem_cache *s, void *obj, bool active)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	u8 rz = active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE;
 
 	if (x->debug & SLAB_RED_ZONE) {
@@ -200,7 +203,7 @@ static void mark_object(struct kmem_cache *s, void *obj, bool active)
 
 static void poison_object(struct kmem_cache *s, void *obj)
 {
-	if (!(ext_of(s)->debug & SLAB_POISON) || s->ctor)
+	if (!(dbg_of(s)->debug & SLAB_POISON) || s->ctor)
 		return; /* a constructed object keeps its content while free */
 	memset(obj, POISON_FREE, s->object_size - 1);
 	((u8 *)obj)[s->object_size - 1] = POISON_END;
@@ -210,7 +213,7 @@ static void poison_object(struct kmem_cache *s, void *obj)
 
 static const char *region_name(struct kmem_cache *s, long off)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 
 	if (off < 0)
 		return "Redzone";
@@ -243,7 +246,7 @@ static void hex_dump(struct kmem_cache *s, void *obj, long from, long to)
 	}
 }
 
-static void print_track(struct slub_ext *x, void *obj, bool freed)
+static void print_track(struct slub_debug_state *x, void *obj, bool freed)
 {
 	struct slub_track *t = track_of(x, obj, freed);
 	const char *fn;
@@ -261,8 +264,8 @@ static void report_begin(struct kmem_cache *s, const char *what, unsigned long *
 {
 	spin_lock_irqsave(&report_lock, *flags);
 	__atomic_fetch_add(&slab_errors, 1, __ATOMIC_RELAXED);
-	if (s->ext)
-		__atomic_fetch_add(&ext_of(s)->errors, 1, __ATOMIC_RELAXED);
+	if (s->dbg)
+		__atomic_fetch_add(&dbg_of(s)->errors, 1, __ATOMIC_RELAXED);
 	printk("=============================================================================\n");
 	printk("BUG %s: %s\n", s->name, what);
 	printk("-----------------------------------------------------------------------------\n");
@@ -276,7 +279,7 @@ static void report_end(struct kmem_cache *s, const char *fix, unsigned long flag
 
 static void print_object_info(struct kmem_cache *s, struct slab *slab, void *obj)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 
 	if (x->debug & SLAB_STORE_USER) {
 		print_track(x, obj, false);
@@ -355,7 +358,7 @@ unsigned long slab_error_count(void)
  */
 static bool is_isolated(struct kmem_cache *s, void *obj)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags;
 	bool found = false;
 
@@ -372,7 +375,7 @@ static bool is_isolated(struct kmem_cache *s, void *obj)
 
 static void isolate_object(struct kmem_cache *s, void *obj)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags;
 
 	spin_lock_irqsave(&x->lock, flags);
@@ -387,7 +390,7 @@ static void isolate_object(struct kmem_cache *s, void *obj)
 
 static bool is_quarantined(struct kmem_cache *s, struct slab *slab)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags;
 	bool found = false;
 
@@ -402,7 +405,7 @@ static bool is_quarantined(struct kmem_cache *s, struct slab *slab)
 
 static void add_quarantine(struct kmem_cache *s, struct slab *slab)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags;
 
 	spin_lock_irqsave(&x->lock, flags);
@@ -479,7 +482,7 @@ found:
  */
 static bool check_object(struct kmem_cache *s, struct slab *slab, void *obj, bool active)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	u8 rz = active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE;
 	unsigned int from;
 
@@ -522,7 +525,7 @@ static bool check_object(struct kmem_cache *s, struct slab *slab, void *obj, boo
  */
 static bool looks_free(struct kmem_cache *s, void *obj)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	u8 *p;
 
 	if (x->debug & SLAB_CONSISTENCY_CHECKS)
@@ -575,7 +578,7 @@ static void *locked_pop(struct kmem_cache *s, gfp_t gfp)
 		if (unlikely(!valid_obj(s, slab, obj))) {
 			report_pointer(s, slab, obj, "Freepointer corrupt", NULL,
 				       "slab quarantined: all objects marked used");
-		} else if ((ext_of(s)->debug & SLAB_CONSISTENCY_CHECKS) &&
+		} else if ((dbg_of(s)->debug & SLAB_CONSISTENCY_CHECKS) &&
 			   unlikely(slab->inuse >= slab->objects)) {
 			report_pointer(s, slab, obj, "Wrong object count: all in use, yet one is free",
 				       NULL, "slab quarantined: all objects marked used");
@@ -606,7 +609,7 @@ static void locked_push(struct kmem_cache *s, struct slab *slab, void *obj, void
 	slub_lock_node(s, c, n);
 	stat(s, c, FREE_SLOWPATH);
 	prior = slab->freelist;
-	if ((ext_of(s)->debug & SLAB_CONSISTENCY_CHECKS) && unlikely(!slab->inuse)) {
+	if ((dbg_of(s)->debug & SLAB_CONSISTENCY_CHECKS) && unlikely(!slab->inuse)) {
 		spin_unlock(&n->list_lock);
 		local_irq_restore(flags);
 		report_pointer(s, slab, obj, "Wrong object count: none in use, yet one is freed",
@@ -655,7 +658,7 @@ static void *partial_pop(struct kmem_cache *s, gfp_t gfp)
 	}
 	if (c->freelist)
 		stat(s, c, ALLOC_FASTPATH); /* the slow path counts itself */
-	obj = slab_alloc_irqs_off(s, c, gfp);
+	obj = slab_alloc_for_layer(s, c, gfp);
 	local_irq_restore(flags);
 	return obj;
 }
@@ -665,7 +668,7 @@ void slub_debug_cpu_freelist(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	unsigned int n = 0;
 
-	if (!s->ext || !c->slab)
+	if (!s->dbg || !c->slab)
 		return;
 	for (void *p = c->freelist; p; p = get_freepointer(s, p)) {
 		if (!valid_obj(s, c->slab, p) || ++n > c->slab->objects) {
@@ -697,7 +700,7 @@ static void zero_but_free_pointer(struct kmem_cache *s, void *p)
 
 static void *debug_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	void *obj;
 
 	for (;;) {
@@ -718,7 +721,7 @@ static void *debug_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 
 void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct slab *slab = virt_to_slab(p);
 	unsigned long flags;
 
@@ -761,11 +764,11 @@ void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 		return;
 	}
 	local_irq_save(flags);
-	slab_free_object_irqs_off(s, &s->cpu_slab[smp_processor_id()], slab, p, caller);
+	slab_free_object_for_layer(s, &s->cpu_slab[smp_processor_id()], slab, p, caller);
 	local_irq_restore(flags);
 }
 
-/* ---- the ext scheme's entry points (debug or hardened caches) ---- */
+/* ---- the debug scheme's entry points (debug or hardened caches) ---- */
 
 /*
  * The caller of kmem_cache_alloc, which calls us through s->layer_alloc: one frame up. The
@@ -779,7 +782,7 @@ void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 
 static void *plain_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	void *p;
 
 	if (x->base->alloc)
@@ -794,7 +797,7 @@ static void *plain_alloc(struct kmem_cache *s, gfp_t gfp)
 /* An object the core has checked (free_check). */
 static void plain_free(struct kmem_cache *s, void *p, void *caller)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 
 	if (x->init_on_free && !s->ctor)
 		zero_but_free_pointer(s, p);
@@ -806,29 +809,29 @@ static void plain_free(struct kmem_cache *s, void *p, void *caller)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wframe-address"
-static __noinline void *ext_alloc(struct kmem_cache *s, gfp_t gfp)
+static __noinline void *dbg_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	if (ext_of(s)->debug)
+	if (dbg_of(s)->debug)
 		return debug_alloc(s, gfp, ALLOC_CALLER());
 	return plain_alloc(s, gfp);
 }
 #pragma GCC diagnostic pop
 
-static void ext_free(struct kmem_cache *s, void *p, void *caller)
+static void dbg_free(struct kmem_cache *s, void *p, void *caller)
 {
-	if (ext_of(s)->debug)
+	if (dbg_of(s)->debug)
 		slub_debug_free(s, p, caller);
 	else
 		plain_free(s, p, caller);
 }
 
-static void ext_free_unchecked(struct kmem_cache *s, void *p, void *caller)
+static void dbg_free_unchecked(struct kmem_cache *s, void *p, void *caller)
 {
 	struct slab *slab;
 
 	if (!p)
 		return;
-	if (ext_of(s)->debug) {
+	if (dbg_of(s)->debug) {
 		slub_debug_free(s, p, caller);
 		return;
 	}
@@ -839,9 +842,9 @@ static void ext_free_unchecked(struct kmem_cache *s, void *p, void *caller)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wframe-address"
-static __noinline int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+static __noinline int dbg_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	void *caller = ALLOC_CALLER();
 	size_t i;
 
@@ -857,7 +860,7 @@ static __noinline int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, 
 		p[i] = x->debug ? debug_alloc(s, gfp, caller) : plain_alloc(s, gfp);
 		if (!p[i]) {
 			while (i--)
-				ext_free(s, p[i], caller);
+				dbg_free(s, p[i], caller);
 			return 0;
 		}
 	}
@@ -865,15 +868,15 @@ static __noinline int ext_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, 
 }
 #pragma GCC diagnostic pop
 
-static void ext_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
+static void dbg_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
 	for (size_t i = 0; i < n; i++)
-		ext_free_unchecked(s, p[i], caller);
+		dbg_free_unchecked(s, p[i], caller);
 }
 
 void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	void *p;
 
 	if (!x || !x->debug) {
@@ -902,7 +905,7 @@ void *kmalloc_from_cache(struct kmem_cache *s, size_t size, gfp_t gfp)
 
 void slub_debug_resize(struct kmem_cache *s, void *p, size_t size)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct slab *slab = virt_to_slab(p);
 
 	if (!x || !(x->debug & SLAB_RED_ZONE) || !slab || !valid_obj(s, slab, p) ||
@@ -916,9 +919,9 @@ void slub_debug_resize(struct kmem_cache *s, void *p, size_t size)
 
 /* ---- new slabs ---- */
 
-void *slub_ext_setup_slab(struct kmem_cache *s, struct slab *slab)
+void *slub_debug_setup_slab(struct kmem_cache *s, struct slab *slab)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned int n = slab->objects, start = 0;
 	unsigned long pfn = page_to_pfn((struct page *)slab), flags;
 	void *head = NULL;
@@ -972,7 +975,7 @@ static inline void set_bit_(unsigned long *b, unsigned int i)
 /* One unfrozen slab, list_lock held. */
 static void validate_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned int objects = slab->objects, nfree = 0, nbad = 0;
 	void *p, *prev = NULL;
 
@@ -1037,7 +1040,7 @@ static void for_each_slab_of(struct kmem_cache *s,
 			     void *arg)
 {
 	struct kmem_cache_node *n = get_node(s);
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags, lo, hi;
 
 	spin_lock_irqsave(&x->lock, flags);
@@ -1064,7 +1067,7 @@ static void validate_one(struct kmem_cache *s, struct kmem_cache_node *n, struct
 int kmem_cache_validate(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n = get_node(s);
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags, before;
 
 	if (!x || !x->debug) {
@@ -1092,7 +1095,7 @@ struct leaks {
 static void count_leaks(struct kmem_cache *s, struct kmem_cache_node *n, struct slab *slab,
 			void *arg)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct leaks *l = arg;
 
 	memset(x->free_bits, 0, sizeof(x->free_bits));
@@ -1121,10 +1124,10 @@ static void count_leaks(struct kmem_cache *s, struct kmem_cache_node *n, struct 
 	}
 }
 
-void slub_ext_destroy_leaks(struct kmem_cache *s)
+void slub_debug_destroy_leaks(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n = get_node(s);
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct leaks l = { 0, 0, 0, false };
 	unsigned long flags, rflags;
 
@@ -1162,7 +1165,7 @@ unsigned long slub_debug_boot_flags(const char *name)
 	return flags;
 }
 
-void slub_ext_boot_init(void)
+void slub_debug_boot_init(void)
 {
 	random_init(boot_opts.seed);
 	boot_mode = !strcmp(boot_opts.slub_debug_mode, "partial") ? SLAB_DEBUG_PARTIAL
@@ -1181,10 +1184,10 @@ void slub_ext_boot_init(void)
 		       random_source());
 }
 
-int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
+int slub_debug_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 {
 	unsigned long debug = s->flags & SLAB_DEBUG_FLAGS;
-	struct slub_ext *x;
+	struct slub_debug_state *x;
 	struct page *page;
 	unsigned int meta;
 
@@ -1202,7 +1205,7 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 	x->init_on_free = init_free;
 	if (debug) {
 		x->mode = mode == SLAB_DEBUG_MODE_DEFAULT ? boot_mode : mode;
-		x->base = x->mode == SLAB_DEBUG_LOCKED ? &slab_scheme_lock : &slab_scheme_partial;
+		x->base = slab_scheme_for_debug(x->mode);
 		if (debug & SLAB_RED_ZONE) {
 			x->rz_end = ALIGN_UP(s->object_size, 8u);
 			if (x->rz_end == s->object_size)
@@ -1240,17 +1243,17 @@ int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 		}
 	}
 	if (hardened)
-		while (!s->fp_random)
-			s->fp_random = get_random_u64();
-	s->ext = x;
+		while (!s->freeptr_xor_key)
+			s->freeptr_xor_key = get_random_u64();
+	s->dbg = x;
 	/* A shuffled freelist only changes new slabs: such a cache keeps the fastpaths. */
 	if (!debug && !hardened && !init_alloc && !init_free)
 		return 0;
 	x->scheme = *x->base;
-	x->scheme.alloc = ext_alloc;
-	x->scheme.free = ext_free;
-	x->scheme.alloc_bulk = ext_alloc_bulk;
-	x->scheme.free_bulk = ext_free_bulk;
+	x->scheme.alloc = dbg_alloc;
+	x->scheme.free = dbg_free;
+	x->scheme.alloc_bulk = dbg_alloc_bulk;
+	x->scheme.free_bulk = dbg_free_bulk;
 	if (!debug && !init_alloc && !init_free && !x->base->alloc) {
 		/* Only obfuscated pointers: straight to the decoding fastpath, one call. */
 		x->scheme.alloc = slab_alloc_hardened;
@@ -1271,9 +1274,9 @@ static unsigned int order_for(size_t bytes)
 	return order;
 }
 
-int slub_ext_init(struct kmem_cache *s)
+int slub_debug_init(struct kmem_cache *s)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	struct page *page;
 	unsigned int n = s->objects;
 
@@ -1281,11 +1284,8 @@ int slub_ext_init(struct kmem_cache *s)
 		return 0;
 	x->random_seq_order = order_for(n * sizeof(u16));
 	page = alloc_pages(GFP_KERNEL, x->random_seq_order);
-	if (!page) {
-		free_pages((unsigned long)x, 0);
-		s->ext = NULL;
-		return -1;
-	}
+	if (!page)
+		return -1; /* the caller releases x (slub_debug_release) */
 	x->random_seq = page_address(page);
 	/* Fisher-Yates: a uniform permutation of the slab's object indices, per cache. */
 	for (unsigned int i = 0; i < n; i++)
@@ -1300,38 +1300,38 @@ int slub_ext_init(struct kmem_cache *s)
 	return 0;
 }
 
-void slub_ext_release(struct kmem_cache *s)
+void slub_debug_release(struct kmem_cache *s)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 
 	if (x->random_seq)
 		free_pages((unsigned long)x->random_seq, x->random_seq_order);
 	free_pages((unsigned long)x, 0);
-	s->ext = NULL;
+	s->dbg = NULL;
 }
 
 /* ---- information ---- */
 
 unsigned long slub_debug_flags(struct kmem_cache *s)
 {
-	return s->ext ? ext_of(s)->debug : 0;
+	return s->dbg ? dbg_of(s)->debug : 0;
 }
 
 enum slab_debug_mode slub_debug_mode(struct kmem_cache *s)
 {
-	return s->ext && ext_of(s)->debug ? ext_of(s)->mode : SLAB_DEBUG_MODE_DEFAULT;
+	return s->dbg && dbg_of(s)->debug ? dbg_of(s)->mode : SLAB_DEBUG_MODE_DEFAULT;
 }
 
 const struct slab_scheme *slub_debug_replaced_scheme(struct kmem_cache *s)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 
 	return x && x->debug && x->asked != x->base ? x->asked : NULL;
 }
 
 unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long flags, objs;
 
 	if (!x) {
@@ -1345,9 +1345,9 @@ unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs)
 	return objs;
 }
 
-void slub_ext_slabinfo(struct kmem_cache *s)
+void slub_debug_slabinfo(struct kmem_cache *s)
 {
-	struct slub_ext *x = ext_of(s);
+	struct slub_debug_state *x = dbg_of(s);
 	unsigned long slabs, objs = slub_debug_isolated(s, &slabs);
 
 	if (x->debug)
@@ -1359,7 +1359,7 @@ void slub_ext_slabinfo(struct kmem_cache *s)
 	if (slub_debug_replaced_scheme(s))
 		printk(" (created as %s: debug caches use the %s mode instead)", x->asked->name,
 		       x->mode == SLAB_DEBUG_LOCKED ? "locked" : "partial");
-	if (s->fp_random)
+	if (s->freeptr_xor_key)
 		printk(" freelist_hardened");
 	if (x->random_seq)
 		printk(" freelist_random");

@@ -9,16 +9,16 @@
 #include "mm/slub.h"
 
 /* ---- hooks in mm/slub.c ---- */
-void slub_ext_boot_init(void);                      /* slab_init: boot options, random source */
+void slub_debug_boot_init(void);                      /* slab_init: boot options, random source */
 unsigned long slub_debug_boot_flags(const char *name); /* slub_debug= flags for a new cache */
-int slub_ext_layout(struct kmem_cache *s, enum slab_debug_mode mode); /* create, before order */
-int slub_ext_init(struct kmem_cache *s);            /* create, once s->objects is known */
-void slub_ext_release(struct kmem_cache *s);        /* destroy */
-void *slub_ext_setup_slab(struct kmem_cache *s, struct slab *slab); /* new slab: its freelist */
+int slub_debug_layout(struct kmem_cache *s, enum slab_debug_mode mode); /* create, before order */
+int slub_debug_init(struct kmem_cache *s);            /* create, once s->objects is known */
+void slub_debug_release(struct kmem_cache *s);        /* destroy */
+void *slub_debug_setup_slab(struct kmem_cache *s, struct slab *slab); /* new slab: its freelist */
 void slub_debug_free(struct kmem_cache *s, void *p, void *caller);  /* any pointer, checked */
 void slub_debug_cpu_freelist(struct kmem_cache *s, struct kmem_cache_cpu *c); /* irqs off */
-void slub_ext_destroy_leaks(struct kmem_cache *s);  /* destroy found objects in use */
-void slub_ext_slabinfo(struct kmem_cache *s);       /* the end of a slabinfo line */
+void slub_debug_destroy_leaks(struct kmem_cache *s);  /* destroy found objects in use */
+void slub_debug_slabinfo(struct kmem_cache *s);       /* the end of a slabinfo line */
 void slub_debug_resize(struct kmem_cache *s, void *p, size_t size); /* krealloc in place */
 void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller);
 

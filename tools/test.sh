@@ -376,6 +376,66 @@ extra() {
     fi
 }
 
+# scheme_boots: one boot per scheme of the registry, as build/host/test_slab --schemes lists
+# it (the same mm/ as the kernel): test=slab,slab_ipi with it as the boot caches' scheme;
+# slabinfo shows it on kmalloc-64 and, for a scheme with counters of its own, the first of
+# them. Owner schemes boot on 4, 8 and 2 CPUs in turn (the one on 2 with ipi_wait_us=0),
+# the others on 4.
+scheme_boots() {
+    local list name flags counters smp turn=0 opt checks
+    if ! list=$(build/host/test_slab --schemes 2>&1) || [ -z "$list" ]; then
+        fail "scheme[...]" "build/host/test_slab --schemes could not list the schemes: ${list:-no output}"
+        return
+    fi
+    while read -r name flags counters; do
+        smp=4
+        opt=
+        if [[ ,$flags, == *,owner,* ]]; then
+            smp=$(( (turn % 3 == 0) ? 4 : (turn % 3 == 1) ? 8 : 2 ))
+            [ "$smp" = 2 ] && opt=" ipi_wait_us=0"
+            turn=$((turn + 1))
+        fi
+        checks=(ktap "$(printf '%-20s %s ' kmalloc-64 "$name")")
+        [ "$counters" != - ] && checks+=("${counters%%,*}=")
+        extra "scheme[$name,smp$smp]" "test=slab,slab_ipi scheme=$name$opt slabinfo=1" 0 SMP=$smp -- "${checks[@]}"
+    done <<<"$list"
+}
+
+# scheme_copy: a new scheme is one file. A copy of this tree (no build/, no .git) gets
+# mm/scheme_lock.c copied to mm/scheme_lockcopy.c with only its registered name changed,
+# builds with no other edit, and one boot shows the new scheme in slabinfo (as the boot
+# caches' scheme), in test=slab (its variants) and in bench=fastpath (its figures). The copy
+# is removed afterwards.
+scheme_copy() {
+    local label="scheme-copy[lock,lockcopy]" dir=$PWD/$logdir/scheme-copy
+    local iso=$PWD/$logdir/iso/scheme-copy.iso log=$logdir/scheme-copy-build.log changed
+    want "$label" || return 0
+    rm -rf "$dir"
+    mkdir -p "$dir" "$logdir/iso"
+    if ! tar -C "$root" --exclude=./build --exclude=./.git -cf - . | tar -C "$dir" -xf -; then
+        fail "$label" "could not copy the tree to $dir"
+        return
+    fi
+    sed 's/^\(\t\.name = \)"lock",$/\1"lockcopy",/' "$root/mm/scheme_lock.c" >"$dir/mm/scheme_lockcopy.c"
+    changed=$(diff "$root/mm/scheme_lock.c" "$dir/mm/scheme_lockcopy.c" | grep -c '^[<>]')
+    if [ "$changed" != 2 ]; then
+        fail "$label" "the copy of mm/scheme_lock.c differs in $changed lines, want its .name line only"
+        rm -rf "$dir"
+        return
+    fi
+    if [ "$dry_run" != 1 ] &&
+        ! "$make_cmd" -s -C "$dir" iso-cmdline CMDLINE="test=slab bench=fastpath bench_reps=3 scheme=lockcopy,lock slabinfo=1" OUT="$iso" >"$log" 2>&1; then
+        fail "$label" "the tree with the copied scheme does not build (log: $log)"
+        sed 's/^/    /' "$log" | tail -n 5
+        rm -rf "$dir"
+        return
+    fi
+    extra "$label" "" 0 ISO="$iso" ELF="$dir/build/slablab.elf" -- ktap \
+        "$(printf '%-20s %s ' kmalloc-64 lockcopy)" re:'variants: .*lockcopy/irq lockcopy/cmpxchg' \
+        '"scheme":"lockcopy","fastpath":"irq"' '"schemes":"lock,lockcopy"'
+    rm -rf "$dir"
+}
+
 # ---------------------------------------------------------------------------------------
 echo "test.sh: host tests"
 host_tests
@@ -429,9 +489,8 @@ else
     extra "bench[scheme=lock,sheaves,smp3]" "bench=hackbench,remote scheme=sheaves,lock $bench_small slabinfo=1" 0 SMP=3 -- benchjson '"schemes":"lock,sheaves"' "kmalloc-256          sheaves"
     extra "cmdline[scheme=nosuch]" "scheme=lock,nosuch" 1 -- "no scheme named 'nosuch'" "valid: all lock partial"
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock          cmpxchg"
-    extra "cmdline[scheme=ipi,smp4]" "test=slab,slab_ipi scheme=ipi slabinfo=1" 0 SMP=4 -- ktap "kmalloc-64           ipi " "ipi_sent="
-    extra "cmdline[scheme=ipi-batch,smp8]" "test=slab,slab_ipi scheme=ipi-batch slabinfo=1" 0 SMP=8 -- ktap "kmalloc-64           ipi-batch " "remote_drained="
-    extra "cmdline[scheme=remote-atomic,smp2]" "test=slab,slab_ipi scheme=remote-atomic ipi_wait_us=0 slabinfo=1" 0 SMP=2 -- ktap "kmalloc-64           remote-atomic " "remote_free="
+    scheme_boots
+    scheme_copy
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "slub_debug[kmalloc FZPU,partial,hardened,smp4]" "test=slub_debug,slab slub_debug=FZPU,kmalloc-* slub_debug_mode=partial freelist_hardened=1 freelist_random=1 init_on_alloc=1 init_on_free=1 slabinfo=1 seed=7" 0 SMP=4 TIMEOUT=600 -- ktap "debug=FZPU mode=partial" "freelist_hardened freelist_random init_on_alloc init_on_free" "BUG TestSlub_RZ_alloc: Right Redzone overwritten" "Allocated in"
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"

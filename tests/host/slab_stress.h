@@ -25,30 +25,58 @@
 #include "mm/slub.h"
 
 /*
- * Every scheme with every fastpath it has: both host tests run all of them. no_cx16: the
+ * Every scheme of the registry with every fastpath it has (the cmpxchg one only where it
+ * makes a difference: no layer of its own): both host tests run all of them. no_cx16: the
  * cache is created as on a CPU without CMPXCHG16B (host_no_cmpxchg_double), so its slab
- * freelists are updated under slab_lock; the schemes that use those updates get such a run.
+ * freelists are updated under slab_lock; the schemes that use those updates (all but the
+ * owner schemes, whose owners update their slabs alone) get such a run.
  */
 struct variant {
 	const char *scheme;
 	enum slab_fastpath fastpath;
-	const char *name;
+	char name[48];
 	bool no_cx16;
 };
 
-static const struct variant variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ, "lock/irq", false },
-	{ "lock", SLAB_FASTPATH_CMPXCHG, "lock/cmpxchg", false },
-	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq", false },
-	{ "partial", SLAB_FASTPATH_CMPXCHG, "partial/cmpxchg", false },
-	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves", false },
-	{ "ipi", SLAB_FASTPATH_IRQ, "ipi", false },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ, "ipi-batch", false },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ, "remote-atomic", false },
-	{ "lock", SLAB_FASTPATH_IRQ, "lock/irq, no cx16", true },
-	{ "partial", SLAB_FASTPATH_IRQ, "partial/irq, no cx16", true },
-	{ "sheaves", SLAB_FASTPATH_IRQ, "sheaves, no cx16", true },
-};
+static struct variant variants[64];
+static size_t nr_variants;
+
+static void add_variant(const char *scheme, enum slab_fastpath fastpath, const char *how,
+			bool no_cx16)
+{
+	struct variant *v = &variants[nr_variants++];
+
+	v->scheme = scheme;
+	v->fastpath = fastpath;
+	v->no_cx16 = no_cx16;
+	snprintf(v->name, sizeof(v->name), "%s%s%s%s", scheme, *how ? "/" : "", how,
+		 no_cx16 ? ", no cx16" : "");
+}
+
+/* Fills variants[] from the registry (once); returns how many there are. */
+static size_t stress_variants(void)
+{
+	const char *name;
+
+	if (nr_variants)
+		return nr_variants;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned int i = 0; (name = slab_scheme_name(i)) && nr_variants + 2 <= 64; i++) {
+			unsigned long f = slab_scheme_flags(name);
+
+			if (pass && (f & SLAB_SCHEME_OWNER))
+				continue;
+			if (f & SLAB_SCHEME_LAYER) {
+				add_variant(name, SLAB_FASTPATH_IRQ, "", pass);
+				continue;
+			}
+			add_variant(name, SLAB_FASTPATH_IRQ, "irq", pass);
+			if (!pass)
+				add_variant(name, SLAB_FASTPATH_CMPXCHG, "cmpxchg", false);
+		}
+	}
+	return nr_variants;
+}
 
 #define STRESS_MAX_CPUS 4
 #define STRESS_HOLD 384  /* objects one CPU holds at most */

@@ -33,7 +33,11 @@
 #define ARENA_SIZE (256UL << 20)
 
 static const struct variant *cur; /* the variant under test */
-#define IS_IPI_SCHEME(name) (!strncmp((name), "ipi", 3) || !strcmp((name), "remote-atomic"))
+/* What the scheme under test is, from the registry's flags (never its name). */
+#define CUR_FLAGS() slab_scheme_flags(cur->scheme)
+#define IS_IPI_SCHEME(name) (slab_scheme_flags(name) & SLAB_SCHEME_OWNER)
+#define IS_SHEAVES(name)                                                                          \
+	((slab_scheme_flags(name) & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) == SLAB_SCHEME_LAYER)
 static char name_buf[200];
 
 /* "scheme/fastpath: what" */
@@ -220,14 +224,14 @@ static void alloc_free_patterns(void)
 	i = info(s);
 	kt_check(i.active_objects == 0, N("all freed: no active objects"), "active %lu",
 		 i.active_objects);
-	if (!strcmp(cur->scheme, "sheaves"))
-		kt_check(kmem_cache_stat(s, SHEAF_ALLOC) > NOBJ && kmem_cache_stat(s, ALLOC_SLAB) > 0 &&
-			     kmem_cache_stat(s, SHEAF_FREE) > NOBJ,
+	if (IS_SHEAVES(cur->scheme))
+		kt_check(kmem_cache_stat_by_name(s, "sheaf_alloc") > NOBJ && kmem_cache_stat(s, ALLOC_SLAB) > 0 &&
+			     kmem_cache_stat_by_name(s, "sheaf_free") > NOBJ,
 			 N("statistics count sheaf allocations, new slabs and sheaf frees"),
 			 "sheaf_alloc %llu alloc_slab %llu sheaf_free %llu",
-			 (unsigned long long)kmem_cache_stat(s, SHEAF_ALLOC),
+			 (unsigned long long)kmem_cache_stat_by_name(s, "sheaf_alloc"),
 			 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB),
-			 (unsigned long long)kmem_cache_stat(s, SHEAF_FREE));
+			 (unsigned long long)kmem_cache_stat_by_name(s, "sheaf_free"));
 	else
 	kt_check(kmem_cache_stat(s, ALLOC_FASTPATH) > NOBJ && kmem_cache_stat(s, ALLOC_SLAB) > 0 &&
 		     kmem_cache_stat(s, FREE_FASTPATH) > 0,
@@ -239,9 +243,8 @@ static void alloc_free_patterns(void)
 	/* mm/slab.h's queries for benchmarks, against the internal ones. */
 	KT_EQ_U(N("kmem_cache_stat_by_name reads the counter slabinfo names"),
 		kmem_cache_stat_by_name(s, "alloc_slab"), kmem_cache_stat(s, ALLOC_SLAB));
-	kt_check(kmem_cache_has_layer(s) ==
-			 (!strcmp(cur->scheme, "sheaves") || IS_IPI_SCHEME(cur->scheme)),
-		 N("kmem_cache_has_layer: sheaves and the ipi schemes have one, lock and partial not"),
+	kt_check(kmem_cache_has_layer(s) == !!(CUR_FLAGS() & SLAB_SCHEME_LAYER),
+		 N("kmem_cache_has_layer: as the scheme's SLAB_SCHEME_LAYER says"),
 		 "kmem_cache_has_layer %d", (int)kmem_cache_has_layer(s));
 	kmem_cache_destroy(s);
 	irqs_on("kmem_cache_destroy");
@@ -553,26 +556,26 @@ static void cross_cpu_frees(void)
 		 errors, irq_off);
 	i = info(x->s);
 	if (IS_IPI_SCHEME(cur->scheme))
-		kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, REMOTE_FREE) >= XOBJ &&
+		kt_check(i.active_objects == 0 && kmem_cache_stat_by_name(x->s, "remote_free") >= XOBJ &&
 				 kmem_cache_stat(x->s, LIST_LOCK) == 0,
 			 N("remote frees go to the owner CPU, no list_lock, nothing left active"),
 			 "active %lu, remote_free %llu, list_lock %llu", i.active_objects,
-			 (unsigned long long)kmem_cache_stat(x->s, REMOTE_FREE),
+			 (unsigned long long)kmem_cache_stat_by_name(x->s, "remote_free"),
 			 (unsigned long long)kmem_cache_stat(x->s, LIST_LOCK));
-	else if (!strcmp(cur->scheme, "sheaves"))
-		kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, SHEAF_FREE) >= XOBJ &&
+	else if (IS_SHEAVES(cur->scheme))
+		kt_check(i.active_objects == 0 && kmem_cache_stat_by_name(x->s, "sheaf_free") >= XOBJ &&
 				 kmem_cache_stat(x->s, CPU_PARTIAL_FREE) == 0,
 			 N("remote frees go into the freeing CPU's sheaves, nothing left active"),
 			 "active %lu, sheaf_free %llu", i.active_objects,
-			 (unsigned long long)kmem_cache_stat(x->s, SHEAF_FREE));
+			 (unsigned long long)kmem_cache_stat_by_name(x->s, "sheaf_free"));
 	else
 	kt_check(i.active_objects == 0 && kmem_cache_stat(x->s, FREE_SLOWPATH) >= XOBJ,
 		 N("remote frees take the slow path and leave nothing active"),
 		 "active %lu, free_slowpath %llu", i.active_objects,
 		 (unsigned long long)kmem_cache_stat(x->s, FREE_SLOWPATH));
-	if (!strcmp(cur->scheme, "sheaves") || IS_IPI_SCHEME(cur->scheme))
+	if (IS_SHEAVES(cur->scheme) || IS_IPI_SCHEME(cur->scheme))
 		;
-	else if (!strcmp(cur->scheme, "partial"))
+	else if (CUR_FLAGS() & SLAB_SCHEME_CPU_PARTIAL)
 		kt_check(kmem_cache_stat(x->s, CPU_PARTIAL_FREE) > 0 &&
 				 kmem_cache_stat(x->s, FREE_ADD_PARTIAL) == 0,
 			 N("full slabs made partial by a remote free go to that CPU's partial list"),
@@ -930,7 +933,7 @@ static void slab_lock_excludes_updates(void)
 	struct lock_wait w = { 0 };
 	unsigned int n;
 
-	if (!cur->no_cx16 || (strcmp(cur->scheme, "lock") && strcmp(cur->scheme, "partial")))
+	if (!cur->no_cx16 || (CUR_FLAGS() & SLAB_SCHEME_LAYER))
 		return; /* sheaves: frees go to a sheaf first; ipi schemes: owner-only updates */
 	s = create("t-slab-lock", 256, 0, NULL);
 	if (!kt_check(s != NULL, N("create the slab_lock cache"), "NULL"))
@@ -1130,7 +1133,46 @@ static void public_queries(void)
 	kmem_cache_destroy(s);
 }
 
-int main(void)
+/*
+ * test_slab --schemes: the scheme registry of this build, one line per scheme: its name, its
+ * SLAB_SCHEME_* flags as words, and its own counters (or -), for tools/test.sh's boots.
+ */
+static int list_schemes(void)
+{
+	static const struct { unsigned long flag; const char *word; } words[] = {
+		{ SLAB_SCHEME_LAYER, "layer" },        { SLAB_SCHEME_CPU_PARTIAL, "cpu_partial" },
+		{ SLAB_SCHEME_OWNER, "owner" },        { SLAB_SCHEME_TRANSFER, "transfer" },
+		{ SLAB_SCHEME_IPI_EACH, "ipi_each" },  { SLAB_SCHEME_IPI_BATCH, "ipi_batch" },
+		{ SLAB_SCHEME_BASELINE, "baseline" },  { SLAB_SCHEME_DEFAULT, "default" },
+		{ SLAB_SCHEME_DEBUG_LOCKED, "debug_locked" },
+		{ SLAB_SCHEME_DEBUG_PARTIAL, "debug_partial" },
+	};
+	const char *name;
+
+	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
+		unsigned long f = slab_scheme_flags(name);
+		struct kmem_cache *s = kmem_cache_create_scheme("list-schemes", 64, 0, 0, NULL, name,
+								 SLAB_FASTPATH_IRQ);
+		const char *c;
+		int n = 0;
+
+		if (!s)
+			return 1;
+		printf("%s ", name);
+		for (size_t w = 0; w < ARRAY_SIZE(words); w++)
+			if (f & words[w].flag)
+				printf("%s%s", n++ ? "," : "", words[w].word);
+		printf("%s ", n ? "" : "-");
+		n = 0;
+		for (unsigned int k = NR_SLUB_STAT_ITEMS; (c = kmem_cache_stat_name(s, k)); k++)
+			printf("%s%s", n++ ? "," : "", c);
+		printf("%s\n", n ? "" : "-");
+		kmem_cache_destroy(s);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned long start_pages;
 
@@ -1138,6 +1180,12 @@ int main(void)
 	host_arena_init(HOST_ARENA_BASE, ARENA_SIZE);
 	host_smp_init(NCPUS);
 	slab_init();
+	if (argc > 1 && !strcmp(argv[1], "--schemes"))
+		return list_schemes();
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s [--schemes]\n", argv[0]);
+		return 2;
+	}
 	kt_check(nr_cpu_ids == NCPUS && smp_processor_id() == 0 && !irqs_disabled(),
 		 "four thread-CPUs up, main thread is CPU 0 with interrupts on",
 		 "nr_cpu_ids %d, cpu %d, irqs_disabled %d", nr_cpu_ids, smp_processor_id(),
@@ -1146,7 +1194,7 @@ int main(void)
 	kmalloc_classes();
 	public_queries();
 	start_pages = nr_free_pages(); /* the kmalloc caches keep their slabs */
-	for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
+	for (size_t v = 0; v < stress_variants(); v++) {
 		cur = &variants[v];
 		alloc_free_patterns();
 		constructors();

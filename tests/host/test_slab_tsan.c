@@ -43,7 +43,7 @@ int main(void)
 	host_smp_init(NCPUS);
 	slab_init();
 	start_pages = nr_free_pages();
-	for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
+	for (size_t v = 0; v < stress_variants(); v++) {
 		unsigned long base = nr_free_pages(), bad = slab_bad_input_count();
 		unsigned long sent = 0, received = 0, allocs = 0, shrinks = 0;
 		struct slab_cache_info info;

@@ -17,12 +17,32 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
+#include "mm/scheme_ipi.h"
 #include "mm/slub_debug.h"
 
-static const char *const ipi_schemes[] = { "ipi", "ipi-batch", "remote-atomic" };
+/* The registry's owner schemes (SLAB_SCHEME_OWNER), found once. */
+static const char *ipi_schemes[32];
+static unsigned int nr_ipi_schemes;
+
+static const char *const *owner_schemes(void)
+{
+	const char *name;
+
+	if (!nr_ipi_schemes)
+		for (unsigned int i = 0; (name = slab_scheme_name(i)) && nr_ipi_schemes < 32; i++)
+			if (slab_scheme_flags(name) & SLAB_SCHEME_OWNER)
+				ipi_schemes[nr_ipi_schemes++] = name;
+	return ipi_schemes;
+}
 
 #define for_each_ipi_scheme(sch)                                                                   \
-	for (const char *const *sch = ipi_schemes; sch < ipi_schemes + ARRAY_SIZE(ipi_schemes); sch++)
+	for (const char *const *sch = owner_schemes(); sch < ipi_schemes + nr_ipi_schemes; sch++)
+
+/* Remote frees are sent with IPIs: one per free, or one when the owner's list was empty. */
+static bool sends_ipis(const char *scheme)
+{
+	return slab_scheme_flags(scheme) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH);
+}
 
 static struct kmem_cache *make(struct kunit *test, const char *scheme, unsigned int size)
 {
@@ -164,8 +184,9 @@ static void producer_consumer_chain(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ch->produced, (long)CHAIN_OBJECTS * nr_cpu_ids);
 		KUNIT_EXPECT_EQ(test, ch->consumed, (long)CHAIN_OBJECTS * nr_cpu_ids);
 		/* A debug cache runs its debug mode instead: the objects still pass intact. */
-		if (nr_cpu_ids > 1 && !strcmp(scheme, "ipi") && !slub_debug_replaced_scheme(ch->s))
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(ch->s, REMOTE_FREE),
+		if (nr_cpu_ids > 1 && (slab_scheme_flags(scheme) & SLAB_SCHEME_IPI_EACH) &&
+		    !slub_debug_replaced_scheme(ch->s))
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(ch->s, "remote_free"),
 					(u64)CHAIN_OBJECTS * nr_cpu_ids);
 		kmem_cache_shrink(ch->s);
 		kmem_cache_info(ch->s, &info);
@@ -173,8 +194,8 @@ static void producer_consumer_chain(struct kunit *test)
 		kunit_info(test, "%-13s %ld objects through %d cpus in %llu ms, %llu remote frees, "
 			   "%llu IPIs", scheme, ch->consumed, nr_cpu_ids,
 			   (unsigned long long)(cycles_to_ns(get_cycles() - t0) / 1000000),
-			   (unsigned long long)kmem_cache_stat(ch->s, REMOTE_FREE),
-			   (unsigned long long)kmem_cache_stat(ch->s, IPI_SENT));
+			   (unsigned long long)kmem_cache_stat_by_name(ch->s, "remote_free"),
+			   (unsigned long long)kmem_cache_stat_by_name(ch->s, "ipi_sent"));
 		kmem_cache_destroy(ch->s);
 		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s", scheme);
 	}
@@ -196,7 +217,7 @@ static unsigned long remote_list_length(struct kmem_cache *s, int cpu)
 {
 	unsigned long n = 0;
 
-	for (void *p = __atomic_load_n(&s->cpu_slab[cpu].remote_free, __ATOMIC_ACQUIRE); p;
+	for (void *p = __atomic_load_n(&ic(&s->cpu_slab[cpu])->remote_free, __ATOMIC_ACQUIRE); p;
 	     p = get_freepointer(s, p)) /* decoded when freelist_hardened=1 */
 		n++;
 	return n;
@@ -223,7 +244,7 @@ static void held_cpu(struct kunit *test, void *arg)
 	if (!wait_flag(&h->done))
 		h->errors++;
 	/* Nothing was freed behind our back: everything waits on our remote-free list. */
-	h->drained_while_off = kmem_cache_stat(h->s, REMOTE_DRAINED);
+	h->drained_while_off = kmem_cache_stat_by_name(h->s, "remote_drained");
 	h->queued_while_off = remote_list_length(h->s, 0);
 	local_irq_restore(flags);
 }
@@ -243,14 +264,14 @@ static void frees_wait_while_owner_has_interrupts_off(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, h->errors, 0);
 		KUNIT_EXPECT_EQ_MSG(test, h->drained_while_off, 0, "%s", *sch);
 		KUNIT_EXPECT_EQ_MSG(test, h->queued_while_off, HELD, "%s", *sch);
-		KUNIT_EXPECT_EQ(test, kmem_cache_stat(h->s, REMOTE_FREE), HELD);
-		if (strcmp(*sch, "remote-atomic")) {
+		KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(h->s, "remote_free"), HELD);
+		if (sends_ipis(*sch)) {
 			/* The IPI was taken when cpu 0 turned interrupts back on. */
-			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(h->s, REMOTE_DRAINED), HELD, "%s",
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat_by_name(h->s, "remote_drained"), HELD, "%s",
 					    *sch);
-			KUNIT_EXPECT_GE(test, kmem_cache_stat(h->s, IPI_RECEIVED), 1);
+			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(h->s, "ipi_received"), 1);
 		} else {
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(h->s, IPI_SENT), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(h->s, "ipi_sent"), 0);
 		}
 		kmem_cache_shrink(h->s);
 		kmem_cache_info(h->s, &info);
@@ -336,13 +357,13 @@ static void two_cpus_free_to_each_other(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, pp->freed[0], (long)PINGPONG_ROUNDS * PINGPONG_BATCH, "%s",
 				    *sch);
 		KUNIT_EXPECT_EQ(test, pp->freed[1], (long)PINGPONG_ROUNDS * PINGPONG_BATCH);
-		KUNIT_EXPECT_EQ(test, kmem_cache_stat(pp->s, REMOTE_FREE),
+		KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(pp->s, "remote_free"),
 				2ULL * PINGPONG_ROUNDS * PINGPONG_BATCH);
 		kunit_info(test, "%s: %llu IPIs for %llu remote frees, %llu drains, most %llu at once",
-			   *sch, (unsigned long long)kmem_cache_stat(pp->s, IPI_SENT),
-			   (unsigned long long)kmem_cache_stat(pp->s, REMOTE_FREE),
-			   (unsigned long long)kmem_cache_stat(pp->s, REMOTE_DRAIN),
-			   (unsigned long long)kmem_cache_stat(pp->s, REMOTE_DRAIN_MAX));
+			   *sch, (unsigned long long)kmem_cache_stat_by_name(pp->s, "ipi_sent"),
+			   (unsigned long long)kmem_cache_stat_by_name(pp->s, "remote_free"),
+			   (unsigned long long)kmem_cache_stat_by_name(pp->s, "remote_drain"),
+			   (unsigned long long)kmem_cache_stat_by_name(pp->s, "remote_drain_max"));
 		kmem_cache_destroy(pp->s);
 		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s", *sch);
 		kfree(pp);
@@ -378,9 +399,9 @@ static void transfer_cpu(struct kunit *test, void *arg)
 		while (__atomic_load_n(&t->phase, __ATOMIC_ACQUIRE) < 2)
 			cpu_relax();
 		/* Under the IPI schemes the frees come in by IPI: let them all arrive. */
-		if (strcmp(t->s->scheme->name, "remote-atomic"))
+		if (kmem_cache_scheme_flags(t->s) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH))
 			for (u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
-			     t->s->cpu_slab[0].stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
+			     t->s->cpu_slab[0].scheme_stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
 				cpu_relax();
 		__atomic_store_n(&t->phase, 3, __ATOMIC_RELEASE);
 		/* Keep working on this cache while cpu 1 asks for slabs: free our odd ones. */
@@ -436,7 +457,7 @@ static void ownership_moves_to_a_cpu_that_runs_out(struct kunit *test)
 		struct transfer *t = kzalloc(sizeof(*t), GFP_KERNEL);
 		unsigned long free_before;
 		struct slab_cache_info info;
-		bool atomic = !strcmp(*sch, "remote-atomic");
+		bool atomic = !(slab_scheme_flags(*sch) & SLAB_SCHEME_TRANSFER);
 
 		KUNIT_ASSERT_NOT_NULL(test, t);
 		t->n = 16 * 40; /* 40 order-0 slabs of 256-byte objects */
@@ -450,21 +471,21 @@ static void ownership_moves_to_a_cpu_that_runs_out(struct kunit *test)
 		kunit_run_on_all_cpus(test, transfer_cpu, t);
 		KUNIT_EXPECT_EQ(test, t->errors, 0);
 		if (atomic) {
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(t->s, OWNER_REQ_SENT), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(t->s, "owner_req_sent"), 0);
 		} else {
-			KUNIT_EXPECT_GE_MSG(test, kmem_cache_stat(t->s, OWNER_REQ_SENT), 1, "%s", *sch);
-			KUNIT_EXPECT_GE_MSG(test, kmem_cache_stat(t->s, OWNER_REQ_GRANTED), 1, "%s",
+			KUNIT_EXPECT_GE_MSG(test, kmem_cache_stat_by_name(t->s, "owner_req_sent"), 1, "%s", *sch);
+			KUNIT_EXPECT_GE_MSG(test, kmem_cache_stat_by_name(t->s, "owner_req_granted"), 1, "%s",
 					    *sch);
-			KUNIT_EXPECT_GE(test, kmem_cache_stat(t->s, OWNER_SLABS_MOVED), 1);
+			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(t->s, "owner_slabs_moved"), 1);
 		}
 		kunit_info(test, "%s: %llu requests, %llu granted, %llu refused, %llu timed out, "
 			   "%llu slabs moved, %llu forwarded", *sch,
-			   (unsigned long long)kmem_cache_stat(t->s, OWNER_REQ_SENT),
-			   (unsigned long long)kmem_cache_stat(t->s, OWNER_REQ_GRANTED),
-			   (unsigned long long)kmem_cache_stat(t->s, OWNER_REQ_REFUSED),
-			   (unsigned long long)kmem_cache_stat(t->s, OWNER_REQ_TIMEOUT),
-			   (unsigned long long)kmem_cache_stat(t->s, OWNER_SLABS_MOVED),
-			   (unsigned long long)kmem_cache_stat(t->s, REMOTE_FORWARD));
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "owner_req_sent"),
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "owner_req_granted"),
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "owner_req_refused"),
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "owner_req_timeout"),
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "owner_slabs_moved"),
+			   (unsigned long long)kmem_cache_stat_by_name(t->s, "remote_forward"));
 		/* Everything back, from cpu 0 (remote frees for most of it now). */
 		for (int i = 0; i < t->n; i++)
 			kmem_cache_free(t->s, t->objs[i]);

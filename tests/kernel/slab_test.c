@@ -7,6 +7,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -16,27 +17,60 @@
 struct variant {
 	const char *scheme;
 	enum slab_fastpath fastpath;
-	unsigned long flags; /* SLAB_NO_CMPXCHG: slab freelists under slab_lock */
+	unsigned long flags;  /* SLAB_NO_CMPXCHG: slab freelists under slab_lock */
+	unsigned long sflags; /* the scheme's SLAB_SCHEME_* */
 };
 
-/* On a CPU without CMPXCHG16B the cmpxchg variants are left out (for_each_variant). */
-static const struct variant variants[] = {
-	{ "lock", SLAB_FASTPATH_IRQ, 0 },
-	{ "lock", SLAB_FASTPATH_CMPXCHG, 0 },
-	{ "partial", SLAB_FASTPATH_IRQ, 0 },
-	{ "partial", SLAB_FASTPATH_CMPXCHG, 0 },
-	{ "sheaves", SLAB_FASTPATH_IRQ, 0 },
-	{ "ipi", SLAB_FASTPATH_IRQ, 0 },
-	{ "ipi-batch", SLAB_FASTPATH_IRQ, 0 },
-	{ "remote-atomic", SLAB_FASTPATH_IRQ, 0 },
-	{ "partial", SLAB_FASTPATH_IRQ, SLAB_NO_CMPXCHG },
-};
-#define V_LOCK_IRQ (&variants[0])
-#define V_PARTIAL_IRQ (&variants[2])
-#define V_PARTIAL_CMPXCHG (&variants[3])
+/*
+ * Every scheme of the registry with the irq fastpath, and with the cmpxchg one too where it
+ * makes a difference (no layer of its own); then the default scheme with slab_lock. On a
+ * CPU without CMPXCHG16B the cmpxchg variants are left out (for_each_variant).
+ */
+#define MAX_VARIANTS 64
+static struct variant variants[MAX_VARIANTS];
+static unsigned int nr_variants;
+
+static void add_variant(const char *scheme, enum slab_fastpath fastpath, unsigned long flags)
+{
+	if (nr_variants < MAX_VARIANTS)
+		variants[nr_variants++] = (struct variant){ scheme, fastpath, flags,
+							    slab_scheme_flags(scheme) };
+}
+
+static const struct variant *all_variants(void)
+{
+	const char *name;
+
+	if (nr_variants)
+		return variants;
+	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
+		add_variant(name, SLAB_FASTPATH_IRQ, 0);
+		if (!(slab_scheme_flags(name) & SLAB_SCHEME_LAYER))
+			add_variant(name, SLAB_FASTPATH_CMPXCHG, 0);
+	}
+	add_variant(slab_scheme_with(SLAB_SCHEME_DEFAULT) ?: slab_scheme_name(0), SLAB_FASTPATH_IRQ,
+		    SLAB_NO_CMPXCHG);
+	return variants;
+}
+
+/* The first variant of a scheme with all of sflags and this fastpath, without slab_lock. */
+static const struct variant *variant_with(unsigned long sflags, enum slab_fastpath fastpath)
+{
+	const struct variant *v = all_variants();
+
+	for (unsigned int i = 0; i < nr_variants; i++)
+		if ((v[i].sflags & sflags) == sflags && v[i].fastpath == fastpath && !v[i].flags)
+			return &v[i];
+	return NULL;
+}
+
+/* The baseline scheme (lock), and the first with per-cpu partial lists (partial). */
+#define V_LOCK_IRQ variant_with(SLAB_SCHEME_BASELINE, SLAB_FASTPATH_IRQ)
+#define V_PARTIAL_IRQ variant_with(SLAB_SCHEME_CPU_PARTIAL, SLAB_FASTPATH_IRQ)
+#define V_PARTIAL_CMPXCHG variant_with(SLAB_SCHEME_CPU_PARTIAL, SLAB_FASTPATH_CMPXCHG)
 
 #define for_each_variant(v)                                                                   \
-	for (const struct variant *v = variants; v < variants + ARRAY_SIZE(variants); v++)    \
+	for (const struct variant *v = all_variants(); v < variants + nr_variants; v++)        \
 		if (!slab_fastpath_available(v->fastpath)) {                                   \
 		} else
 #define VNAME(v)                                                                               \
@@ -44,8 +78,9 @@ static const struct variant variants[] = {
 		(v)->fastpath == SLAB_FASTPATH_IRQ                                             \
 			? ((v)->flags & SLAB_NO_CMPXCHG ? "irq, slab_lock" : "irq")            \
 			: "cmpxchg"
-#define IS_SHEAVES(v) (!strcmp((v)->scheme, "sheaves"))
-#define IS_IPI(v) (!strncmp((v)->scheme, "ipi", 3) || !strcmp((v)->scheme, "remote-atomic"))
+/* A layer of object arrays (sheaves: its counters are sheaf_* and barn_*). */
+#define IS_SHEAVES(v) (((v)->sflags & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) == SLAB_SCHEME_LAYER)
+#define IS_IPI(v) ((v)->sflags & SLAB_SCHEME_OWNER)
 
 /* v, or where this CPU cannot run v's fastpath, the same scheme with the irq fastpath. */
 static const struct variant *usable(const struct variant *v)
@@ -64,6 +99,46 @@ static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	return s;
+}
+
+/*
+ * The variants below come from the scheme registry: every scheme is in them, with the
+ * cmpxchg fastpath too where the scheme has no layer of its own (and the CPU has
+ * CMPXCHG16B), and each is a scheme the registry has. Lists them, so a log shows what ran.
+ */
+static void every_registered_scheme_is_a_variant(struct kunit *test)
+{
+	char list[512];
+	size_t n = 0;
+	const char *name;
+	unsigned int schemes = 0;
+
+	list[0] = '\0';
+	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
+		bool irq = false, cmpxchg = false;
+
+		schemes++;
+		for_each_variant(v) {
+			if (strcmp(v->scheme, name) || v->flags)
+				continue;
+			irq |= v->fastpath == SLAB_FASTPATH_IRQ;
+			cmpxchg |= v->fastpath == SLAB_FASTPATH_CMPXCHG;
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, irq, "scheme %s has no irq variant", name);
+		if (!(slab_scheme_flags(name) & SLAB_SCHEME_LAYER))
+			KUNIT_EXPECT_EQ_MSG(test, cmpxchg,
+					    slab_fastpath_available(SLAB_FASTPATH_CMPXCHG),
+					    "scheme %s: cmpxchg variant", name);
+	}
+	KUNIT_EXPECT_GE(test, schemes, 1);
+	for_each_variant(v) {
+		KUNIT_EXPECT_TRUE_MSG(test, slab_scheme_exists(v->scheme), "variant %s/%s",
+				      VNAME(v));
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s/%s", n ? " " : "",
+					      VNAME(v));
+	}
+	kunit_info(test, "%u schemes, variants: %s", schemes, list);
 }
 
 static void kmalloc_sizes_and_alignment(struct kunit *test)
@@ -382,8 +457,8 @@ static void freelist_update_follows_the_cpu(struct kunit *test)
 	bool cx16 = slab_fastpath_available(SLAB_FASTPATH_CMPXCHG);
 	struct kmem_cache *plain = make_cache(test, V_PARTIAL_IRQ, 64, 0, 0, NULL);
 	struct kmem_cache *locked = make_cache(test, V_PARTIAL_IRQ, 64, 0, SLAB_NO_CMPXCHG, NULL);
-	struct kmem_cache *fast = kmem_cache_create_scheme("test", 64, 0, 0, NULL, "partial",
-							   SLAB_FASTPATH_CMPXCHG);
+	struct kmem_cache *fast = kmem_cache_create_scheme("test", 64, 0, 0, NULL,
+							   V_PARTIAL_IRQ->scheme, SLAB_FASTPATH_CMPXCHG);
 
 	KUNIT_EXPECT_EQ(test, !!(plain->flags & SLAB_NO_CMPXCHG), !cx16);
 	KUNIT_EXPECT_TRUE(test, locked->flags & SLAB_NO_CMPXCHG);
@@ -597,9 +672,9 @@ static void stats_count_paths(struct kunit *test)
 		/* A debug cache runs its debug mode instead of sheaves: the core's counters. */
 		if (IS_SHEAVES(v) && !slub_debug_replaced_scheme(s)) {
 			/* Every object comes from and goes to a sheaf. */
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_ALLOC), 100);
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 100);
-			KUNIT_EXPECT_GE(test, kmem_cache_stat(s, SHEAF_REFILL), 100 / s->sheaf_capacity);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_alloc"), 100);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_free"), 100);
+			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(s, "sheaf_refill"), 100 / s->sheaf_capacity);
 		} else {
 			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, ALLOC_FASTPATH) +
 							  kmem_cache_stat(s, ALLOC_SLOWPATH), 100,
@@ -627,9 +702,10 @@ static void free_them(void *arg)
 }
 
 /*
- * Objects allocated on cpu 0 (full slabs) and freed on cpu 1: under "partial" the formerly
- * full slabs go to cpu 1's partial list without list_lock, draining when over budget; under
- * "lock" each goes to the node list under list_lock.
+ * Objects allocated on cpu 0 (full slabs) and freed on cpu 1: with per-cpu partial lists
+ * (partial) the formerly full slabs go to cpu 1's partial list without list_lock, draining
+ * when over budget; without (lock) each goes to the node list under list_lock; a layer of
+ * arrays (sheaves) takes them into cpu 1's sheaves; owner schemes send them to cpu 0.
  */
 static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 {
@@ -649,7 +725,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		 * placement (s->scheme is the mode's: cpu partial lists or the node list). */
 		const struct slab_scheme *replaced = slub_debug_replaced_scheme(s);
 		bool ipi = IS_IPI(v) && !replaced, sheaves = IS_SHEAVES(v) && !replaced;
-		bool partial = s->scheme->cpu_partial;
+		bool partial = kmem_cache_scheme_flags(s) & SLAB_SCHEME_CPU_PARTIAL;
 
 		for (int i = 0; i < 2000; i++)
 			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -664,22 +740,22 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 				   "mode", VNAME(v), replaced->name, partial ? "partial" : "locked");
 		if (ipi) {
 			/* Every free goes to the owner, cpu 0; no list_lock anywhere. */
-			u64 ipis = kmem_cache_stat(s, IPI_SENT);
+			u64 ipis = kmem_cache_stat_by_name(s, "ipi_sent");
 
-			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, REMOTE_FREE), 1000, "%s", v->scheme);
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat_by_name(s, "remote_free"), 1000, "%s", v->scheme);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, LIST_LOCK), 0);
-			if (!strcmp(v->scheme, "ipi"))
+			if (v->sflags & SLAB_SCHEME_IPI_EACH)
 				KUNIT_EXPECT_EQ(test, ipis, 1000);
-			else if (!strcmp(v->scheme, "ipi-batch"))
+			else if (v->sflags & SLAB_SCHEME_IPI_BATCH)
 				KUNIT_EXPECT_TRUE_MSG(test, ipis >= 1 && ipis < 1000, "%llu IPIs",
 						      (unsigned long long)ipis);
 			else
 				KUNIT_EXPECT_EQ(test, ipis, 0);
 		} else if (sheaves) {
 			/* Into cpu 1's sheaves, full ones to the barn, the overflow to slabs. */
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, SHEAF_FREE), 1000);
-			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, BARN_PUT), 0);
-			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, SHEAF_FLUSH), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_free"), 1000);
+			KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(s, "barn_put"), 0);
+			KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(s, "sheaf_flush"), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
 		} else if (partial) {
 			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0, "%s/%s",
@@ -824,6 +900,7 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 }
 
 static struct kunit_case slab_cases[] = {
+	KUNIT_CASE(every_registered_scheme_is_a_variant),
 	KUNIT_CASE(kmalloc_sizes_and_alignment),
 	KUNIT_CASE(kzalloc_krealloc_kcalloc),
 	KUNIT_CASE(hwcache_align_and_cache_zalloc),

@@ -408,13 +408,24 @@ static void free_to_wrong_cache_and_stray_pointers(struct kunit *test)
 static void sheaves_fall_back_and_bulk(struct kunit *test)
 {
 	struct counts c;
-	struct kmem_cache *s = kmem_cache_create_scheme("TestSlub_sheaves", 200, 0, FZPU, NULL,
-							"sheaves", SLAB_FASTPATH_IRQ);
+	const char *layered = NULL, *name;
+	struct kmem_cache *s;
 	void *p[32];
 
+	for (unsigned int i = 0; !layered && (name = slab_scheme_name(i)); i++)
+		if ((slab_scheme_flags(name) & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) ==
+		    SLAB_SCHEME_LAYER)
+			layered = name;
+	if (!layered)
+		kunit_skip(test, "no scheme with a layer of its own in this kernel");
+	s = kmem_cache_create_scheme("TestSlub_sheaves", 200, 0, FZPU, NULL, layered,
+				     SLAB_FASTPATH_IRQ);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_EXPECT_NE(test, slub_debug_mode(s), SLAB_DEBUG_MODE_DEFAULT);
-	KUNIT_EXPECT_TRUE(test, !strcmp(s->scheme->name, "lock") || !strcmp(s->scheme->name, "partial"));
+	/* It runs on the debug mode's scheme, which has no layer of its own. */
+	KUNIT_EXPECT_TRUE(test, kmem_cache_scheme_flags(s) &
+					(SLAB_SCHEME_DEBUG_LOCKED | SLAB_SCHEME_DEBUG_PARTIAL));
+	KUNIT_EXPECT_FALSE(test, kmem_cache_scheme_flags(s) & SLAB_SCHEME_LAYER);
 	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, 32, p), 32);
 	snap(&c);
 	((u8 *)p[5])[200] = 1; /* past object 5 */
@@ -458,13 +469,15 @@ static void hardened_freelist(struct kunit *test)
 	struct counts c;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	if (!s->fp_random) {
+	if (!s->freeptr_xor_key) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "boot with freelist_hardened=1");
 	}
-	if (!strcmp(s->scheme->name, "sheaves")) {
+	if ((kmem_cache_scheme_flags(s) & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) ==
+	    SLAB_SCHEME_LAYER) {
 		kmem_cache_destroy(s);
-		kunit_skip(test, "sheaves keep freed objects in arrays, not on freelists");
+		kunit_skip(test, "scheme %s keeps freed objects in arrays, not on freelists",
+			   s->scheme->name);
 	}
 	p = kmem_cache_alloc(s, GFP_KERNEL);
 	q = kmem_cache_alloc(s, GFP_KERNEL);
