@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench=hackbench: an in-kernel analog of hackbench (rt-tests), the first seed's benchmark.
+ * bench=hackbench: an in-kernel analog of hackbench (rt-tests), the benchmark of Lameter 2011,
+ * per-cpu partial lists (linux-kernel).
  *
  * G groups, each of 20 senders and 20 receivers. Each sender sends L messages to every
  * receiver of its group, one receiver after the other as hackbench's sender writes its fds.
@@ -537,7 +538,7 @@ static void run_hackbench(void)
 				   "percent", NULL);
 		}
 	}
-	/* The seed's table: rows (groups, loops), a column per scheme, change against lock. */
+	/* Lameter 2011's table: rows (groups, loops), a column per scheme, change against lock. */
 	for (int si = 0; si < ns && si < 16; si++)
 		if (!strcmp(bench_scheme(si), "lock"))
 			lock = si;
@@ -581,7 +582,7 @@ static void run_hackbench(void)
 
 static const struct bench hackbench_bench = {
 	.name = "hackbench",
-	.what = "the first seed's hackbench: groups of 20 senders and 20 receivers, messages "
+	.what = "hackbench as in Lameter 2011: groups of 20 senders and 20 receivers, messages "
 		"freed on other CPUs",
 	.run = run_hackbench,
 	.order = 40,

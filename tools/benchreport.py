@@ -756,7 +756,7 @@ def section_bulk(log, figs):
     groups = ordered(f.variant() for f in figs)
     by = last_by(figs, lambda f: (f.variant(), f.p("n"), f.figure, f.unit))
     ns = sorted(ordered(f.p("n") for f in figs), key=sort_key)
-    # The second seed's layout, one block per variant.
+    # Brouer 2015's layout (SLAB bulk API, linux-mm), one block per variant.
     for g in groups:
         size = next((f.p("size") for f in figs if f.variant() == g and f.p("size")), "?")
         lines.append("%s, %s-byte objects: N - single per object - bulk per object - improved"
@@ -793,7 +793,8 @@ def section_bulk(log, figs):
 
 
 def section_hackbench(log, figs):
-    """The first seed's table: rows (groups, loops), a column per scheme, improvement vs lock."""
+    """Lameter 2011's table (per-cpu partial lists): rows (groups, loops), a column per
+    scheme, improvement vs lock."""
     sel = pick(figs, "time", "ms")
     groups = ordered(f.variant() for f in sel)
     cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
@@ -821,7 +822,8 @@ def section_hackbench(log, figs):
 
 
 def section_debug(log, figs):
-    """The third seed's experiment: rows mode, columns (groups, loops) time and overhead."""
+    """Abbott 2016's experiment (slub_debug=P with cpu partial lists): rows mode, columns
+    (groups, loops) time and overhead."""
     sel = pick(figs, "time", "ms")
     cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
     modes = ordered(f.p("mode") for f in sel)
@@ -891,10 +893,10 @@ SECTIONS = {
 
 TITLES = {
     "fastpath": "fastpath: cycles per alloc+free pair",
-    "bulk": "bulk: single objects against the bulk API (the second seed's table)",
+    "bulk": "bulk: single objects against the bulk API (Brouer 2015's table)",
     "held": "held: pages kept with no object in use",
-    "hackbench": "hackbench (the first seed's table)",
-    "debug": "debug: the cost of poisoning (the third seed's experiment)",
+    "hackbench": "hackbench (Lameter 2011's table)",
+    "debug": "debug: the cost of poisoning (Abbott 2016's experiment)",
     "remote": "remote: producer/consumer across CPUs",
     "scaling": "scaling: throughput against CPUs",
     "latency": "latency: cycles per operation under contention",

@@ -104,7 +104,7 @@ csv_unknown_bench_and_meta() {
 md_machine_and_emulated() {
     has "$out/r/report.md" "| CPU model | QEMU TCG CPU version 2.5+ |" "| CPUs | 4 |" "| TSC MHz | 2096 |" \
         "| seed | 7 |" "| emulated | yes (QEMU TCG: the TSC runs at host time) |" \
-        "## hackbench (the first seed's table) (emulated)" &&
+        "## hackbench (Lameter 2011's table) (emulated)" &&
         grep -q '^> \*\*Emulated figures.\*\*' "$out/r/report.md"
 }
 
@@ -124,8 +124,9 @@ md_ratios() {
         "| frobnicate: wobble | partial | 10.0 | furlongs | 0.80× | ? |"
 }
 
-# The seeds' layouts: the bulk lines as the second seed prints them, hackbench as the first.
-md_seed_tables() {
+# The sources' layouts: the bulk lines as Brouer 2015 (SLAB bulk API) prints them, hackbench as
+# Lameter 2011 (per-cpu partial lists) tabulates it.
+md_source_tables() {
     has "$out/r/report.md" \
         " 16 - 90.0 cycles(tsc) 45.0 ns - 18.0 cycles(tsc) 9.0 ns - improved 80.0%" \
         "| hackbench | lock | partial | sheaves |" \
@@ -162,7 +163,7 @@ plots() {
 partial_log() {
     "$py" "$root/tools/benchreport.py" "$samples/suite-hw.log" -o "$out/hw" >/dev/null &&
         [ ! -e "$out/hw/latency.csv" ] && [ ! -e "$out/hw/latency-alloc.png" ] &&
-        has "$out/hw/report.md" "| emulated | no |" "## hackbench (the first seed's table)" &&
+        has "$out/hw/report.md" "| emulated | no |" "## hackbench (Lameter 2011's table)" &&
         ! grep -q "Emulated figures" "$out/hw/report.md"
 }
 
@@ -332,7 +333,7 @@ t csv_memory_scaling_remote csv_memory_scaling_remote
 t csv_unknown_bench_and_meta csv_unknown_bench_and_meta
 t md_machine_and_emulated md_machine_and_emulated
 t md_ratios md_ratios
-t md_seed_tables md_seed_tables
+t md_source_tables md_source_tables
 t plots plots
 t partial_log partial_log
 t compare_mode compare_mode
