@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench=hackbench: an in-kernel analog of hackbench (rt-tests), the first seed's benchmark.
+ * bench=hackbench: an in-kernel analog of hackbench (rt-tests), the benchmark of Lameter 2011,
+ * per-cpu partial lists (linux-kernel).
  *
  * G groups, each of 20 senders and 20 receivers. Each sender sends L messages to every
  * receiver of its group, one receiver after the other as hackbench's sender writes its fds.
@@ -537,7 +538,7 @@ static void run_hackbench(void)
 				   "percent", NULL);
 		}
 	}
-	/* Lameter's 2011 table: rows (groups, loops), a column per scheme, change against the
+	/* Lameter 2011's table: rows (groups, loops), a column per scheme, change against the
 	 * baseline (lock). */
 	for (int si = 0; si < ns && si < 16; si++)
 		if (slab_scheme_flags(bench_scheme(si)) & SLAB_SCHEME_BASELINE)
@@ -582,7 +583,7 @@ static void run_hackbench(void)
 
 static const struct bench hackbench_bench = {
 	.name = "hackbench",
-	.what = "the first seed's hackbench: groups of 20 senders and 20 receivers, messages "
+	.what = "hackbench as in Lameter 2011: groups of 20 senders and 20 receivers, messages "
 		"freed on other CPUs",
 	.run = run_hackbench,
 	.order = 40,

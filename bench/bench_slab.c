@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench=fastpath: cycles per kmem_cache_alloc+kmem_cache_free pair by object size, for every
- * scheme and fastpath. bench=bulk: the second seed's table (256-byte objects): per object,
- * N single allocs then N single frees against kmem_cache_alloc_bulk+free_bulk of N.
+ * scheme and fastpath. bench=bulk: the table of Brouer 2015, SLAB bulk API (linux-mm; 256-byte
+ * objects): per object, N single allocs then N single frees against
+ * kmem_cache_alloc_bulk+free_bulk of N.
  * bench=held: pages kept with nothing in use. Every selected scheme with each fastpath.
  * fastpath and bulk run on the boot CPU; every figure is the median of bench_reps= runs
  * (21 by default), with p10/p90 and min/max.
@@ -279,7 +280,7 @@ static void run_bulk_bench(void)
 
 static const struct bench bulk_bench = {
 	.name = "bulk",
-	.what = "the bulk seed's table: N single allocs+frees vs the bulk API, 256-byte objects",
+	.what = "Brouer 2015's table: N single allocs+frees vs the bulk API, 256-byte objects",
 	.run = run_bulk_bench,
 	.order = 20,
 };

@@ -6,8 +6,11 @@
   benchreport.py LOG [-o DIR] [--no-plots]   DIR/BENCH.csv, DIR/*.png, DIR/report.md
                                              (DIR defaults to build/report)
   benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
+  benchreport.py --check LOG                 the log against the JSON contract, nothing
+                                             written (tools/test.sh's benchjson check)
 LOG may be '-' for stdin. Exit 0 on success, 1 when a log holds no benchmark figure or
-gnuplot failed on a plot, 2 on bad usage or an unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
+gnuplot failed on a plot (--check: when the log breaks the contract), 2 on bad usage or an
+unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
 the CSVs and the markdown are still written and the report says the plots were skipped.
 
 What is read: every line that holds a JSON object starting {"bench": ..., one figure each
@@ -18,6 +21,14 @@ does not parse (a truncated last line), a figure line without figure, value or u
 value (or p10, p90, min, max) is not a finite number ("NaN", NaN, true), a meta line without
 one of META_KEYS. Unknown benchmarks and figures go into their CSV and a generic table like
 every other.
+
+--check reads the same lines and finds fault instead of leaving lines out: every line that
+starts with '{' must be one JSON value; every figure line must parse, hold figure, value,
+unit, accel, emulated and cpus with finite numbers (the meta line: META_KEYS); there must be
+one meta line, before the first figure; every benchmark its "benches" names must have
+printed figures (remote on one CPU excepted: it needs two). It prints the first few
+problems, a line each ("line 144 is not JSON (...)", "line 9: no unit, cpus", "no figures
+from remote (...)"), then a summary line, and exits 1 if there was any, else 0.
 
 The summary gives each scheme's headline figure per benchmark (HEADLINES below) and its ratio
 to `lock`: against lock's figure with the same parameters, or lock/irq for a scheme with a
@@ -141,10 +152,16 @@ def line_fault(obj):
     missing = [k for k in ("figure", "value", "unit") if k not in obj]
     if missing:
         return "bad figure line (no %s)" % ", ".join(missing)
+    why = number_fault(obj)
+    return "bad figure line (%s)" % why if why else None
+
+
+def number_fault(obj):
+    """Which of a figure's value, p10, p90, min and max is not a finite number, or None."""
     for k in ["value"] + SPREAD:
         if k in obj and not finite(obj[k]):
             v = obj[k]
-            return "bad figure line (%s is %s, not a finite number)" % (
+            return "%s is %s, not a finite number" % (
                 k, str(v) if isinstance(v, decimal.Decimal) else json.dumps(v))
     return None
 
@@ -222,6 +239,99 @@ def machine(log):
     add("schemes", m.get("schemes"))
     rows.append(("source", "meta line" if log.meta else "boot line (no meta line in the log)"))
     return rows
+
+
+# ---------------------------------------------------------------------------------------
+# --check: the log against the JSON contract (tools/test.sh's benchjson check)
+
+# What every figure line must hold (bench/bench.c bench_json).
+FIGURE_KEYS = ["figure", "value", "unit", "accel", "emulated", "cpus"]
+CHECK_SHOWN = 5  # problems printed; the summary line counts them all
+
+
+def check_log(path):
+    """(problems, figures, benchmarks) of the log at path ('-': stdin): every line that
+    starts with '{' is one JSON value and nothing more; every figure line is one this tool
+    reads (it parses wherever it starts, has FIGURE_KEYS, finite numbers, a meta line has
+    META_KEYS); there is exactly one meta line and it comes before the first figure; every
+    benchmark the meta line's "benches" names printed a figure, except remote on one CPU
+    (it says it needs two and prints none). Raises OSError for an unreadable log."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    dec = json.JSONDecoder(parse_float=decimal.Decimal)
+    problems, seen = [], {}
+    meta, meta_line = None, 0
+    for i, line in enumerate(clean_lines(data), 1):
+        m = BENCH_RE.search(line)
+        obj = None
+        if line.startswith("{"):
+            try:
+                obj = dec.decode(line)
+            except ValueError as e:
+                problems.append("line %d is not JSON (%s)" % (i, e))
+                continue
+        elif m:
+            # A figure line after other text (another CPU's output ran into it): the report
+            # still reads it, so it must parse from where it starts.
+            try:
+                obj, _ = dec.raw_decode(line, m.start())
+            except ValueError as e:
+                problems.append("line %d: a figure line that does not parse (%s)" % (i, e))
+                continue
+        if not isinstance(obj, dict) or "bench" not in obj:
+            continue
+        bench = text(obj["bench"])
+        if bench == "meta":
+            if meta is not None:
+                problems.append("line %d: a second meta line (the first is line %d)" %
+                                (i, meta_line))
+                continue
+            meta, meta_line = obj, i
+            why = line_fault(obj)
+            if why:
+                problems.append("line %d: %s" % (i, why))
+            continue
+        if meta is None:
+            problems.append("line %d: a figure before the meta line" % i)
+        missing = [k for k in FIGURE_KEYS if k not in obj]
+        why = ["no %s" % ", ".join(missing)] if missing else []
+        why += [w for w in [number_fault(obj)] if w]
+        if why:
+            problems.append("line %d: %s" % (i, "; ".join(why)))
+        seen[bench] = seen.get(bench, 0) + 1
+    if meta is None:
+        problems.append("no meta line")
+    else:
+        one_cpu = num(meta.get("cpus")) == 1
+        for b in text(meta.get("benches")).split(","):
+            if b and not seen.get(b) and not (b == "remote" and one_cpu):
+                problems.append("no figures from %s (the meta line, line %d, names it)" %
+                                (b, meta_line))
+    return problems, sum(seen.values()), len(seen)
+
+
+def run_check(path):
+    """--check: the problems, the first CHECK_SHOWN a line each, then a summary line; exit
+    status 0 when there are none, 1 when there are, 2 for an unreadable log."""
+    try:
+        problems, nfigs, nbenches = check_log(path)
+    except OSError as e:
+        print("benchreport: %s" % e, file=sys.stderr)
+        return 2
+    name = "stdin" if path == "-" else path
+    for p in problems[:CHECK_SHOWN]:
+        print(p)
+    if not problems:
+        print("benchreport: %s: %d figures from %d benchmarks, as the contract says" %
+              (name, nfigs, nbenches))
+        return 0
+    print("benchreport: %s: %d problem%s%s" % (
+        name, len(problems), "" if len(problems) == 1 else "s",
+        " (the first %d above)" % CHECK_SHOWN if len(problems) > CHECK_SHOWN else ""))
+    return 1
 
 
 # ---------------------------------------------------------------------------------------
@@ -646,7 +756,7 @@ def section_bulk(log, figs):
     groups = ordered(f.variant() for f in figs)
     by = last_by(figs, lambda f: (f.variant(), f.p("n"), f.figure, f.unit))
     ns = sorted(ordered(f.p("n") for f in figs), key=sort_key)
-    # The second seed's layout, one block per variant.
+    # Brouer 2015's layout (SLAB bulk API, linux-mm), one block per variant.
     for g in groups:
         size = next((f.p("size") for f in figs if f.variant() == g and f.p("size")), "?")
         lines.append("%s, %s-byte objects: N - single per object - bulk per object - improved"
@@ -683,7 +793,8 @@ def section_bulk(log, figs):
 
 
 def section_hackbench(log, figs):
-    """The first seed's table: rows (groups, loops), a column per scheme, improvement vs lock."""
+    """Lameter 2011's table (per-cpu partial lists): rows (groups, loops), a column per
+    scheme, improvement vs lock."""
     sel = pick(figs, "time", "ms")
     groups = ordered(f.variant() for f in sel)
     cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
@@ -711,7 +822,8 @@ def section_hackbench(log, figs):
 
 
 def section_debug(log, figs):
-    """The third seed's experiment: rows mode, columns (groups, loops) time and overhead."""
+    """Abbott 2016's experiment (slub_debug=P with cpu partial lists): rows mode, columns
+    (groups, loops) time and overhead."""
     sel = pick(figs, "time", "ms")
     cats = ordered((f.p("groups"), f.p("loops")) for f in sel)
     modes = ordered(f.p("mode") for f in sel)
@@ -781,10 +893,10 @@ SECTIONS = {
 
 TITLES = {
     "fastpath": "fastpath: cycles per alloc+free pair",
-    "bulk": "bulk: single objects against the bulk API (the second seed's table)",
+    "bulk": "bulk: single objects against the bulk API (Brouer 2015's table)",
     "held": "held: pages kept with no object in use",
-    "hackbench": "hackbench (the first seed's table)",
-    "debug": "debug: the cost of poisoning (the third seed's experiment)",
+    "hackbench": "hackbench (Lameter 2011's table)",
+    "debug": "debug: the cost of poisoning (Abbott 2016's experiment)",
     "remote": "remote: producer/consumer across CPUs",
     "scaling": "scaling: throughput against CPUs",
     "latency": "latency: cycles per operation under contention",
@@ -1031,7 +1143,15 @@ def main(argv):
     ap.add_argument("-o", "--out", help="output dir (report) or file (compare)")
     ap.add_argument("--compare", action="store_true", help="compare two logs: A B")
     ap.add_argument("--no-plots", action="store_true", help="do not run gnuplot")
+    ap.add_argument("--check", action="store_true",
+                    help="check one log against the JSON contract; write nothing")
     args = ap.parse_args(argv)
+    if args.check:
+        if args.compare or args.out or args.no_plots or len(args.logs) != 1:
+            ap.print_usage(sys.stderr)
+            print("benchreport: --check takes one log and no other option", file=sys.stderr)
+            return 2
+        return run_check(args.logs[0])
     if len(args.logs) != (2 if args.compare else 1):
         ap.print_usage(sys.stderr)
         print("benchreport: %s" % ("--compare takes two logs" if args.compare else

@@ -259,51 +259,15 @@ matrix_boot() {
     [ "$ok" = 1 ] && echo "ok   $label  $qtime s  (KTAP $ktap_summary)"
 }
 
-# bench_json_check LOG: every JSON line the kernel printed parses; there is one meta line
-# before the first figure, and every benchmark it names printed figures (except remote on
-# one CPU, which says it needs two). Prints what is wrong, nothing if all is well.
-bench_json_check() {
-    "$py" - "$1" <<'PYEOF'
-import json, sys
-lines = open(sys.argv[1], errors="replace").read().splitlines()
-meta, seen, bad = None, {}, []
-for n, line in enumerate(lines, 1):
-    if not line.startswith("{"):
-        continue
-    try:
-        o = json.loads(line)
-    except ValueError as e:
-        bad.append("line %d is not JSON (%s)" % (n, e))
-        continue
-    b = o.get("bench")
-    if b is None:
-        continue
-    if b == "meta":
-        meta = o
-    elif meta is None:
-        bad.append("line %d: a figure before the meta line" % n)
-    else:
-        for k in ("figure", "value", "unit", "accel", "emulated", "cpus"):
-            if k not in o:
-                bad.append("line %d: no %s" % (n, k))
-        seen[b] = seen.get(b, 0) + 1
-if meta is None:
-    bad.append("no meta line")
-else:
-    for b in meta["benches"].split(","):
-        if not seen.get(b) and not (b == "remote" and meta["cpus"] == 1):
-            bad.append("no figures from %s" % b)
-print("; ".join(bad[:5]))
-PYEOF
-}
-
 # ---------------------------------------------------------------------------------------
 # (c) boots with their own command line; each is one test.
 # extra LABEL CMDLINE WANT_RC [VAR=VALUE...] [-- CHECK...]
 #   CMDLINE "" boots build/test.iso (test=all); otherwise `make iso-cmdline` builds an ISO.
-#   CHECK: ktap (KTAP results present and passing), json:KEY=V (boot JSON
-#   value: a number, a string's text, true or false), benchjson (bench_json_check), report (tools/benchreport.py reads the benchmark
-#   figures of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
+#   CHECK: ktap (KTAP results present and passing), json:KEY=V (boot JSON value: a number, a
+#   string's text, true or false), benchjson (tools/benchreport.py --check: every JSON line
+#   parses, one meta line before the first figure, every figure complete, every benchmark the
+#   meta line names printed figures), report (tools/benchreport.py reads the benchmark figures
+#   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
 #   printed matches the extended regex), or any other text: a line the kernel printed
 #   contains it.
 extra() {
@@ -344,8 +308,12 @@ extra() {
             fi
             ;;
         benchjson)
-            kout=$(bench_json_check "$log") || kout="bench_json_check failed to run"
-            [ -n "$kout" ] && why+=("bench JSON: $kout")
+            # The first problems a line each, then "benchreport: LOG: N problems" (the log
+            # is named at the end of the message).
+            if ! kout=$("$py" tools/benchreport.py --check "$log" 2>&1); then
+                kout=${kout//"benchreport: $log: "/}
+                why+=("bench JSON: ${kout//$'\n'/; }")
+            fi
             ;;
         report)
             if ! kout=$("$py" tools/benchreport.py "$log" --no-plots -o "$logdir/report-$base" 2>&1) ||

@@ -98,13 +98,13 @@ csv_memory_scaling_remote() {
 csv_unknown_bench_and_meta() {
     has "$out/r/frobnicate.csv" "bench,scheme,knob,figure,value,unit,p10,p90,min,max,accel,emulated,cpus" \
         "frobnicate,partial,3,wobble,10.0,furlongs,,,,,tcg,true,4" &&
-        has "$out/r/meta.csv" "meta,QEMU TCG CPU version 2.5+,2096,7,seed=7,all,\"lock,partial,sheaves\",run,0,none,,,,,tcg,true,4"
+        has "$out/r/meta.csv" "meta,QEMU TCG CPU version 2.5+,2096,7,seed=7,\"fastpath,bulk,held,hackbench,debug,remote,scaling,latency,memory,frobnicate\",\"lock,partial,sheaves\",run,0,none,,,,,tcg,true,4"
 }
 
 md_machine_and_emulated() {
     has "$out/r/report.md" "| CPU model | QEMU TCG CPU version 2.5+ |" "| CPUs | 4 |" "| TSC MHz | 2096 |" \
         "| seed | 7 |" "| emulated | yes (QEMU TCG: the TSC runs at host time) |" \
-        "## hackbench (the first seed's table) (emulated)" &&
+        "## hackbench (Lameter 2011's table) (emulated)" &&
         grep -q '^> \*\*Emulated figures.\*\*' "$out/r/report.md"
 }
 
@@ -124,8 +124,9 @@ md_ratios() {
         "| frobnicate: wobble | partial | 10.0 | furlongs | 0.80× | ? |"
 }
 
-# The seeds' layouts: the bulk lines as the second seed prints them, hackbench as the first.
-md_seed_tables() {
+# The sources' layouts: the bulk lines as Brouer 2015 (SLAB bulk API) prints them, hackbench as
+# Lameter 2011 (per-cpu partial lists) tabulates it.
+md_source_tables() {
     has "$out/r/report.md" \
         " 16 - 90.0 cycles(tsc) 45.0 ns - 18.0 cycles(tsc) 9.0 ns - improved 80.0%" \
         "| hackbench | lock | partial | sheaves |" \
@@ -162,7 +163,7 @@ plots() {
 partial_log() {
     "$py" "$root/tools/benchreport.py" "$samples/suite-hw.log" -o "$out/hw" >/dev/null &&
         [ ! -e "$out/hw/latency.csv" ] && [ ! -e "$out/hw/latency-alloc.png" ] &&
-        has "$out/hw/report.md" "| emulated | no |" "## hackbench (the first seed's table)" &&
+        has "$out/hw/report.md" "| emulated | no |" "## hackbench (Lameter 2011's table)" &&
         ! grep -q "Emulated figures" "$out/hw/report.md"
 }
 
@@ -244,6 +245,84 @@ no_plots_quiet() {
     has "$out/np/report.md" "Plots: none drawn (--no-plots)."
 }
 
+# checks WANT_RC LOG LINE...: benchreport.py --check LOG exits WANT_RC and prints exactly the
+# LINEs, in order. A LINE starting with re: is an extended regex for the whole line (the
+# JSON decoder's own words, which differ between Python versions).
+checks() {
+    local want=$1 l=$2 r=0 i=0 got line
+    shift 2
+    "$py" "$root/tools/benchreport.py" --check "$l" >"$out/check.out" 2>&1 || r=$?
+    if [ "$r" != "$want" ]; then
+        echo "FAILED: --check ${l#"$out"/} exited $r, want $want:"
+        cat "$out/check.out"
+        return 1
+    fi
+    if [ "$(wc -l <"$out/check.out")" != $# ]; then
+        echo "FAILED: --check ${l#"$out"/} printed $(wc -l <"$out/check.out") lines, want $#:"
+        cat "$out/check.out"
+        return 1
+    fi
+    while IFS= read -r got; do
+        i=$((i + 1))
+        line=${*:i:1}
+        if [[ $line == re:* ]]; then
+            [[ $got =~ ^${line#re:}$ ]] && continue
+        elif [ "$got" = "$line" ]; then
+            continue
+        fi
+        echo "FAILED: --check ${l#"$out"/} line $i is: $got"
+        echo "    want: $line"
+        return 1
+    done <"$out/check.out"
+}
+
+# A log as the contract wants it passes; the cut-off last line of suite.log is one problem.
+check_good_and_cut_off() {
+    checks 0 "$samples/suite-hw.log" \
+        "benchreport: $samples/suite-hw.log: 5 figures from 3 benchmarks, as the contract says" &&
+        checks 1 "$samples/suite.log" \
+            're:line 144 is not JSON \(.+\)' \
+            "benchreport: $samples/suite.log: 1 problem"
+}
+
+# suite-hw.log damaged one way at a time: a '{' line that is not JSON, a figure before the
+# meta line, a figure without unit and cpus, a benchmark the meta line names with no figures.
+check_damaged() {
+    local hw=$samples/suite-hw.log d=$out/damaged.log
+    sed '4i {"bench":"fastpath","scheme":"lock",' "$hw" >"$d"
+    checks 1 "$d" 're:line 4 is not JSON \(.+\)' "benchreport: $d: 1 problem" || return 1
+    { sed -n 1p "$hw"; sed -n 3p "$hw"; sed -n 2p "$hw"; sed -n '4,$p' "$hw"; } >"$d"
+    checks 1 "$d" "line 2: a figure before the meta line" "benchreport: $d: 1 problem" || return 1
+    sed '5s/"unit":"ms",//; 5s/,"cpus":8//' "$hw" >"$d"
+    checks 1 "$d" "line 5: no unit, cpus" "benchreport: $d: 1 problem" || return 1
+    sed '/"bench":"scaling"/d' "$hw" >"$d"
+    checks 1 "$d" "no figures from scaling (the meta line, line 2, names it)" \
+        "benchreport: $d: 1 problem" || return 1
+    sed '/"bench":"meta"/d' "$hw" >"$d"
+    checks 1 "$d" "line 2: a figure before the meta line" "line 3: a figure before the meta line" \
+        "line 4: a figure before the meta line" "line 5: a figure before the meta line" \
+        "line 6: a figure before the meta line" "benchreport: $d: 6 problems (the first 5 above)"
+}
+
+# Lines the report would leave out are problems too: a figure line after other text that is
+# cut off, a value that is not a number, a second meta line; a figure line after other text
+# that parses is fine. remote on one CPU prints no figures (it needs two): not a problem.
+check_unparsed_and_remote() {
+    local hw=$samples/suite-hw.log d=$out/unparsed.log
+    { sed '3s/"value":25.0/"value":"NaN"/' "$hw"
+      sed -n 2p "$hw"
+      printf 'slablab: cpu 1 says hi%s\n' "$(sed -n 4p "$hw")"
+      printf 'slablab: cpu 1 says hi%s\n' "$(sed -n 4p "$hw" | cut -c1-50)"; } >"$d"
+    checks 1 "$d" 'line 3: value is "NaN", not a finite number' \
+        "line 8: a second meta line (the first is line 2)" \
+        're:line 10: a figure line that does not parse \(.+\)' "benchreport: $d: 3 problems" ||
+        return 1
+    sed '2s/"benches":"fastpath,/"benches":"remote,fastpath,/; s/"cpus":8/"cpus":1/' "$hw" >"$d"
+    checks 0 "$d" "benchreport: $d: 5 figures from 3 benchmarks, as the contract says" || return 1
+    sed '2s/"benches":"fastpath,/"benches":"remote,fastpath,/; s/"cpus":8/"cpus":2/' "$hw" >"$d"
+    checks 1 "$d" "no figures from remote (the meta line, line 2, names it)" \
+        "benchreport: $d: 1 problem"
+}
 
 t ran ran
 t truncated_line_reported truncated_line_reported
@@ -254,12 +333,15 @@ t csv_memory_scaling_remote csv_memory_scaling_remote
 t csv_unknown_bench_and_meta csv_unknown_bench_and_meta
 t md_machine_and_emulated md_machine_and_emulated
 t md_ratios md_ratios
-t md_seed_tables md_seed_tables
+t md_source_tables md_source_tables
 t plots plots
 t partial_log partial_log
 t compare_mode compare_mode
 t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet
+t check_good_and_cut_off check_good_and_cut_off
+t check_damaged check_damaged
+t check_unparsed_and_remote check_unparsed_and_remote
 
 ktap_report
