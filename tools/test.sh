@@ -372,8 +372,9 @@ scheme_boots() {
 # scheme_copy: a new scheme is one file. A copy of this tree (no build/, no .git) gets
 # mm/scheme_lock.c copied to mm/scheme_lockcopy.c with only its registered name changed,
 # builds with no other edit, and one boot shows the new scheme in slabinfo (as the boot
-# caches' scheme), in test=slab (its variants) and in bench=fastpath (its figures). The copy
-# is removed afterwards.
+# caches' scheme), in test=slab (its variants) and in bench=fastpath (its figures); then the
+# copy keeps the name lock, and the boot stops at the duplicate with a panic naming it. The
+# copied tree is removed afterwards.
 scheme_copy() {
     local label="scheme-copy[lock,lockcopy]" dir=$PWD/$logdir/scheme-copy
     local iso=$PWD/$logdir/iso/scheme-copy.iso log=$logdir/scheme-copy-build.log changed
@@ -401,6 +402,17 @@ scheme_copy() {
     extra "$label" "" 0 ISO="$iso" ELF="$dir/build/slablab.elf" -- ktap \
         "$(printf '%-20s %s ' kmalloc-64 lockcopy)" re:'variants: .*lockcopy/irq lockcopy/cmpxchg' \
         '"scheme":"lockcopy","fastpath":"irq"' '"schemes":"lock,lockcopy"'
+    # The same copy with the name left alone: two schemes called lock stop the boot, saying so.
+    label="scheme-copy[lock,lock]"
+    if want "$label"; then
+        cp "$root/mm/scheme_lock.c" "$dir/mm/scheme_lockcopy.c"
+        if [ "$dry_run" != 1 ] &&
+            ! "$make_cmd" -s -C "$dir" iso-cmdline CMDLINE="test=slab" OUT="$iso" >"$log" 2>&1; then
+            fail "$label" "the tree with the copied scheme does not build (log: $log)"
+        else
+            extra "$label" "" 3 ISO="$iso" ELF="$dir/build/slablab.elf" -- "slab: two schemes are called lock"
+        fi
+    fi
     rm -rf "$dir"
 }
 
