@@ -149,7 +149,7 @@ static void notify(struct kmem_cache *s, struct kmem_cache_cpu *me, int cpu,
 						      __ATOMIC_RELAXED));
 	}
 	if (ipi) {
-		scheme_stat(s, me, IPI_SENT);
+		ic(me)->stat[IPI_SENT]++;
 		smp_send_ipi(cpu, &slab_ipi);
 	}
 }
@@ -252,7 +252,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		if (owner == me) {
 			free_owned(s, c, slab, object, NULL);
 		} else {
-			scheme_stat(s, c, REMOTE_FORWARD);
+			ic(c)->stat[REMOTE_FORWARD]++;
 			free_remote(s, c, owner, object, NULL);
 			forwarded++;
 		}
@@ -260,10 +260,10 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 		n++;
 	}
 	if (n) {
-		scheme_stat(s, c, REMOTE_DRAIN);
-		scheme_stat_add(c, REMOTE_DRAINED, n);
-		if (n > c->scheme_stat[REMOTE_DRAIN_MAX])
-			c->scheme_stat[REMOTE_DRAIN_MAX] = n;
+		ic(c)->stat[REMOTE_DRAIN]++;
+		ic(c)->stat[REMOTE_DRAINED] += n;
+		if (n > ic(c)->stat[REMOTE_DRAIN_MAX])
+			ic(c)->stat[REMOTE_DRAIN_MAX] = n;
 	}
 	return forwarded;
 }
@@ -308,8 +308,8 @@ static unsigned int answer_request(struct kmem_cache *s, struct kmem_cache_cpu *
 						      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 		moved++;
 	}
-	scheme_stat_add(c, OWNER_SLABS_MOVED, moved);
-	scheme_stat(s, c, moved ? OWNER_REQ_GRANTED : OWNER_REQ_REFUSED);
+	ic(c)->stat[OWNER_SLABS_MOVED] += moved;
+	ic(c)->stat[moved ? OWNER_REQ_GRANTED : OWNER_REQ_REFUSED]++;
 	__atomic_store_n(&ic(ac)->transfer_asked, 0, __ATOMIC_RELEASE); /* the answer */
 	if (moved)
 		notify(s, c, to, ac, true);
@@ -335,7 +335,7 @@ static unsigned long process_notified(void)
 		struct kmem_cache_cpu *next = ic(c)->notify_next;
 
 		__atomic_exchange_n(&ic(c)->notify_queued, 0, __ATOMIC_ACQ_REL);
-		scheme_stat(ic(c)->cache, c, IPI_RECEIVED);
+		ic(c)->stat[IPI_RECEIVED]++;
 		moved += process(ic(c)->cache, c);
 		c = next;
 	}
@@ -366,7 +366,7 @@ static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *me, int own
 		set_fp(s, object, old);
 	} while (!__atomic_compare_exchange_n(&ic(oc)->remote_free, &old, object, true,
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-	scheme_stat(s, me, REMOTE_FREE);
+	ic(me)->stat[REMOTE_FREE]++;
 	if (mode == MODE_IPI || (mode == MODE_BATCH && !old))
 		notify(s, me, owner, oc, true);
 }
@@ -427,7 +427,7 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 		__atomic_store_n(&ic(c)->transfer_asked, 0, __ATOMIC_RELAXED); /* someone else asks it */
 		return false;
 	}
-	scheme_stat(s, c, OWNER_REQ_SENT);
+	ic(c)->stat[OWNER_REQ_SENT]++;
 	notify(s, c, best, bc, true);
 	if (irqs_disabled_flags(flags) || !boot_opts.ipi_wait_us)
 		return false; /* whatever comes is picked up later */
@@ -437,7 +437,7 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 		cpu_relax();
 	local_irq_disable();
 	if (__atomic_load_n(&ic(c)->transfer_asked, __ATOMIC_ACQUIRE))
-		scheme_stat(s, c, OWNER_REQ_TIMEOUT);
+		ic(c)->stat[OWNER_REQ_TIMEOUT]++;
 	return true;
 }
 
@@ -708,6 +708,7 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.exit_cpu = ipi_exit_cpu,                                                          \
 		.stat_names = ipi_stat_names,                                                      \
 		.nr_stats = NR_IPI_STATS,                                                          \
+		.stat_offset = offsetof(struct ipi_cpu, stat),                                     \
 		.slabinfo = ipi_slabinfo,                                                          \
 	};                                                                                         \
 	slab_scheme_register(var)

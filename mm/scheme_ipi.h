@@ -9,29 +9,7 @@
 
 #include "mm/slub.h"
 
-/*
- * Per cache and cpu (c->priv): the owned slabs and what other cpus send here. Fields other
- * cpus touch say so.
- */
-struct ipi_cpu {
-	struct kmem_cache *cache;       /* the cache this belongs to (for the IPI handler) */
-	struct list_head owned;         /* owned slabs with free objects, not the cpu slab */
-	unsigned int nr_owned;          /* slabs on owned (read racily by other cpus) */
-	unsigned int nr_empty;          /* of which empty */
-	void *remote_free;              /* objects other cpus freed, linked through themselves */
-	struct slab *transfer_in;       /* slabs another cpu handed over, linked by slab->next */
-	int transfer_req;               /* cpu + 1 that asks this cpu for slabs, 0: none */
-	int notify_queued;              /* on its cpu's notify list (IPI pending) */
-	struct kmem_cache_cpu *notify_next;
-	int transfer_asked;             /* cpu + 1 asked and not answered yet, 0: none */
-};
-
-static inline struct ipi_cpu *ic(struct kmem_cache_cpu *c)
-{
-	return c->priv;
-}
-
-/* The counters (scheme_stat); their names are in mm/scheme_ipi.c. */
+/* The counters (struct ipi_cpu's stat); their names are in mm/scheme_ipi.c. */
 enum ipi_stat {
 	REMOTE_FREE,       /* free sent to the slab's owner cpu */
 	REMOTE_FORWARD,    /* drained object whose slab moved on, sent on */
@@ -47,5 +25,28 @@ enum ipi_stat {
 	OWNER_SLABS_MOVED, /* slabs this cpu handed to another */
 	NR_IPI_STATS
 };
+
+/*
+ * Per cache and cpu (c->priv): the owned slabs and what other cpus send here. Fields other
+ * cpus touch say so.
+ */
+struct ipi_cpu {
+	struct kmem_cache *cache;       /* the cache this belongs to (for the IPI handler) */
+	struct list_head owned;         /* owned slabs with free objects, not the cpu slab */
+	unsigned int nr_owned;          /* slabs on owned (read racily by other cpus) */
+	unsigned int nr_empty;          /* of which empty */
+	void *remote_free;              /* objects other cpus freed, linked through themselves */
+	struct slab *transfer_in;       /* slabs another cpu handed over, linked by slab->next */
+	int transfer_req;               /* cpu + 1 that asks this cpu for slabs, 0: none */
+	int notify_queued;              /* on its cpu's notify list (IPI pending) */
+	struct kmem_cache_cpu *notify_next;
+	int transfer_asked;             /* cpu + 1 asked and not answered yet, 0: none */
+	u64 stat[NR_IPI_STATS];         /* the counters (enum ipi_stat) */
+};
+
+static inline struct ipi_cpu *ic(struct kmem_cache_cpu *c)
+{
+	return c->priv;
+}
 
 #endif

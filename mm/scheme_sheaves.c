@@ -38,11 +38,6 @@
 #define BARN_MAX_FULL 10
 #define BARN_MAX_EMPTY 10
 
-/* Per cpu (c->priv): objects handed out and taken back here first. */
-struct sheaves_cpu {
-	struct slab_sheaf *main;  /* handed out from and freed to */
-	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
-};
 
 /* Per node (n->priv): the store of full and empty sheaves, bounded. */
 struct node_barn {
@@ -52,7 +47,8 @@ struct node_barn {
 	unsigned int nr_full, nr_empty;
 };
 
-/* The counters (scheme_stat), in slabinfo and kmem_cache_stat_by_name by these names. */
+/* The counters (struct sheaves_cpu's stat), in slabinfo and kmem_cache_stat_by_name by
+ * these names. */
 enum sheaves_stat {
 	SHEAF_ALLOC,   /* object handed out from the main sheaf */
 	SHEAF_FREE,    /* object put into the main sheaf */
@@ -64,6 +60,13 @@ enum sheaves_stat {
 	BARN_PUT,      /* full sheaf given to the barn (free) */
 	BARN_PUT_FAIL, /* the barn was at its bound */
 	NR_SHEAVES_STATS
+};
+
+/* Per cpu (c->priv): objects handed out and taken back here first, and the counters. */
+struct sheaves_cpu {
+	struct slab_sheaf *main;  /* handed out from and freed to */
+	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
+	u64 stat[NR_SHEAVES_STATS];
 };
 
 static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
@@ -115,7 +118,7 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 
 	/* Racy peek, re-checked under the lock. */
 	if (!__atomic_load_n(full ? &barn->nr_full : &barn->nr_empty, __ATOMIC_RELAXED)) {
-		scheme_stat(s, c, BARN_GET_FAIL);
+		sc(c)->stat[BARN_GET_FAIL]++;
 		return NULL;
 	}
 	spin_lock(&barn->lock);
@@ -128,7 +131,7 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 			__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&barn->lock);
-	scheme_stat(s, c, sheaf ? BARN_GET : BARN_GET_FAIL);
+	sc(c)->stat[sheaf ? BARN_GET : BARN_GET_FAIL]++;
 	return sheaf;
 }
 
@@ -150,7 +153,7 @@ static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab
 	}
 	spin_unlock(&barn->lock);
 	if (full)
-		scheme_stat(s, c, ok ? BARN_PUT : BARN_PUT_FAIL);
+		sc(c)->stat[ok ? BARN_PUT : BARN_PUT_FAIL]++;
 	return ok;
 }
 
@@ -166,7 +169,7 @@ static void refill(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_s
 			break;
 		sheaf->objects[sheaf->size++] = object;
 	}
-	scheme_stat(s, c, SHEAF_REFILL);
+	sc(c)->stat[SHEAF_REFILL]++;
 }
 
 static void flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf,
@@ -174,7 +177,7 @@ static void flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sh
 {
 	slab_free_for_layer(s, c, sheaf->size, sheaf->objects, caller);
 	sheaf->size = 0;
-	scheme_stat(s, c, SHEAF_FLUSH);
+	sc(c)->stat[SHEAF_FLUSH]++;
 }
 
 /* ---- allocation ---- */
@@ -194,7 +197,7 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	if (sc(c)->spare && sc(c)->spare->size) {
 		sc(c)->main = sc(c)->spare;
 		sc(c)->spare = main;
-		scheme_stat(s, c, SHEAF_SWAP);
+		sc(c)->stat[SHEAF_SWAP]++;
 		return true;
 	}
 	full = barn_get(s, c, true);
@@ -210,23 +213,39 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	return main->size > 0;
 }
 
+/* main is empty: swap, the barn, a refill; or no sheaf at all. Interrupts off. */
+static __noinline void *sheaves_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   gfp_t gfp)
+{
+	struct sheaves_cpu *sh = sc(c);
+
+	if (main_has_objects(s, c, gfp)) {
+		sh->stat[SHEAF_ALLOC]++;
+		return sh->main->objects[--sh->main->size];
+	}
+	if (!sh->main) /* no memory even for a sheaf: straight from the slabs */
+		return slab_alloc_for_layer(s, c, gfp);
+	return NULL;
+}
+
 static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_cpu *c;
+	struct slab_sheaf *main;
 	unsigned long flags;
-	void *object = NULL;
+	void *object;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (likely(sc(c)->main && sc(c)->main->size) || main_has_objects(s, c, gfp)) {
-		object = sc(c)->main->objects[--sc(c)->main->size];
-		scheme_stat(s, c, SHEAF_ALLOC);
-	} else if (!sc(c)->main) {
-		/* No memory even for a sheaf: straight from the slabs. */
-		object = slab_alloc_for_layer(s, c, gfp);
+	main = sc(c)->main;
+	if (likely(main && main->size)) {
+		object = main->objects[--main->size];
+		sc(c)->stat[SHEAF_ALLOC]++;
+	} else {
+		object = sheaves_alloc_slow(s, c, gfp);
 	}
 	local_irq_restore(flags);
-	if (!object && !(gfp & __GFP_NOWARN))
+	if (unlikely(!object) && !(gfp & __GFP_NOWARN))
 		printk("slab: %s: out of memory\n", s->name);
 	return object;
 }
@@ -248,7 +267,7 @@ static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **
 		sc(c)->main->size -= (unsigned)take;
 		memcpy(p + done, &sc(c)->main->objects[sc(c)->main->size], take * sizeof(void *));
 		done += take;
-		scheme_stat_add(c, SHEAF_ALLOC, take);
+		sc(c)->stat[SHEAF_ALLOC] += take;
 	}
 	local_irq_restore(flags);
 	if (done < n) {
@@ -277,7 +296,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 	if (sc(c)->spare && !sc(c)->spare->size) {
 		sc(c)->main = sc(c)->spare;
 		sc(c)->spare = main;
-		scheme_stat(s, c, SHEAF_SWAP);
+		sc(c)->stat[SHEAF_SWAP]++;
 		return true;
 	}
 	empty = barn_get(s, c, false);
@@ -296,27 +315,53 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 /* An obvious double free: the object is the last one this cpu freed. */
 static bool last_freed(struct kmem_cache_cpu *c, void *object)
 {
-	return sc(c)->main && sc(c)->main->size && sc(c)->main->objects[sc(c)->main->size - 1] == object;
+	struct slab_sheaf *main = sc(c)->main;
+
+	return main && main->size && main->objects[main->size - 1] == object;
+}
+
+/* main is full or missing: make room, or free to the slabs. Interrupts off. */
+static __noinline void sheaves_free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					 void *object, void *caller)
+{
+	struct sheaves_cpu *sh = sc(c);
+
+	if (main_has_room(s, c, caller)) {
+		sh->main->objects[sh->main->size++] = object;
+		sh->stat[SHEAF_FREE]++;
+	} else {
+		slab_free_for_layer(s, c, 1, &object, caller);
+	}
+}
+
+static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, void *caller,
+					   unsigned long flags)
+{
+	local_irq_restore(flags);
+	slab_report_bad(s, object, caller, "double free of");
 }
 
 static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
 {
 	struct kmem_cache_cpu *c;
+	struct slab_sheaf *main;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (unlikely(last_freed(c, object))) {
-		local_irq_restore(flags);
-		slab_report_bad(s, object, caller, "double free of");
+	main = sc(c)->main;
+	if (likely(main && main->size < main->capacity)) {
+		if (unlikely(main->size && main->objects[main->size - 1] == object)) {
+			sheaves_double_free(s, object, caller, flags);
+			return;
+		}
+		main->objects[main->size++] = object;
+		sc(c)->stat[SHEAF_FREE]++;
+	} else if (unlikely(last_freed(c, object))) {
+		sheaves_double_free(s, object, caller, flags);
 		return;
-	}
-	if (likely(sc(c)->main && sc(c)->main->size < sc(c)->main->capacity) ||
-	    main_has_room(s, c, caller)) {
-		sc(c)->main->objects[sc(c)->main->size++] = object;
-		scheme_stat(s, c, SHEAF_FREE);
 	} else {
-		slab_free_for_layer(s, c, 1, &object, caller);
+		sheaves_free_slow(s, c, object, caller);
 	}
 	local_irq_restore(flags);
 }
@@ -352,7 +397,7 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 			continue;
 		}
 		sc(c)->main->objects[sc(c)->main->size++] = p[i];
-		scheme_stat(s, c, SHEAF_FREE);
+		sc(c)->stat[SHEAF_FREE]++;
 	}
 	local_irq_restore(flags);
 }
@@ -470,5 +515,6 @@ static const struct slab_scheme sheaves_scheme = {
 	.exit_node = sheaves_exit_node,
 	.stat_names = sheaves_stat_names,
 	.nr_stats = NR_SHEAVES_STATS,
+	.stat_offset = offsetof(struct sheaves_cpu, stat),
 };
 slab_scheme_register(sheaves_scheme);

@@ -78,6 +78,9 @@ static const char *scheme_problem(const struct slab_scheme *sch)
 		return "SLAB_SCHEME_OWNER needs its own alloc and free";
 	if (sch->nr_stats && !sch->stat_names)
 		return "nr_stats without stat_names";
+	if (sch->nr_stats && (sch->stat_offset % 8 ||
+			      sch->stat_offset + sch->nr_stats * sizeof(u64) > sch->cpu_size))
+		return "the counters (stat_offset, nr_stats) must be an aligned u64 array in cpu_size";
 	for (unsigned int i = 0; i < sch->nr_stats; i++)
 		if (!sch->stat_names[i])
 			return "a stat name is NULL";
@@ -430,7 +433,7 @@ static void slabinfo_print_per_cpu(struct kmem_cache *s)
 	if (!any)
 		return;
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		const u64 *st = s->cpu_slab[cpu].scheme_stat;
+		const u64 *st = scheme_stats(sch, &s->cpu_slab[cpu]);
 
 		printk("  %-18s cpu %d:", s->name, cpu);
 		for (unsigned int i = 0; i < sch->nr_stats; i++)

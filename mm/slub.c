@@ -1095,11 +1095,11 @@ static unsigned int calculate_order(unsigned int size)
 /*
  * One block for the per-cpu structures and the scheme's private areas after them:
  * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area], each area cache-line
- * aligned, a cpu area being the scheme's cpu_size bytes and then its counters.
+ * aligned, a cpu area being the scheme's cpu_size bytes (its counters among them).
  */
 static size_t cpu_area_size(const struct slab_scheme *sch)
 {
-	return ALIGN_UP(ALIGN_UP(sch->cpu_size, 8) + sch->nr_stats * sizeof(u64), 64);
+	return ALIGN_UP(sch->cpu_size, 64);
 }
 
 /* Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up. */
@@ -1144,7 +1144,6 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		c->tid = (unsigned long)cpu;
 		c->priv = sch->cpu_size ? mine : NULL;
-		c->scheme_stat = (u64 *)(mine + ALIGN_UP(sch->cpu_size, 8));
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);
 			return -1;
@@ -1433,7 +1432,7 @@ u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i)
 	u64 sum = 0;
 
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		u64 v = READ_ONCE(s->cpu_slab[cpu].scheme_stat[i]);
+		u64 v = READ_ONCE(scheme_stats(s->scheme, &s->cpu_slab[cpu])[i]);
 
 		sum = max ? MAX(sum, v) : sum + v;
 	}

@@ -13,7 +13,8 @@
 
 /*
  * The core's per-cpu event counters, Linux's enum stat_item (one comment each). A scheme's
- * own counters are declared in its file (struct slab_scheme's stat_names, scheme_stat()).
+ * own counters are declared in its file and kept in its per-cpu area (struct slab_scheme's
+ * stat_names, nr_stats and stat_offset).
  */
 enum stat_item {
 	ALLOC_FASTPATH,          /* allocation from the cpu freelist */
@@ -94,14 +95,13 @@ _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order)
 /*
  * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
  * the lockless fastpath. A scheme's own per-cpu state is in its private area (priv, sized
- * by the scheme's registration: struct slab_scheme's cpu_size), and its counters after it.
+ * by the scheme's registration: struct slab_scheme's cpu_size), its counters in it.
  */
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL */
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
-	u64 *scheme_stat;      /* the scheme's counters, [its nr_stats] */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
@@ -197,10 +197,12 @@ struct slab_scheme {
 	void (*exit_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
 	int (*init_node)(struct kmem_cache *s, struct kmem_cache_node *n);
 	void (*exit_node)(struct kmem_cache *s, struct kmem_cache_node *n);
-	/* The scheme's own counters, per cpu: scheme_stat(s, c, i) counts stat_names[i]
-	 * (a name ending in _max is a maximum, not a sum, across cpus). */
+	/* The scheme's own counters: nr_stats u64s at stat_offset in its per-cpu area (an
+	 * array in its cpu struct, counted there directly), called stat_names[i] in slabinfo
+	 * and kmem_cache_stat_by_name (a name ending in _max is a maximum across cpus). */
 	const char *const *stat_names;
 	unsigned int nr_stats;
+	size_t stat_offset;
 	/* Optional: more for slabinfo's line of s (after the counters) and lines after it. */
 	void (*slabinfo)(struct kmem_cache *s);
 };
@@ -214,15 +216,10 @@ struct slab_scheme {
 	static const struct slab_scheme *const __slab_scheme_##var __used                          \
 		__section(".slab_schemes") __section_array_entry = &(var)
 
-static inline void scheme_stat(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int i)
+/* The scheme's counters of this cpu (the core's view of stat_offset). */
+static inline u64 *scheme_stats(const struct slab_scheme *sch, struct kmem_cache_cpu *c)
 {
-	(void)s;
-	c->scheme_stat[i]++;
-}
-
-static inline void scheme_stat_add(struct kmem_cache_cpu *c, unsigned int i, u64 n)
-{
-	c->scheme_stat[i] += n;
+	return (u64 *)((char *)c->priv + sch->stat_offset);
 }
 
 /* The scheme debug caches of that mode run on (mm/slab_common.c's registry). */

@@ -401,7 +401,7 @@ static void transfer_cpu(struct kunit *test, void *arg)
 		/* Under the IPI schemes the frees come in by IPI: let them all arrive. */
 		if (kmem_cache_scheme_flags(t->s) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH))
 			for (u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
-			     t->s->cpu_slab[0].scheme_stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
+			     ic(&t->s->cpu_slab[0])->stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
 				cpu_relax();
 		__atomic_store_n(&t->phase, 3, __ATOMIC_RELEASE);
 		/* Keep working on this cache while cpu 1 asks for slabs: free our odd ones. */
