@@ -88,7 +88,9 @@ enum ipi_slab_state {
 #define TRANSFER_MAX 8 /* slabs handed over per request */
 
 static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
-unsigned int slub_ipi_wait_us = 200;
+unsigned int slub_ipi_wait_us;
+boot_param(ipi_wait_us, slub_ipi_wait_us, uint, (0, 1000000), 200,
+	   "ipi schemes: how long a cpu waits for slabs it asked another cpu for (default 200)");
 
 /* The slab IPI: one entry of kernel/smp.c's table of IPI handlers (the arch picks the vector). */
 static void slab_ipi_interrupt(void);

@@ -125,6 +125,15 @@ unsigned long slab_bad_input_count(void); /* bad frees detected and refused so f
 
 /* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
 const char *slab_scheme_name(unsigned int i);
+/*
+ * The boot option scheme=, checked against the schemes above: the list the benchmarks
+ * compare ("all" when scheme= was not given), or NULL after a message that names the valid
+ * ones. Call it before slab_init, which gives the boot caches the first scheme named.
+ */
+const char *slab_boot_schemes(void);
+/* Boot options: fastpath= ("irq" or "cmpxchg") and slabinfo= (1: slabinfo at the end). */
+extern char slab_boot_fastpath[];
+extern unsigned int slabinfo_at_end;
 
 /*
  * Debug caches leave the fastpath (as Linux's do). Two modes, the boot option
