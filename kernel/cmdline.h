@@ -25,9 +25,13 @@
  *	  HELP     one line for the error messages: what the option does and what is valid
  *
  * Every option is given at most once; boot_param_given(NAME) says whether it was. Pointers
- * to the descriptors are gathered in the .boot_params section (linker.ld; for the host
+ * to the descriptors are gathered in the section boot_params (linker.ld; for the host
  * builds arch/host/boot_params.ld), the way kunit_test_suite() gathers suites, so
- * kernel/cmdline.c, the parser, knows no option by name. Two options of one name do not
+ * kernel/cmdline.c, the parser, knows no option by name. The section's name is a C
+ * identifier, unlike .kunit_suites: clang's AddressSanitizer leaves the globals of such a
+ * section as they are (LLVM 14, AddressSanitizer.cpp, shouldInstrumentGlobal), and in any
+ * other it pads each pointer with a red zone, so the section is no longer an array (the
+ * fuzzer, tests/host/fuzz_slab.c, is built by clang; GCC leaves every named section alone). Two options of one name do not
  * link (each descriptor is the global __boot_param_NAME). Each pointer is the symbol
  * __boot_param_ptr_NAME, from which tests/host/test_options.sh reads the options a build
  * has: one without a row in README.md's table fails it, as one without a field in
@@ -81,7 +85,7 @@ struct boot_param {
 		__boot_param_##ptype(pvar, prange, pdefault)                                       \
 	};                                                                                         \
 	static struct boot_param *const __boot_param_ptr_##pname __used                            \
-		__section(".boot_params") = &__boot_param_##pname
+		__section("boot_params") = &__boot_param_##pname
 
 /* Was option NAME (declared in any file) on the command line? */
 #define boot_param_given(pname)                                                                    \

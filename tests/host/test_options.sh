@@ -3,7 +3,7 @@
 # Host test: README.md's table of boot options (under "## Kernel command line") and the
 # options the kernel registers with boot_param() (kernel/cmdline.h) are the same set. The
 # registered ones come from the build, not from a list: the symbols __boot_param_ptr_NAME,
-# one for each entry boot_param() puts in the .boot_params section, in build/slablab.elf
+# one for each entry boot_param() puts in the boot_params section, in build/slablab.elf
 # (and build/host/test_cmdline, which must test the same options). One case per option on
 # either side, naming the option and which side lacks it; then checks that the comparison
 # fails when an option is added without a row. KTAP (flat) at the end.
