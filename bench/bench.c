@@ -11,6 +11,7 @@
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/random.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -135,31 +136,14 @@ static bool list_has(const char *filter, const char *name)
 static const char *schemes[MAX_SCHEMES];
 static int nr_schemes;
 
-int bench_select_schemes(const char *list)
+void bench_select_schemes(const char *list)
 {
 	const char *name;
 
-	for (const char *p = list; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		bool found = len == 3 && !strncmp(p, "all", 3);
-
-		for (unsigned i = 0; !found && (name = slab_scheme_name(i)); i++)
-			found = strlen(name) == len && !strncmp(name, p, len);
-		if (!found) {
-			printk("scheme: no scheme named '%.*s' in this kernel; valid: all", (int)len, p);
-			for (unsigned i = 0; (name = slab_scheme_name(i)); i++)
-				printk(" %s", name);
-			printk("\n");
-			return -1;
-		}
-		p += len + (end ? 1 : 0);
-	}
 	nr_schemes = 0;
 	for (unsigned i = 0; (name = slab_scheme_name(i)) && nr_schemes < MAX_SCHEMES; i++)
 		if (list_has(list, name))
 			schemes[nr_schemes++] = name;
-	return 0;
 }
 
 int bench_nr_schemes(void)
@@ -180,9 +164,13 @@ bool bench_scheme_selected(const char *name)
 	return false;
 }
 
+static unsigned int reps_option;
+boot_param(bench_reps, reps_option, uint, (1, 1001), 0,
+	   "repetitions of every benchmark figure (default: each benchmark's own)");
+
 unsigned int bench_reps(unsigned int dflt)
 {
-	return boot_opts.bench_reps ? boot_opts.bench_reps : dflt;
+	return reps_option ? reps_option : dflt;
 }
 
 /* ---- failures and the summary ---- */
@@ -296,20 +284,19 @@ static void print_meta(const char *benches)
 	snprintf(opts, sizeof(opts),
 		 "fastpath=%s bench_reps=%u hackbench_groups=%u hackbench_loops=%u "
 		 "remote_objects=%u scaling_ops=%u latency_samples=%u",
-		 boot_opts.fastpath, boot_opts.bench_reps, boot_opts.hackbench_groups,
-		 boot_opts.hackbench_loops, boot_opts.remote_objects, boot_opts.scaling_ops,
-		 boot_opts.latency_samples);
+		 slab_boot_fastpath, reps_option, hackbench_groups, hackbench_loops,
+		 remote_objects, scaling_ops, latency_samples);
 	printk("bench: cpu \"%s\", %d CPUs, TSC %llu.%llu MHz, accel %s%s, seed %llu\n",
 	       arch_cpu_model(), nr_cpu_ids, (unsigned long long)(tsc_khz / 1000),
 	       (unsigned long long)(tsc_khz % 1000 / 100), bench_accel(),
-	       bench_emulated() ? " (figures emulated)" : "", (unsigned long long)boot_opts.seed);
+	       bench_emulated() ? " (figures emulated)" : "", (unsigned long long)boot_seed);
 	printk("bench: benchmarks %s; schemes %s; %s (bench_reps=0: each benchmark's own)\n",
 	       benches, sch, opts);
 	/* Longer than printk's 511-character line: in pieces, one line still (only this CPU
 	 * prints now). Keys as bench_json's, the run's description first. */
 	printk("{\"bench\":\"meta\",\"cpu_model\":\"%s\",\"tsc_mhz\":%llu,\"seed\":%llu,",
 	       arch_cpu_model(), (unsigned long long)(tsc_khz / 1000),
-	       (unsigned long long)boot_opts.seed);
+	       (unsigned long long)boot_seed);
 	/* The whole command line as a JSON string (quotes, backslashes and control characters
 	 * dropped), in pieces of cmd[]. */
 	printk("\"cmdline\":\"");
@@ -331,7 +318,7 @@ static void print_meta(const char *benches)
 void bench_rng_init(struct bench_rng *r, u64 stream)
 {
 	/* splitmix64 of (seed, stream): nearby streams start far apart; never 0 */
-	u64 z = boot_opts.seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
+	u64 z = boot_seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;

@@ -56,16 +56,22 @@ int bench_run_selected(const char *filter);
 
 /*
  * scheme=: the schemes every benchmark compares, in slab_scheme_name() order (so schemes
- * added later need no edit here). bench_select_schemes checks the names (before slab_init,
- * which gives the boot caches the first one named) and says what is valid; -1 if bad.
+ * added later need no edit here): those in list, which slab_boot_schemes() checked.
  */
-int bench_select_schemes(const char *list);
+void bench_select_schemes(const char *list);
 int bench_nr_schemes(void);
 const char *bench_scheme(int i);
 bool bench_scheme_selected(const char *name);
 
 /* bench_reps= if given, else the benchmark's own default. */
 unsigned int bench_reps(unsigned int dflt);
+/*
+ * The benchmarks' sizes, boot options of the files that use them most (README.md's table):
+ * hackbench_groups= and hackbench_loops= (bench_hackbench.c), remote_objects=
+ * (bench_remote.c), scaling_ops= and latency_samples= (bench_scaling.c).
+ */
+extern unsigned int hackbench_groups, hackbench_loops, remote_objects, scaling_ops,
+	latency_samples;
 
 /* A self-check failed: say so loudly; the kernel exits with a failure after the benchmarks. */
 void bench_fail(const char *bench, const char *fmt, ...) __printf(2, 3);

@@ -9,7 +9,6 @@
  */
 #include "bench/bench.h"
 #include "bench/hackbench.h"
-#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
@@ -50,7 +49,7 @@ static int debug_caches(const struct debug_mode *m, struct hackbench_setup *hb)
 static void run_debug(void)
 {
 	unsigned int reps = bench_reps(DEBUG_REPS_DEFAULT);
-	unsigned int groups = boot_opts.hackbench_groups, loops = boot_opts.hackbench_loops;
+	unsigned int groups = hackbench_groups, loops = hackbench_loops;
 	struct bench_stats st[ARRAY_SIZE(modes)];
 	u64 *samples = kmalloc_array(reps, sizeof(u64), GFP_KERNEL);
 	unsigned long errors_before = slab_error_count(); /* tests may have corrupted on purpose */

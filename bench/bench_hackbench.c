@@ -34,6 +34,13 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
+/* Boot options (README.md's table); bench_memory.c and bench_debug.c use them too. */
+unsigned int hackbench_groups, hackbench_loops;
+boot_param(hackbench_groups, hackbench_groups, uint, (1, 1000), 10,
+	   "hackbench: groups of 20 senders and 20 receivers (largest row)");
+boot_param(hackbench_loops, hackbench_loops, uint, (1, 1000000), 20,
+	   "hackbench: messages each sender sends to each receiver");
+
 #define HB_QUEUE 16 /* slots per sender->receiver queue (a power of two) */
 #define HB_MAGIC 0x6861636b62656e63ULL /* "hackbenc" */
 
@@ -456,7 +463,7 @@ out:
 
 static enum slab_fastpath boot_fastpath(void)
 {
-	return strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ : SLAB_FASTPATH_CMPXCHG;
+	return strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ : SLAB_FASTPATH_CMPXCHG;
 }
 
 /* A scheme's two caches: sk_buff-like headers, and kmalloc-128's shape for the payload. */
@@ -477,8 +484,8 @@ int hackbench_caches(const char *scheme, struct kmem_cache **header, struct kmem
 
 static void run_hackbench(void)
 {
-	unsigned int rows[2] = { boot_opts.hackbench_groups, 1 }, nr_rows;
-	unsigned int loops = boot_opts.hackbench_loops, reps = bench_reps(HB_REPS_DEFAULT);
+	unsigned int rows[2] = { hackbench_groups, 1 }, nr_rows;
+	unsigned int loops = hackbench_loops, reps = bench_reps(HB_REPS_DEFAULT);
 	int ns = bench_nr_schemes(), lock = -1;
 	struct bench_stats st[2][16];
 	u64 *samples = kmalloc_array(reps, sizeof(u64), GFP_KERNEL);
@@ -493,7 +500,7 @@ static void run_hackbench(void)
 	       "loops; a message = a %d-byte header (own cache) + a %d-byte payload from a "
 	       "kmalloc-128-shaped cache of the scheme (the real kmalloc caches have the boot "
 	       "scheme); fastpath %s; median of %u runs\n", nr_cpu_ids, HB_HEADER_SIZE,
-	       HB_PAYLOAD_SIZE, boot_opts.fastpath, reps);
+	       HB_PAYLOAD_SIZE, slab_boot_fastpath, reps);
 	for (int si = 0; si < ns && si < 16; si++) {
 		const char *scheme = bench_scheme(si);
 

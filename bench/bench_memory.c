@@ -12,7 +12,6 @@
 #include "bench/bench.h"
 #include "bench/hackbench.h"
 #include "bench/scaling.h"
-#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
@@ -43,16 +42,16 @@ static void run_memory(void)
 {
 	printk("peak pages in use during one run per workload (hackbench %u groups x %u loops; "
 	       "scaling's mixed workload, %u ops on each of %d CPUs) against the bytes in use "
-	       "then; sampled on CPU 0, so lower bounds\n", boot_opts.hackbench_groups,
-	       boot_opts.hackbench_loops, boot_opts.scaling_ops, nr_cpu_ids);
+	       "then; sampled on CPU 0, so lower bounds\n", hackbench_groups,
+	       hackbench_loops, scaling_ops, nr_cpu_ids);
 	printk("%-14s %-10s %10s %14s %14s %10s\n", "scheme", "workload", "peak pages",
 	       "bytes in use", "KiB held", "overhead");
 	for (int si = 0; si < bench_nr_schemes(); si++) {
 		const char *scheme = bench_scheme(si);
-		struct hackbench_setup hb = { .groups = boot_opts.hackbench_groups,
-					      .loops = boot_opts.hackbench_loops,
+		struct hackbench_setup hb = { .groups = hackbench_groups,
+					      .loops = hackbench_loops,
 					      .sample_memory = true };
-		struct mix_setup m = { .ncpus = nr_cpu_ids, .ops = boot_opts.scaling_ops,
+		struct mix_setup m = { .ncpus = nr_cpu_ids, .ops = scaling_ops,
 				       .sample_memory = true };
 		u64 ok;
 

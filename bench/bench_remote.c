@@ -19,6 +19,11 @@
 #include "kernel/time.h"
 #include "mm/slab.h"
 
+/* Boot option (README.md's table). */
+unsigned int remote_objects;
+boot_param(remote_objects, remote_objects, uint, (1, 100000000), 50000,
+	   "remote: objects per producer/consumer pair");
+
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 
 #define RING 256
@@ -159,8 +164,8 @@ static void drain(struct remote_run *r, int pairs)
 static void run_remote(void)
 {
 	int pairs = nr_cpu_ids / 2, reps = (int)bench_reps(REMOTE_REPS_DEFAULT);
-	u64 objects = boot_opts.remote_objects;
-	enum slab_fastpath fp = strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
+	u64 objects = remote_objects;
+	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
 								       : SLAB_FASTPATH_CMPXCHG;
 	struct remote_run *r;
 	struct cpumask mask;
@@ -190,7 +195,7 @@ static void run_remote(void)
 		cpumask_set_cpu(cpu, &mask);
 	printk("%d pairs (cpu 2k allocates, cpu 2k+1 frees), %llu objects of %d bytes per pair, "
 	       "fastpath %s, median of %d runs%s\n", pairs, (unsigned long long)objects, OBJ_SIZE,
-	       boot_opts.fastpath, reps, bench_emulated() ? ", emulated" : "");
+	       slab_boot_fastpath, reps, bench_emulated() ? ", emulated" : "");
 	printk("%-14s %16s %14s %14s\n", "scheme", "objects/s", "cycles/object", "IPIs/1000 frees");
 	for (int si = 0; si < bench_nr_schemes(); si++) {
 		const char *scheme = bench_scheme(si);

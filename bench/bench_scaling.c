@@ -27,6 +27,13 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
+/* Boot options (README.md's table); bench_memory.c uses scaling_ops too. */
+unsigned int scaling_ops, latency_samples;
+boot_param(scaling_ops, scaling_ops, uint, (1, 100000000), 50000,
+	   "scaling: alloc+free operations per CPU");
+boot_param(latency_samples, latency_samples, uint, (1, 1000000), 10000,
+	   "latency: timed allocs and frees per CPU");
+
 #define SLOTS 128
 #define DRAIN_EVERY 8
 #define MIX_MAGIC 0x6d69780000000000ULL /* "mix" */
@@ -55,7 +62,7 @@ struct mix_run {
 
 int mix_caches(struct mix_setup *m, const char *scheme)
 {
-	enum slab_fastpath fp = strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
+	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
 								       : SLAB_FASTPATH_CMPXCHG;
 
 	memset(m->caches, 0, sizeof(m->caches));
@@ -302,12 +309,12 @@ static void run_scaling(void)
 	counts[nc++] = nr_cpu_ids;
 	printk("mixed workload: %u ops per CPU (free a random slot of 128, allocate 16..1024 "
 	       "bytes; %d%% of frees done by another CPU), fastpath %s, median of %d runs%s\n",
-	       boot_opts.scaling_ops, MIX_REMOTE_PCT, boot_opts.fastpath, reps,
+	       scaling_ops, MIX_REMOTE_PCT, slab_boot_fastpath, reps,
 	       bench_emulated() ? ", emulated: past the host's cores, added vCPUs share them" : "");
 	printk("%-14s %6s %18s %14s\n", "scheme", "CPUs", "ops/s", "% of linear");
 	for (int si = 0; si < ns; si++) {
 		const char *scheme = bench_scheme(si);
-		struct mix_setup m = { .ops = boot_opts.scaling_ops };
+		struct mix_setup m = { .ops = scaling_ops };
 		u64 one = 0;
 
 		if (mix_caches(&m, scheme)) {
@@ -459,7 +466,7 @@ static void report(const char *scheme, const char *op, struct bench_table *a, si
 
 static void run_latency(void)
 {
-	u32 samples = boot_opts.latency_samples;
+	u32 samples = latency_samples;
 	size_t total = (size_t)nr_cpu_ids * samples;
 	struct bench_table lat[2] = { 0 };
 	unsigned long free_mib = bench_free_mib();

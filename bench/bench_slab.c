@@ -68,7 +68,7 @@ static bool headline_variant(const struct variant *v)
 {
 	return strcmp(v->fp_name, "irq") && strcmp(v->fp_name, "cmpxchg")
 		       ? true
-		       : !strcmp(v->fp_name, boot_opts.fastpath);
+		       : !strcmp(v->fp_name, slab_boot_fastpath);
 }
 
 static void emit(const char *bench, const char *params, const char *figure,

@@ -14,41 +14,58 @@
 #include "kernel/string.h"
 #include "mm/slab.h"
 
+/* Boot options (README.md's table). */
+static char test_list[OPT_STR_MAX];
+static char bench_list[OPT_STR_MAX];
+static char crash_kind[32];
+static const char *const crash_kinds[] = { "pf", "gp", "ud", "de", "df", "pf-ap", "lockrec",
+					   "panic", NULL };
+
+boot_param(test, test_list, list, NULL, "all",
+	   "in-kernel test suites: all, none, or a comma list of suite or suite.case names");
+boot_param(bench, bench_list, list, NULL, "none",
+	   "benchmarks: all, none, or a comma list of names");
+boot_param(crash, crash_kind, enum, crash_kinds, "",
+	   "trigger a fault on purpose to show the trap path: pf gp ud de df pf-ap lockrec panic");
+
 void kmain(void)
 {
+	const char *schemes;
 	int failed;
 
-	/* scheme= names are checked here, where the slab code's list is known. Not given: the
+	/* scheme= names are checked by the slab code, which knows its schemes. Not given: the
 	 * benchmarks compare every scheme, the boot caches keep the default (partial). */
-	if (bench_select_schemes(boot_opts.scheme_given ? boot_opts.scheme : "all"))
+	schemes = slab_boot_schemes();
+	if (!schemes)
 		kernel_exit(KEXIT_FAIL);
-	if (!strcmp(boot_opts.fastpath, "cmpxchg") &&
+	bench_select_schemes(schemes);
+	if (!strcmp(slab_boot_fastpath, "cmpxchg") &&
 	    !slab_fastpath_available(SLAB_FASTPATH_CMPXCHG)) {
 		printk("fastpath=cmpxchg: this CPU has no CMPXCHG16B (CPUID.01H:ECX.CX16[bit 13] is "
 		       "0), which the cmpxchg fastpath needs; use fastpath=irq\n");
 		kernel_exit(KEXIT_FAIL);
 	}
 	slab_init();
-	if (boot_opts.crash[0]) {
-		crash(boot_opts.crash);
-		printk("crash=%s did not crash\n", boot_opts.crash);
+	if (crash_kind[0]) {
+		crash(crash_kind);
+		printk("crash=%s did not crash\n", crash_kind);
 		kernel_exit(KEXIT_FAIL);
 	}
 	/* test= and bench= both given: tests first. Only bench=: no tests. */
-	if (boot_opts.bench_given && !boot_opts.test_given)
-		strlcpy(boot_opts.test, "none", sizeof(boot_opts.test));
-	if (!boot_opts.bench_given && !boot_opts.test_given) {
-		strlcpy(boot_opts.test, "none", sizeof(boot_opts.test));
-		strlcpy(boot_opts.bench, BENCH_DEFAULT, sizeof(boot_opts.bench));
+	if (boot_param_given(bench) && !boot_param_given(test))
+		strlcpy(test_list, "none", sizeof(test_list));
+	if (!boot_param_given(bench) && !boot_param_given(test)) {
+		strlcpy(test_list, "none", sizeof(test_list));
+		strlcpy(bench_list, BENCH_DEFAULT, sizeof(bench_list));
 		printk("slablab: default run (no test= or bench=): benchmarks %s on every CPU; "
 		       "%s; %s. test=all runs the self-tests instead.\n", BENCH_DEFAULT,
-		       boot_opts.scheme_given ? "the schemes scheme= names" : "every scheme",
+		       boot_param_given(scheme) ? "the schemes scheme= names" : "every scheme",
 		       BENCH_DEFAULT_TIME);
 	}
-	failed = kunit_run_selected(boot_opts.test);
-	if (failed >= 0 && bench_run_selected(boot_opts.bench) < 0)
+	failed = kunit_run_selected(test_list);
+	if (failed >= 0 && bench_run_selected(bench_list) < 0)
 		kernel_exit(KEXIT_FAIL);
-	if (boot_opts.slabinfo)
+	if (slabinfo_at_end)
 		slabinfo_print();
 	if (failed < 0)
 		kernel_exit(KEXIT_FAIL);

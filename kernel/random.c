@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Random numbers for hardening: see random.h for the sources and their order. */
 #include "kernel/arch.h"
+#include "kernel/cmdline.h"
 #include "kernel/random.h"
 #include "kernel/spinlock.h"
+
+u64 boot_seed;
+boot_param(seed, boot_seed, uint, (0, ~0ULL), 0, "seed for randomised tests and workloads");
 
 static const char *source = "tsc";
 static u64 state;

@@ -9,6 +9,9 @@
 
 #include "kernel/types.h"
 
+/* seed=: also the seed of randomised tests and workloads (0: not given). */
+extern u64 boot_seed;
+
 void random_init(u64 seed); /* 0: the CPU's source or the TSC */
 u64 get_random_u64(void);
 const char *random_source(void); /* "seed", "rdseed", "rdrand" or "tsc" */

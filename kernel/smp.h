@@ -28,6 +28,9 @@ extern int nr_cpus_found;  /* enabled CPUs the firmware (ACPI MADT) lists */
 extern int nr_cpus_tried;  /* CPUs we tried to start, the boot CPU included (cpus= caps it) */
 extern int nr_cpus_skipped; /* CPUs left out on purpose (ap_skip=), not among those tried */
 extern int nr_cpus_gave_up; /* of those tried, did not answer in time */
+/* The arch's boot options: cpus= (0: all) and ap_skip= (-1: none). */
+extern unsigned int setup_max_cpus;
+extern long ap_skip;
 
 struct cpumask {
 	u64 bits[NR_CPUS / 64];

@@ -97,6 +97,9 @@ static const char *const ipi_stat_names[NR_IPI_STATS] = {
 #define TRANSFER_MAX 8 /* slabs handed over per request */
 
 static DEFINE_PER_CPU(struct kmem_cache_cpu *, slab_notify);
+unsigned int slub_ipi_wait_us;
+boot_param(ipi_wait_us, slub_ipi_wait_us, uint, (0, 1000000), 200,
+	   "ipi schemes: how long a cpu waits for slabs it asked another cpu for (default 200)");
 
 /* The slab IPI: one entry of kernel/smp.c's table of IPI handlers (the arch picks the vector). */
 static void slab_ipi_interrupt(void);
@@ -429,9 +432,9 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 	}
 	ic(c)->stat[OWNER_REQ_SENT]++;
 	notify(s, c, best, bc, true);
-	if (irqs_disabled_flags(flags) || !boot_opts.ipi_wait_us)
+	if (irqs_disabled_flags(flags) || !slub_ipi_wait_us)
 		return false; /* whatever comes is picked up later */
-	deadline = get_cycles() + ns_to_cycles((u64)boot_opts.ipi_wait_us * 1000);
+	deadline = get_cycles() + ns_to_cycles((u64)slub_ipi_wait_us * 1000);
 	local_irq_enable();
 	while (__atomic_load_n(&ic(c)->transfer_asked, __ATOMIC_ACQUIRE) && get_cycles() < deadline)
 		cpu_relax();

@@ -159,6 +159,15 @@ unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s);
  * name, or NULL past the last. kmem_cache_stat_by_name reads one.
  */
 const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i);
+/*
+ * The boot option scheme=, checked against the schemes above: the list the benchmarks
+ * compare ("all" when scheme= was not given), or NULL after a message that names the valid
+ * ones. Call it before slab_init, which gives the boot caches the first scheme named.
+ */
+const char *slab_boot_schemes(void);
+/* Boot options: fastpath= ("irq" or "cmpxchg") and slabinfo= (1: slabinfo at the end). */
+extern char slab_boot_fastpath[];
+extern unsigned int slabinfo_at_end;
 
 /*
  * Debug caches leave the fastpath (as Linux's do), in one of two modes, the boot option

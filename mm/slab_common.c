@@ -32,6 +32,19 @@ static DEFINE_SPINLOCK(slab_mutex);
 static const struct slab_scheme *default_scheme;
 static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 
+/* Boot options (README.md's table): the schemes, the fastpath and slabinfo at the end. */
+static char scheme_list[128];
+char slab_boot_fastpath[16];
+unsigned int slabinfo_at_end;
+static const char *const fastpath_options[] = { "irq", "cmpxchg", NULL };
+
+boot_param(scheme, scheme_list, list, NULL, "partial",
+	   "slab schemes: all, or a comma list (lock,partial,...); the first is the boot "
+	   "caches' scheme, benchmarks compare them all");
+boot_param(fastpath, slab_boot_fastpath, enum, fastpath_options, "irq",
+	   "slab fastpath of the caches created at boot: irq cmpxchg");
+boot_param(slabinfo, slabinfo_at_end, uint, (0, 1), 0, "1: print slabinfo at the end of the run");
+
 /* ---- the scheme registry ---- */
 
 /*
@@ -188,6 +201,29 @@ unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s)
 	const struct slab_scheme *sch = find_scheme(s->scheme->name);
 
 	return scheme_flags(sch ? sch : s->scheme);
+}
+
+const char *slab_boot_schemes(void)
+{
+	const char *name;
+
+	for (const char *p = scheme_list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool found = len == 3 && !strncmp(p, "all", 3);
+
+		for (unsigned i = 0; !found && (name = slab_scheme_name(i)); i++)
+			found = strlen(name) == len && !strncmp(name, p, len);
+		if (!found) {
+			printk("scheme: no scheme named '%.*s' in this kernel; valid: all", (int)len, p);
+			for (unsigned i = 0; (name = slab_scheme_name(i)); i++)
+				printk(" %s", name);
+			printk("\n");
+			return NULL;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return boot_param_given(scheme) ? scheme_list : "all";
 }
 
 /* ---- caches ---- */
@@ -483,23 +519,21 @@ void slab_init(void)
 	/* scheme= is a list: the first name is the boot caches' scheme ("all", or scheme= not
 	 * given: the one registered as SLAB_SCHEME_DEFAULT). */
 	registry_init();
-	if (boot_opts.scheme_given && boot_opts.scheme[0]) {
-		char first[sizeof(boot_opts.scheme)];
+	if (boot_param_given(scheme) && scheme_list[0]) {
+		char first[sizeof(scheme_list)];
 		char *comma;
 
-		strlcpy(first, boot_opts.scheme, sizeof(first));
+		strlcpy(first, scheme_list, sizeof(first));
 		comma = strchr(first, ',');
 		if (comma)
 			*comma = '\0';
 		if (strcmp(first, "all")) {
 			default_scheme = find_scheme(first);
-			BUG_ON(!default_scheme); /* kmain checked the names (bench_select_schemes) */
+			BUG_ON(!default_scheme); /* kmain checked the names (slab_boot_schemes) */
 		}
 	}
-	default_fastpath = !strcmp(boot_opts.fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
-								  : SLAB_FASTPATH_IRQ;
-	slub_cpu_partial_override = boot_opts.cpu_partial;
-	slub_sheaf_capacity_override = boot_opts.sheaf_capacity;
+	default_fastpath = !strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
+								   : SLAB_FASTPATH_IRQ;
 	slub_debug_boot_init(); /* slub_debug=, hardening options, the random source */
 	if (!arch_has_cmpxchg_double())
 		printk("slab: this CPU has no CMPXCHG16B: slab freelists are updated under a "

@@ -106,6 +106,10 @@ static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" 
 static unsigned long bad_input;
 unsigned int slub_cpu_partial_override;
 unsigned int slub_sheaf_capacity_override;
+boot_param(cpu_partial, slub_cpu_partial_override, uint, (1, 100000), 0,
+	   "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)");
+boot_param(sheaf_capacity, slub_sheaf_capacity_override, uint, (1, 500), 0,
+	   "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)");
 
 /* ---- small helpers ---- */
 

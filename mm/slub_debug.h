@@ -8,6 +8,18 @@
 
 #include "mm/slub.h"
 
+/* Boot options: slub_debug= and the hardening ones (0 or 1). */
+extern char slub_debug_string[];
+extern unsigned int slub_freelist_hardened, slub_freelist_random, slub_init_on_alloc,
+	slub_init_on_free;
+
+/*
+ * The debug flags (SLAB_* of mm/slab.h) that slub_debug=SPEC gives the cache NAME (NULL:
+ * only check SPEC). 0, or -1 with a message in err when SPEC is malformed.
+ */
+int slub_debug_parse(const char *spec, const char *name, unsigned long *flags, char *err,
+		     size_t errlen);
+
 /* ---- hooks in mm/slub.c ---- */
 void slub_debug_boot_init(void);                      /* slab_init: boot options, random source */
 unsigned long slub_debug_boot_flags(const char *name); /* slub_debug= flags for a new cache */

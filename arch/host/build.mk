@@ -11,10 +11,11 @@
 HOST_KSRCS := $(filter-out mm/memblock.c,$(wildcard mm/*.c)) kernel/smp.c kernel/random.c \
 	kernel/printk.c kernel/spinlock.c kernel/cmdline.c
 # The host arch itself: console and panic on stdout (host_env.c), threads as CPUs, signals
-# as IPIs and the page allocator's RAM (host_smp.c), the per-cpu and IPI-table sections.
+# as IPIs and the page allocator's RAM (host_smp.c), the per-cpu and IPI-table sections
+# (percpu.ld) and the boot options' (boot_params.ld).
 HOST_GLUE := arch/host/host_env.c arch/host/host_smp.c
-HOST_LDSCRIPT := arch/host/percpu.ld
-HOST_SMP_LDFLAGS := -rdynamic -pthread -Wl,-T,$(HOST_LDSCRIPT)
+HOST_LDSCRIPT := arch/host/percpu.ld arch/host/boot_params.ld
+HOST_SMP_LDFLAGS := -rdynamic -pthread $(foreach s,$(HOST_LDSCRIPT),-Wl,-T,$(s))
 
 # The kernel's snprintf/vsnprintf get other link names in user space, so they cannot take
 # the place of glibc's (test_printk compares the two) and GCC does not treat calls to them

@@ -293,7 +293,7 @@ void host_smp_init(int ncpus)
 		exit(2);
 	}
 	host_nr_cores(); /* remember the allowed cores before anyone is pinned */
-	cmdline_defaults(&boot_opts);
+	cmdline_defaults();
 	nr_cpu_ids = ncpus;
 	nr_cpus_found = ncpus;
 	cpu_thread[0] = pthread_self();

@@ -25,7 +25,7 @@ unsigned long host_arena_pages(void); /* pages handed to the page allocator */
  * nr_cpu_ids = ncpus. The calling thread becomes CPU 0; ncpus - 1 threads are started as
  * CPUs 1.. and wait in the kernel's cpu_idle_loop() for work (smp_run_on_cpus) and
  * cross-calls. Call after host_arena_init (kernel/smp.c's queues come from the page
- * allocator). Also sets boot_opts to cmdline_defaults().
+ * allocator). Also sets every boot option to its default (cmdline_defaults()).
  */
 void host_smp_init(int ncpus);
 

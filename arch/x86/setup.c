@@ -126,7 +126,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 		       "takes; none of it was used\n", boot_info.cmdline_len, BOOT_CMDLINE_MAX - 1);
 		kernel_exit(KEXIT_FAIL);
 	}
-	if (cmdline_parse(boot_info.cmdline, &boot_opts, err, sizeof(err))) {
+	if (cmdline_parse(boot_info.cmdline, err, sizeof(err))) {
 		printk("cmdline: %s\n", err);
 		printk("cmdline: the command line was: %s\n", boot_info.cmdline);
 		kernel_exit(KEXIT_FAIL);
@@ -141,7 +141,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	apic_init_bsp(acpi.lapic_addr);
 	apic_init_cpu();
 
-	percpu_setup((unsigned)smp_prepare(boot_opts.cpus), early_alloc);
+	percpu_setup((unsigned)smp_prepare(setup_max_cpus), early_alloc);
 	percpu_enter(0);
 	percpu_assign(0, 0, apic_id());
 	cpu_tables_init(); /* again, now in the BSP's own per-cpu copy */

@@ -68,17 +68,27 @@ int nr_cpus_gave_up;
 int nr_cpus_skipped;
 int nr_cpus_tried = 1;
 
+/* Boot options (README.md's table). */
+unsigned int setup_max_cpus;
+long ap_skip;
+static unsigned int ap_timeout_ms;
+boot_param(cpus, setup_max_cpus, uint, (1, NR_CPUS), 0, "use at most N CPUs");
+boot_param(ap_timeout_ms, ap_timeout_ms, uint, (1, 60000), 5000,
+	   "how long to wait for the other CPUs to start, in ms");
+boot_param(ap_skip, ap_skip, uint, (0, 0xffffffffULL), -1,
+	   "do not start the CPU with this APIC id (tests the missing-CPU path)");
+
 /* ap_skip= names no CPU that could be left out: say which ones could, and stop. */
 static void __noreturn bad_ap_skip(u32 me)
 {
 	int n = 0;
 
-	if (boot_opts.ap_skip == (long)me) {
+	if (ap_skip == (long)me) {
 		printk("smp: ap_skip=%ld names the boot CPU (APIC id %u), which runs the kernel and "
-		       "cannot be left out\n", boot_opts.ap_skip, me);
+		       "cannot be left out\n", ap_skip, me);
 	} else {
 		printk("smp: ap_skip=%ld: no enabled CPU with APIC id %ld in the ACPI MADT; the "
-		       "other CPUs' APIC ids:", boot_opts.ap_skip, boot_opts.ap_skip);
+		       "other CPUs' APIC ids:", ap_skip, ap_skip);
 		for (int i = 0; i < acpi.nr_cpus; i++) {
 			if (acpi.cpus[i].apic_id == me)
 				continue;
@@ -110,7 +120,7 @@ int smp_prepare(unsigned int max_cpus)
 			me_found = true;
 			continue;
 		}
-		if ((long)acpi.cpus[i].apic_id == boot_opts.ap_skip) {
+		if ((long)acpi.cpus[i].apic_id == ap_skip) {
 			skip_found = true;
 			nr_cpus_skipped++;
 			printk("smp: not starting the CPU with APIC id %u (ap_skip=)\n",
@@ -125,7 +135,7 @@ int smp_prepare(unsigned int max_cpus)
 	}
 	if (acpi.nr_cpus && !me_found)
 		printk("smp: the boot CPU (APIC id %u) is not in the MADT\n", me);
-	if (boot_opts.ap_skip >= 0 && !skip_found)
+	if (ap_skip >= 0 && !skip_found)
 		bad_ap_skip(me); /* also when it names the boot CPU */
 	nr_cpus_tried = nr_slots;
 	if (acpi.nr_ignored)
@@ -215,7 +225,7 @@ void smp_boot_finish(void)
 		if (slot_state(i) == SLOT_WAITING)
 			apic_send_sipi(slots[i].apic_id, (u8)(tramp_page >> 12));
 	page_alloc_init(); /* useful work while the APs come up */
-	deadline = rdtsc() + ns_to_cycles((u64)boot_opts.ap_timeout_ms * 1000000);
+	deadline = rdtsc() + ns_to_cycles((u64)ap_timeout_ms * 1000000);
 	while (count_state(SLOT_WAITING) && rdtsc() < deadline)
 		cpu_relax();
 	for (int i = 1; i < nr_slots; i++) {
@@ -225,7 +235,7 @@ void smp_boot_finish(void)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			nr_cpus_gave_up++;
 			printk("smp: CPU with APIC id %u did not answer within %u ms; left out\n",
-			       slots[i].apic_id, boot_opts.ap_timeout_ms);
+			       slots[i].apic_id, ap_timeout_ms);
 		}
 	}
 	for (int i = 1; i < nr_slots; i++) {
@@ -243,7 +253,7 @@ done:
 		if (slot_state(i) == SLOT_ARRIVED)
 			apic_send_ipi(slots[i].apic_id, VEC_WAKEUP);
 	/* Released APs report ONLINE quickly; a bounded wait all the same. */
-	deadline = rdtsc() + ns_to_cycles((u64)boot_opts.ap_timeout_ms * 1000000);
+	deadline = rdtsc() + ns_to_cycles((u64)ap_timeout_ms * 1000000);
 	while (count_state(SLOT_ARRIVED) && rdtsc() < deadline)
 		cpu_relax();
 	if (count_state(SLOT_ARRIVED))

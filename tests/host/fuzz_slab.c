@@ -287,16 +287,16 @@ static void one_op(struct input *in)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	char err[512];
+
 	if (!getenv("FUZZ_VERBOSE") && !freopen("/dev/null", "w", stdout))
 		abort();
 	host_arena_init(HOST_ARENA_BASE, ARENA);
 	host_smp_init(1);
-	strcpy(boot_opts.slub_debug, "FZPU,kmalloc-*");
-	boot_opts.freelist_hardened = 1;
-	boot_opts.freelist_random = 1;
-	boot_opts.init_on_alloc = 1;
-	boot_opts.init_on_free = 1;
-	boot_opts.seed = 1; /* repeatable keys and shuffles */
+	/* seed=1: repeatable keys and shuffles */
+	if (cmdline_parse("slub_debug=FZPU,kmalloc-* freelist_hardened=1 freelist_random=1 "
+			  "init_on_alloc=1 init_on_free=1 seed=1", err, sizeof(err)))
+		FAIL("the command line: %s", err);
 	slab_init();
 	victim = kmem_cache_create_debug("fuzz-victim", 40, 0, SLAB_DEBUG_FLAGS, NULL,
 					 SLAB_DEBUG_LOCKED);

@@ -15,13 +15,29 @@ HT_COMMON := $(HT_OBJ)/plain/t/arch/host/host_env.o $(HT_OBJ)/plain/k/kernel/pri
 	$(HT_OBJ)/plain/k/kernel/spinlock.o $(HT_OBJ)/plain/strlcpy.o
 
 # The kernel sources each test needs besides HT_COMMON.
-$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o
 $(HT)/test_buddy: $(HT_OBJ)/plain/k/mm/page_alloc.o
 $(HT)/test_acpi: $(HT_OBJ)/plain/k/arch/x86/acpi.o
 $(HT)/test_tsc_calib: $(HT_OBJ)/plain/k/arch/x86/tsc_calib.o
 
 $(HT)/test_%: $(HT_OBJ)/plain/t/tests/host/test_%.o $(HT_COMMON)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)
+	$(HOSTCC) $(HOST_CFLAGS) $(HT_LDFLAGS) -o $@ $(filter %.o,$^)
+
+# test_cmdline: the parser (kernel/cmdline.c) and the real options, those of every kernel
+# source with a line that starts with the word boot_param (so an option added anywhere is tested
+# without an edit here; kernel/cmdline.h). Those sources are built once more under
+# $(HT_OBJ)/opts/ with -ffunction-sections -fdata-sections and linked with --gc-sections:
+# arch/host/boot_params.ld KEEPs the options' descriptors and so their variables, strings,
+# choices and check functions (slub_debug_parse), and the rest of those files (the AP
+# start-up, the benchmarks, kmain) is never referenced, dropped, and needs nothing in user
+# space. ASan leaves their globals alone (--param asan-globals=0): its table of globals
+# would reference, and so keep, every one. arch/x86/ files get the x86 headers they include.
+BOOT_PARAM_SRCS := $(shell grep -lw '^boot_param' $(CSRCS))
+HT_OPTS_CFLAGS := $(HOST_CFLAGS) --param asan-globals=0 -ffunction-sections -fdata-sections
+$(eval $(call host_flavour,$(HT_OBJ)/opts,$(HOSTCC),$(HT_OPTS_CFLAGS),))
+$(HT_OBJ)/opts/k/arch/x86/%.o: HOST_KDIR_CFLAGS := -UARCH_HOST -DARCH_X86
+HT_OPTS_OBJS := $(patsubst %.c,$(HT_OBJ)/opts/k/%.o,$(BOOT_PARAM_SRCS))
+$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o $(HT_OPTS_OBJS) arch/host/boot_params.ld
+$(HT)/test_cmdline: HT_LDFLAGS := -Wl,--gc-sections -Wl,-T,arch/host/boot_params.ld
 
 # ---- the slab allocator with threads as CPUs: test_slab (ASan+UBSan), test_slab_tsan (TSan) ----
 # HOST_KSRCS built again with -DHOST_SMP=1: arch/host/cpu.h then makes each thread a CPU
@@ -60,5 +76,5 @@ $(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o $(FUZZ_OBJS) $(HOST_LDS
 
 # Keep the objects: make would delete those it made only through the pattern rules.
 .SECONDARY: $(patsubst $(HT)/%,$(HT_OBJ)/plain/t/tests/host/%.o,$(HOST_TESTS)) $(HT_COMMON) \
-	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
+	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OPTS_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
 	$(HT_OBJ)/tsan/t/tests/host/test_slab_tsan.o $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o

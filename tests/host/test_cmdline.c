@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * kernel/cmdline.c's cmdline_parse: defaults, every option, number syntax and bounds, bad
- * and missing values, repeated options, comma lists, a leading path (an unknown option:
- * GRUB's multiboot2 passes none), blanks, slub_debug= specs and the error messages.
+ * kernel/cmdline.c's cmdline_parse over the options the kernel's sources declare with
+ * boot_param() (tests/host/host.mk links them in): defaults, every option, number syntax and
+ * bounds, bad and missing values, repeated options, comma lists, a leading path (an unknown
+ * option: GRUB's multiboot2 passes none), blanks, slub_debug= specs and the error messages.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,25 +12,126 @@
 
 #include "kernel/cmdline.h"
 #include "mm/slab.h"
+#include "mm/slub_debug.h"
 #include "tests/host/ktest.h"
+
+/*
+ * What the options hold after a parse, by name, read from the variables they fill (snap());
+ * the sizes are the ones the kernel's options must have.
+ */
+struct boot_options {
+	char test[OPT_STR_MAX];  /* in-kernel suites: "all", "none" or names (suite or suite.case) */
+	bool test_given;
+	char bench[OPT_STR_MAX]; /* benchmarks */
+	bool bench_given;
+	unsigned int cpus;       /* use at most this many CPUs; 0: all */
+	u64 seed;                /* seed for randomised tests and workloads */
+	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
+	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
+	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
+	char scheme[128];        /* schemes: "all" or a comma list */
+	bool scheme_given;
+	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
+	unsigned int cpu_partial; /* per-cpu partial budget in objects; 0: by object size */
+	unsigned int slabinfo;   /* 1: print slabinfo at the end */
+	unsigned int ipi_wait_us;    /* ipi schemes: wait for a slab transfer, us */
+	unsigned int sheaf_capacity; /* objects per sheaf ("sheaves"); 0: by object size */
+	unsigned int bench_reps;
+	unsigned int hackbench_groups, hackbench_loops;
+	unsigned int remote_objects;
+	unsigned int scaling_ops;
+	unsigned int latency_samples;
+	char slub_debug[OPT_STR_MAX];
+	char slub_debug_mode[16];
+	unsigned int freelist_hardened;
+	unsigned int freelist_random;
+	unsigned int init_on_alloc;
+	unsigned int init_on_free;
+};
 
 static struct boot_options opts, want;
 static char err[1024];
 
+/* Each field of struct boot_options: the option's name, type and where the field is. */
+static const struct field {
+	const char *name;
+	enum boot_param_type type;
+	size_t off, size;
+	size_t given_off; /* of its _given flag; 0: none */
+} fields[] = {
+#define F(n, t) { #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n), 0 }
+#define FG(n, t)                                                                                   \
+	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
+	  offsetof(struct boot_options, n##_given) }
+	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
+	F(ap_timeout_ms, UINT), F(ap_skip, UINT), FG(scheme, LIST), F(fastpath, ENUM),
+	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
+	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
+	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
+	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
+	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
+#undef F
+#undef FG
+};
+
+/* The option a field reads, if it is registered with the field's type and size. */
+static struct boot_param *param_of(const struct field *f)
+{
+	struct boot_param *p = boot_param_find(f->name, strlen(f->name));
+
+	return p && p->type == f->type && p->size == f->size ? p : NULL;
+}
+
+/* o = what the registered options hold now. */
+static void snap(struct boot_options *o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		struct boot_param *p = param_of(&fields[i]);
+
+		if (!p)
+			continue; /* registry() reports it */
+		memcpy((char *)o + fields[i].off, p->var, p->size);
+		if (fields[i].given_off)
+			*(bool *)((char *)o + fields[i].given_off) = p->given;
+	}
+}
+
+/* Every registered option's variable and given flag full of garbage. */
+static void scribble(void)
+{
+	struct boot_param *p;
+
+	for (unsigned int i = 0; (p = boot_param_at(i)); i++) {
+		memset(p->var, 0xa5, p->size);
+		p->given = true;
+	}
+}
+
 /*
- * Parses a private, exact-size copy of s (ASan sees any read past its NUL) into opts, which
- * starts out full of garbage; the message, if any, lands in err.
+ * Parses a private, exact-size copy of s (ASan sees any read past its NUL) into the options,
+ * which start out full of garbage, and reads them into opts; the message, if any, lands in
+ * err.
  */
 static int parse(const char *s)
 {
 	char *copy = strdup(s);
 	int rc;
 
+	scribble();
 	memset(&opts, 0xa5, sizeof(opts));
 	memset(err, 0, sizeof(err));
-	rc = cmdline_parse(copy, &opts, err, sizeof(err));
+	rc = cmdline_parse(copy, err, sizeof(err));
 	free(copy);
+	snap(&opts);
 	return rc;
+}
+
+/* cmdline_defaults() from garbage, read into o. */
+static void defaults_into(struct boot_options *o)
+{
+	scribble();
+	cmdline_defaults();
+	snap(o);
 }
 
 /* Lists the fields in which opts and want differ; "" when none do. */
@@ -75,6 +177,29 @@ static const char *diff_opts(void)
 	     want.scaling_ops);
 	DIFF(opts.latency_samples != want.latency_samples, "latency_samples %u want %u; ",
 	     opts.latency_samples, want.latency_samples);
+	DIFF(strcmp(opts.fastpath, want.fastpath), "fastpath \"%.16s\" want \"%.16s\"; ",
+	     opts.fastpath, want.fastpath);
+	DIFF(opts.cpu_partial != want.cpu_partial, "cpu_partial %u want %u; ", opts.cpu_partial,
+	     want.cpu_partial);
+	DIFF(opts.slabinfo != want.slabinfo, "slabinfo %u want %u; ", opts.slabinfo,
+	     want.slabinfo);
+	DIFF(opts.ipi_wait_us != want.ipi_wait_us, "ipi_wait_us %u want %u; ", opts.ipi_wait_us,
+	     want.ipi_wait_us);
+	DIFF(opts.sheaf_capacity != want.sheaf_capacity, "sheaf_capacity %u want %u; ",
+	     opts.sheaf_capacity, want.sheaf_capacity);
+	DIFF(strcmp(opts.slub_debug, want.slub_debug), "slub_debug \"%.40s\" want \"%.40s\"; ",
+	     opts.slub_debug, want.slub_debug);
+	DIFF(strcmp(opts.slub_debug_mode, want.slub_debug_mode),
+	     "slub_debug_mode \"%.16s\" want \"%.16s\"; ", opts.slub_debug_mode,
+	     want.slub_debug_mode);
+	DIFF(opts.freelist_hardened != want.freelist_hardened, "freelist_hardened %u want %u; ",
+	     opts.freelist_hardened, want.freelist_hardened);
+	DIFF(opts.freelist_random != want.freelist_random, "freelist_random %u want %u; ",
+	     opts.freelist_random, want.freelist_random);
+	DIFF(opts.init_on_alloc != want.init_on_alloc, "init_on_alloc %u want %u; ",
+	     opts.init_on_alloc, want.init_on_alloc);
+	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
+	     opts.init_on_free, want.init_on_free);
 #undef DIFF
 	return out;
 }
@@ -83,7 +208,7 @@ static const char *diff_opts(void)
 static void want_defaults(void)
 {
 	memset(&want, 0, sizeof(want));
-	cmdline_defaults(&want);
+	defaults_into(&want);
 }
 
 /* cmdline must parse, and give exactly the options in want. */
@@ -124,7 +249,7 @@ static void defaults(void)
 	struct boot_options d;
 
 	memset(&d, 0x5a, sizeof(d));
-	cmdline_defaults(&d);
+	defaults_into(&d);
 	KT_EQ_S("default test=all", d.test, "all");
 	KT_EQ_U("default test_given false", d.test_given, 0);
 	KT_EQ_S("default bench=none", d.bench, "none");
@@ -143,6 +268,17 @@ static void defaults(void)
 	KT_EQ_U("default remote_objects 50000", d.remote_objects, 50000);
 	KT_EQ_U("default scaling_ops 50000", d.scaling_ops, 50000);
 	KT_EQ_U("default latency_samples 10000", d.latency_samples, 10000);
+	KT_EQ_S("default fastpath=irq", d.fastpath, "irq");
+	KT_EQ_U("default cpu_partial 0 (by size)", d.cpu_partial, 0);
+	KT_EQ_U("default sheaf_capacity 0 (by size)", d.sheaf_capacity, 0);
+	KT_EQ_U("default ipi_wait_us 200", d.ipi_wait_us, 200);
+	KT_EQ_U("default slabinfo 0", d.slabinfo, 0);
+	KT_EQ_S("default slub_debug empty", d.slub_debug, "");
+	KT_EQ_S("default slub_debug_mode=locked", d.slub_debug_mode, "locked");
+	KT_EQ_U("default freelist_hardened 0", d.freelist_hardened, 0);
+	KT_EQ_U("default freelist_random 0", d.freelist_random, 0);
+	KT_EQ_U("default init_on_alloc 0", d.init_on_alloc, 0);
+	KT_EQ_U("default init_on_free 0", d.init_on_free, 0);
 
 	want_defaults();
 	accept("empty command line: defaults", "");
@@ -500,15 +636,15 @@ static void messages(void)
 	strcpy(full, err);
 	small = malloc(16); /* exact size: ASan sees a write past it */
 	memset(small, 0x5a, 16);
-	rc = cmdline_parse("cpus=999", &opts, small, 16);
+	rc = cmdline_parse("cpus=999", small, 16);
 	kt_check(rc == -1 && strlen(full) > 15 && !strncmp(small, full, 15) && small[15] == '\0',
 		 "error message cut to a 16-byte buffer", "rc %d, got \"%.16s\", full \"%s\"", rc,
 		 small, full);
-	rc = cmdline_parse("nope", &opts, small, 1);
+	rc = cmdline_parse("nope", small, 1);
 	kt_check(rc == -1 && small[0] == '\0', "error message in a 1-byte buffer is empty",
 		 "rc %d, small[0] = 0x%02x", rc, (unsigned char)small[0]);
 	free(small);
-	rc = cmdline_parse("nope", &opts, NULL, 0);
+	rc = cmdline_parse("nope", NULL, 0);
 	kt_check(rc == -1, "error with no message buffer (NULL, 0)", "rc %d", rc);
 
 	/* cmdline_help() lists every option as name=. */
@@ -599,8 +735,92 @@ static void slub_debug_specs(void)
 	reject("init_on_alloc=2", "init_on_alloc=2", "0..1", NULL);
 }
 
+/*
+ * The options this program links are the kernel's (tests/host/host.mk): each field above is
+ * one of them with its type and size, each has a name, help and a sane range, and the parser
+ * finds every one by its name and lists it.
+ */
+static void registry(void)
+{
+	struct boot_param *p;
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		struct boot_param *q = boot_param_find(fields[i].name, strlen(fields[i].name));
+		char name[80];
+
+		snprintf(name, sizeof(name), "option %s= registered with its type and size",
+			 fields[i].name);
+		kt_check(param_of(&fields[i]) != NULL, name, "%s: type %d size %zu, want type %d size %zu",
+			 q ? "registered" : "not registered", q ? (int)q->type : -1,
+			 q ? q->size : 0, (int)fields[i].type, fields[i].size);
+	}
+	for (unsigned int i = 0; (p = boot_param_at(i)); i++, n++) {
+		char name[80], word[64];
+		bool ok = p->name[0] && p->help && p->help[0] && p->var && p->size;
+		const char *why = "a name, help, a variable";
+
+		if (ok && p->type == BOOT_PARAM_UINT) {
+			ok = (p->size == 4 || p->size == 8) && p->min <= p->max &&
+			     (p->size == 8 || p->max <= 0xffffffffULL);
+			why = "a range that fits its variable";
+		} else if (ok && p->type == BOOT_PARAM_ENUM) {
+			ok = p->choices && p->choices[0] && p->dflt_str;
+			for (const char *const *c = p->choices; ok && *c; c++)
+				ok = strlen(*c) < p->size;
+			why = "choices that fit its variable";
+		} else if (ok) {
+			ok = p->dflt_str && strlen(p->dflt_str) < p->size;
+			why = "a default that fits";
+		}
+		snprintf(word, sizeof(word), "%s=", p->name);
+		ok = ok && boot_param_find(p->name, strlen(p->name)) == p &&
+		     strstr(cmdline_help(), word);
+		snprintf(name, sizeof(name), "option %s= is well-formed and listed", p->name);
+		kt_check(ok, name, "needs %s, to be found by name and in \"%s\"", why,
+			 cmdline_help());
+	}
+	KT_EQ_U("every registered option is a field of this test", n, ARRAY_SIZE(fields));
+}
+
+/* The slab allocator's options: scheme= and fastpath= (mm/slab_common.c), the budgets. */
+static void slab_options(void)
+{
+	want_defaults();
+	strcpy(want.fastpath, "cmpxchg");
+	accept("fastpath=cmpxchg", "fastpath=cmpxchg");
+	strcpy(want.fastpath, "irq");
+	accept("fastpath=irq", "fastpath=irq");
+	reject("fastpath=fast", "fastpath=fast", "bad value 'fast' for fastpath=", "irq cmpxchg",
+	       NULL);
+
+	want_defaults();
+	want.cpu_partial = 1;
+	want.sheaf_capacity = 1;
+	want.ipi_wait_us = 0;
+	want.slabinfo = 1;
+	accept("cpu_partial, sheaf_capacity, ipi_wait_us at their lowest, slabinfo=1",
+	       "cpu_partial=1 sheaf_capacity=1 ipi_wait_us=0 slabinfo=1");
+	want.cpu_partial = 100000;
+	want.sheaf_capacity = 500;
+	want.ipi_wait_us = 1000000;
+	want.slabinfo = 0;
+	accept("cpu_partial, sheaf_capacity, ipi_wait_us at their highest, slabinfo=0",
+	       "cpu_partial=100000 sheaf_capacity=500 ipi_wait_us=1000000 slabinfo=0");
+	reject("cpu_partial=0 rejected", "cpu_partial=0", "cpu_partial", "1..100000", NULL);
+	reject("cpu_partial=100001 rejected", "cpu_partial=100001", "cpu_partial", NULL);
+	reject("sheaf_capacity=0 rejected", "sheaf_capacity=0", "sheaf_capacity", "1..500", NULL);
+	reject("sheaf_capacity=501 rejected", "sheaf_capacity=501", "sheaf_capacity", NULL);
+	reject("ipi_wait_us=1000001 rejected", "ipi_wait_us=1000001", "ipi_wait_us",
+	       "0..1000000", NULL);
+	reject("slabinfo=2 rejected", "slabinfo=2", "slabinfo", "0..1", NULL);
+	reject("a repeated slab option", "scheme=lock test=smp scheme=lock",
+	       "option scheme= given twice (scheme=lock, then scheme=lock)", NULL);
+}
+
 int main(void)
 {
+	registry();
 	defaults();
 	options();
 	numbers();
@@ -610,5 +830,6 @@ int main(void)
 	blanks_and_path();
 	messages();
 	slub_debug_specs();
+	slab_options();
 	return kt_finish();
 }

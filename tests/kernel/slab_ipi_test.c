@@ -451,7 +451,7 @@ static void ownership_moves_to_a_cpu_that_runs_out(struct kunit *test)
 	skip_if_debug_replaces(test);
 	/* cpu 0's 40 slabs must exceed its budget, cpu_partial / 16 slabs of 256-byte objects:
 	 * true of the default (52), not of much larger budgets. */
-	if (boot_opts.cpu_partial > 52)
+	if (slub_cpu_partial_override > 52)
 		kunit_skip(test, "cpu_partial= above the default budget");
 	for_each_ipi_scheme(sch) {
 		struct transfer *t = kzalloc(sizeof(*t), GFP_KERNEL);

@@ -8,6 +8,7 @@
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/random.h"
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -647,7 +648,7 @@ static void random_stress_all_cpus(struct kunit *test)
 	struct cpumask all;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
-	st->seed = boot_opts.seed;
+	st->seed = boot_seed;
 	/* A million operations in all at the default 4 CPUs; bounded as CPUs grow. */
 	st->ops = nr_cpu_ids <= 4 ? 250000 : MAX(20000L, 1000000L / nr_cpu_ids);
 	kunit_run_on_all_cpus(test, stress_cpu, st);
@@ -715,7 +716,7 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 		kunit_skip(test, "needs 2 CPUs");
 	/* 1000 frees must overflow the per-cpu layer: true of budgets up to the defaults for
 	 * 128-byte objects (cpu_partial 120, sheaf_capacity 32), not of much larger ones. */
-	if (boot_opts.cpu_partial > 120 || boot_opts.sheaf_capacity > 32)
+	if (slub_cpu_partial_override > 120 || slub_sheaf_capacity_override > 32)
 		kunit_skip(test, "cpu_partial= or sheaf_capacity= above the default budgets");
 	for_each_variant(v) {
 		unsigned long free_before = nr_free_pages();

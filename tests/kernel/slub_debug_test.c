@@ -9,9 +9,9 @@
  * Every case runs in both debug modes (locked, partial); each ends with the cache working.
  * A stress on every CPU at once then runs over debug caches and validates them.
  */
-#include "kernel/cmdline.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
+#include "kernel/random.h"
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -449,7 +449,7 @@ static void user_tracking(struct kunit *test)
 		if (slub_debug_flags(s) != SLAB_STORE_USER) { /* slub_debug= added letters */
 			kmem_cache_free(s, p);
 			kmem_cache_destroy(s);
-			kunit_skip(test, "slub_debug=%s adds letters to U", boot_opts.slub_debug);
+			kunit_skip(test, "slub_debug=%s adds letters to U", slub_debug_string);
 		}
 
 		snap(&c);
@@ -502,7 +502,7 @@ static void random_freelist_order(struct kunit *test)
 	int ascending = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	if (!boot_opts.freelist_random) {
+	if (!slub_freelist_random) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "boot with freelist_random=1");
 	}
@@ -526,7 +526,7 @@ static void init_on_alloc_and_free(struct kunit *test)
 	bool zero = true;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	if (!boot_opts.init_on_alloc || !boot_opts.init_on_free) {
+	if (!slub_init_on_alloc || !slub_init_on_free) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "boot with init_on_alloc=1 init_on_free=1");
 	}
@@ -614,7 +614,7 @@ static void stress_all_cpus_then_validate(struct kunit *test)
 	struct counts c;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
-	st->seed = boot_opts.seed;
+	st->seed = boot_seed;
 	st->ops = nr_cpu_ids <= 4 ? 20000 : MAX(300L, 80000L / nr_cpu_ids);
 	snap(&c);
 	for_each_mode(m) {

@@ -3,7 +3,6 @@
  * Every CPU we tried to start is online, numbered 0..N-1 once each, and has its own per-cpu
  * area reached through GS; per-cpu variables are really per CPU.
  */
-#include "kernel/cmdline.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
@@ -13,9 +12,9 @@ static void all_cpus_online(struct kunit *test)
 	/* cpus= counts the CPUs started; the one ap_skip= leaves out is not among them. */
 	int expect = nr_cpus_found - nr_cpus_skipped;
 
-	if (boot_opts.cpus && (int)boot_opts.cpus < expect)
-		expect = (int)boot_opts.cpus;
-	KUNIT_EXPECT_EQ(test, nr_cpus_skipped, boot_opts.ap_skip >= 0 ? 1 : 0);
+	if (setup_max_cpus && (int)setup_max_cpus < expect)
+		expect = (int)setup_max_cpus;
+	KUNIT_EXPECT_EQ(test, nr_cpus_skipped, ap_skip >= 0 ? 1 : 0);
 	KUNIT_EXPECT_EQ(test, nr_cpus_tried, expect);
 	KUNIT_EXPECT_EQ(test, nr_cpus_gave_up, 0);
 	KUNIT_EXPECT_EQ(test, nr_cpu_ids, nr_cpus_tried);
