@@ -7,6 +7,7 @@
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
 #   make deps       install the Debian packages the above need (as root), or print the apt line
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
+#   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
@@ -52,14 +53,30 @@ LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -
 
 CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
-OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
+OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) \
+	$(B)/gen/replay_sample.o
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench replay
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
 	$(Q)sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
+
+# bench=replay's trace when GRUB loads none (bench/bench_replay.c): a recording, as bytes.
+REPLAY_SAMPLE := tests/traces/python-threads.trace
+$(B)/gen/replay_sample.c: $(REPLAY_SAMPLE)
+	@mkdir -p $(@D)
+	$(Q){ echo '/* $(REPLAY_SAMPLE), made by the Makefile */'; \
+	  echo '#include "kernel/types.h"'; \
+	  echo 'const u8 replay_sample[] __aligned(8) = {'; \
+	  od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const u64 replay_sample_len = sizeof(replay_sample);'; } > $@.tmp
+	$(Q)mv $@.tmp $@
+
+$(B)/gen/replay_sample.o: $(B)/gen/replay_sample.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -100,9 +117,12 @@ sq = '$(subst ','\'',$(1))'
 cmdline_q = $(call sq,$(value CMDLINE))
 
 # An ISO whose only entry boots with CMDLINE and no menu delay (make run, tools/test.sh).
+# MODULE=FILE: the entry also loads FILE as a multiboot2 module (a trace for bench=replay).
 OUT ?= $(B)/run.iso
+MODULE ?=
 iso-cmdline: $(B)/slablab.elf tools/mkiso.sh
-	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline $(cmdline_q)
+	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline $(cmdline_q) \
+	  $(if $(MODULE),--module $(call sq,$(MODULE)))
 
 $(B)/test.iso: $(B)/slablab.elf tools/mkiso.sh
 	@$(if $(Q),echo "  ISO     $@")
@@ -133,6 +153,19 @@ bench:
 	@rc=0; ISO=$(B)/bench.iso LOG=$(B)/bench.log TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh || rc=$$?; \
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
 	  exit $$rc
+
+# make replay TRACE=FILE: bench=replay of a slab trace (docs/traces.md) on every scheme, the
+# knobs of make run; CMDLINE adds options (replay_cpus=, scheme=). The log is kept in
+# build/replay.log; tools/trace/slabtrace.py check runs first and stops a bad trace here.
+replay:
+	@tools/deps.sh run
+	@[ -n "$(TRACE)" ] || { echo "make replay: give the trace, TRACE=FILE (docs/traces.md)"; exit 2; }
+	@[ -f "$(TRACE)" ] || { echo "make replay: no file $(TRACE)"; exit 2; }
+	@python3 tools/trace/slabtrace.py check $(call sq,$(TRACE))
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/replay.iso MODULE=$(call sq,$(TRACE)) \
+	  CMDLINE=$(call sq,bench=replay $(value CMDLINE)) >/dev/null
+	@ISO=$(B)/replay.iso LOG=$(B)/replay.log tools/qemu-run.sh
 
 debug:
 	@tools/deps.sh run

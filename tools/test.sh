@@ -274,8 +274,13 @@ extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=$tmo_boot kout kdetail=
     shift 3
     want "$label" || return 0
+    local module=
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        envs+=("$1")
+        # TRACE=FILE: the ISO's entry loads FILE as a multiboot2 module (bench=replay)
+        case "$1" in
+        TRACE=*) module=${1#TRACE=} ;;
+        *) envs+=("$1") ;;
+        esac
         shift
     done
     [ $# -gt 0 ] && shift
@@ -285,10 +290,10 @@ extra() {
     base=${base%-}
     log=$logdir/$base.log
     iso=$test_iso
-    if [ -n "$cmdline" ]; then
+    if [ -n "$cmdline" ] || [ -n "$module" ]; then
         iso=$logdir/iso/$base.iso
-        if ! "$make_cmd" -s iso-cmdline CMDLINE="$cmdline" OUT="$iso" >"$log" 2>&1 || [ ! -f "$iso" ]; then
-            fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso (log: $log)"
+        if ! "$make_cmd" -s iso-cmdline CMDLINE="${cmdline:-test=all}" OUT="$iso" ${module:+MODULE="$module"} >"$log" 2>&1 || [ ! -f "$iso" ]; then
+            fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso${module:+ MODULE=$module} (log: $log)"
             sed 's/^/    /' "$log" | tail -n 5
             return
         fi
@@ -460,6 +465,52 @@ else
     extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
+    # bench=replay (docs/traces.md): the recording built in, on 1 CPU; generated traces as
+    # modules: pairs (every free on another stream) at 4 CPUs and, with replay_cpus= putting
+    # each pair on one CPU, at 2 with no remote free; the cases a replay counts and skips;
+    # bad traces refused with what and where.
+    if want "bench[replay"; then
+        mkdir -p "$logdir/traces"
+        PYTHONPATH=tools/trace "$py" - "$logdir/traces" <<'PY' || fail "bench[replay traces]" "could not make the test traces"
+import sys
+import slabtrace as st
+out = sys.argv[1]
+st.synth("pairs", 4, 4000, 1).write(f"{out}/pairs.trace")
+w = st.TraceWriter("skips", 2)
+c = w.add_cache("conn", 200, 0, st.CACHE_FLAG_HWCACHE_ALIGN)
+w.event(0, st.EV_ALLOC, 10, 0, c)
+w.event(0, st.EV_KMALLOC, 20, 1, 0)
+w.event(0, st.EV_KMALLOC, 30, 2, (4096 << 10) + 1)
+w.event(0, st.EV_KMALLOC, 40, 3, 100000)
+w.event(0, st.EV_KMALLOC, 45, 5, 64)
+w.event(1, st.EV_FREE, 50, 0, c)
+w.event(1, st.EV_FREE, 60, 0, c)
+w.event(1, st.EV_KFREE, 70, 1)
+w.event(1, st.EV_KFREE, 80, 2)
+w.event(1, st.EV_KFREE, 90, 3)
+w.event(1, st.EV_KFREE, 95, 4)
+w.write(f"{out}/skips.trace")
+w = st.TraceWriter("deadlock", 2)
+w.event(0, st.EV_KFREE, 10, 0); w.event(0, st.EV_KMALLOC, 20, 1, 64)
+w.event(1, st.EV_KFREE, 10, 1); w.event(1, st.EV_KMALLOC, 20, 0, 64)
+w.write(f"{out}/deadlock.trace")
+PY
+    fi
+    extra "bench[replay,builtin,smp1]" "bench=replay bench_reps=1" 0 SMP=1 -- benchjson report \
+        "replay: trace ldpreload:python3: 3 streams on 1 CPUs" '"figure":"cycles_per_event"' '"figure":"live_at_end","value":36.0'
+    extra "bench[replay,pairs,smp4]" "bench=replay bench_reps=2" 0 SMP=4 TRACE="$logdir/traces/pairs.trace" -- benchjson \
+        "from the module GRUB loaded" "replay: trace synth-pairs: 4 streams on 4 CPUs" \
+        're:"scheme":"lock",.*"figure":"remote_frees","value":100.0' 're:"scheme":"ipi",.*"figure":"ipis","value":[1-9]'
+    extra "bench[replay,pairs,replay_cpus=0,0,1,1,smp2]" "bench=replay bench_reps=1 replay_cpus=0,0,1,1 scheme=lock,ipi" 0 SMP=2 TRACE="$logdir/traces/pairs.trace" -- benchjson \
+        "4 streams on 2 CPUs (replay_cpus=)" 're:"scheme":"ipi",.*"figure":"remote_frees","value":0.0'
+    extra "bench[replay,skips,smp2]" "bench=replay bench_reps=1" 0 SMP=2 TRACE="$logdir/traces/skips.trace" -- benchjson \
+        "skipped: 1 frees of ids never allocated, 1 double frees, 1 kmallocs of 0 bytes, 1 past the page allocator's 4096 KiB; 1 kmallocs past 8 KiB from the page allocator; 1 objects live at the end"
+    extra "bench[replay,bad:not-a-trace]" "bench=replay" 1 SMP=1 TRACE=README.md -- \
+        "bench replay: SELF-CHECK FAILED: the trace: not a slab trace (no SLABTRCE magic at the start)"
+    extra "bench[replay,bad:deadlock]" "bench=replay" 1 SMP=1 TRACE="$logdir/traces/deadlock.trace" -- \
+        "bench replay: SELF-CHECK FAILED: the trace: stream 0 event 0: deadlock: the free of id 0 waits for its allocation"
+    extra "bench[replay,replay_cpus=5,smp2]" "bench=replay replay_cpus=0,5" 1 SMP=2 -- \
+        "bench replay: SELF-CHECK FAILED: replay_cpus=0,5: CPU 5, but only CPUs 0..1 are online"
     extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"' report
     # The benchmark suite with small counts: every benchmark, its JSON and its self-checks
     # (a failed check makes the kernel exit 1); with no test= or bench=, the default run.

@@ -47,6 +47,7 @@ struct boot_options {
 	unsigned int freelist_random;
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
+	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 };
 
 static struct boot_options opts, want;
@@ -70,6 +71,7 @@ static const struct field {
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
+	F(replay_cpus, STR),
 #undef F
 #undef FG
 };
@@ -200,6 +202,8 @@ static const char *diff_opts(void)
 	     opts.init_on_alloc, want.init_on_alloc);
 	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
 	     opts.init_on_free, want.init_on_free);
+	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
+	     opts.replay_cpus, want.replay_cpus);
 #undef DIFF
 	return out;
 }
@@ -563,6 +567,22 @@ static void schemes_and_bench_sizes(void)
 	       NULL);
 }
 
+/* replay_cpus=: CPU numbers, checked for shape here (against the CPUs online at replay). */
+static void replay_options(void)
+{
+	want_defaults();
+	strcpy(want.replay_cpus, "0,1,1,3");
+	accept("replay_cpus=0,1,1,3", "replay_cpus=0,1,1,3");
+	strcpy(want.replay_cpus, "7");
+	accept("replay_cpus=7 (one CPU for every stream)", "replay_cpus=7");
+	reject("replay_cpus= empty", "replay_cpus=", "replay_cpus=", NULL);
+	reject("replay_cpus=0,x", "replay_cpus=0,x", "'x' is not a CPU number", NULL);
+	reject("replay_cpus=0,,1", "replay_cpus=0,,1", "'' is not a CPU number", NULL);
+	reject("replay_cpus=1, trailing comma", "replay_cpus=1,", "ends with a comma", NULL);
+	reject("replay_cpus=01 leading zero", "replay_cpus=01", "'01' is not a CPU number", NULL);
+	reject("replay_cpus=-1", "replay_cpus=-1", "'-1' is not a CPU number", NULL);
+}
+
 /* test=, bench=, scheme=: comma lists without empty items, repeats or a lone word mixed in. */
 static void lists(void)
 {
@@ -831,5 +851,6 @@ int main(void)
 	messages();
 	slub_debug_specs();
 	slab_options();
+	replay_options();
 	return kt_finish();
 }
