@@ -8,6 +8,7 @@
 #   make deps       install the Debian packages the above need (as root), or print the apt line
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
+#   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #
@@ -56,7 +57,7 @@ ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) \
 	$(B)/gen/replay_sample.o
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench replay
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench replay trace-linux
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -166,6 +167,19 @@ replay:
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/replay.iso MODULE=$(call sq,$(TRACE)) \
 	  CMDLINE=$(call sq,bench=replay $(value CMDLINE)) >/dev/null
 	@ISO=$(B)/replay.iso LOG=$(B)/replay.log tools/qemu-run.sh
+
+# make trace-linux WORKLOAD=hackbench|fs: Debian's kernel (linux-image-amd64) booted in QEMU
+# traces Linux's kmem events while it runs the workload (tools/trace/linux/capture.sh, a few
+# minutes under TCG); the texts of tracefs, trace-cmd report and perf script are kept in
+# build/trace/linux/ and trace-cmd's is converted to build/trace/linux-WORKLOAD.trace,
+# ready for make replay TRACE=build/trace/linux-WORKLOAD.trace.
+WORKLOAD ?= hackbench
+trace-linux:
+	@tools/deps.sh trace
+	@tools/trace/linux/capture.sh $(call sq,$(WORKLOAD)) $(B)/trace/linux
+	@python3 tools/trace/slabtrace.py from-linux $(B)/trace/linux/$(WORKLOAD).trace-cmd.txt \
+	  -o $(B)/trace/linux-$(WORKLOAD).trace --source linux-6.1:$(WORKLOAD)
+	@echo "make replay TRACE=$(B)/trace/linux-$(WORKLOAD).trace"
 
 debug:
 	@tools/deps.sh run

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks that the host tools slablab needs are present and installs missing Debian 12
-# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench]; no group means "build".
+# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench] [trace]; no group
+# means "build".
 #
 # Exit: 0 all present (prints nothing), 1 missing and could not install, 2 bad usage.
 # DEPS_NO_INSTALL=1 only checks and prints the apt-get line.
 set -euo pipefail
 
-# Each check is "kind:what:package". kind is cmd (on PATH), dir, file, or py (python3).
+# Each check is "kind:what:package". kind is cmd (on PATH), dir, file, glob (a file matching
+# the shell pattern what), or py (python3).
 # To add a group, add a case below and list its checks.
 checks_build=(
     cmd:make:make
@@ -38,9 +40,20 @@ checks_test=(
 checks_bench=(
     cmd:gnuplot:gnuplot-nox
 )
+# make trace-linux (tools/trace/linux/capture.sh): Debian's kernel booted in QEMU with an
+# initramfs of busybox (static), hackbench, trace-cmd and perf.
+checks_trace=(
+    glob:/boot/vmlinuz-*-amd64:linux-image-amd64
+    file:/bin/busybox:busybox-static
+    cmd:hackbench:rt-tests
+    cmd:trace-cmd:trace-cmd
+    cmd:perf:linux-perf
+    cmd:cpio:cpio
+    py:python3:python3
+)
 
 usage() {
-    echo "usage: tools/deps.sh [build|run|test|bench]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench|trace]..." >&2
     exit 2
 }
 
@@ -52,9 +65,10 @@ for group in "$@"; do
     run) want+=("${checks_build[@]}" "${checks_run[@]}") ;;
     test) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}") ;;
     bench) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}" "${checks_bench[@]}") ;;
+    trace) want+=("${checks_run[@]}" "${checks_trace[@]}") ;;
     -h | --help) usage ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test bench)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench trace)" >&2
         exit 2
         ;;
     esac
@@ -73,6 +87,7 @@ missing_packages() {
         cmd) command -v "$what" >/dev/null 2>&1 && continue ;;
         dir) [ -d "$what" ] && continue ;;
         file) [ -f "$what" ] && continue ;;
+        glob) compgen -G "$what" >/dev/null && continue ;;
         py) { [ -x /usr/bin/python3 ] || command -v python3 >/dev/null 2>&1; } && continue ;;
         esac
         case "$out" in *" $pkg "*) ;; *) out+="$pkg " ;; esac

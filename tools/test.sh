@@ -465,8 +465,8 @@ else
     extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
-    # bench=replay (docs/traces.md): the recording built in, on 1 CPU; generated traces as
-    # modules: pairs (every free on another stream) at 4 CPUs and, with replay_cpus= putting
+    # bench=replay (docs/traces.md): the recording built in, on 1 CPU; a capture of Linux's
+    # hackbench (tests/traces/linux-hackbench.trace) on 4; generated traces as modules: pairs (every free on another stream) at 4 CPUs and, with replay_cpus= putting
     # each pair on one CPU, at 2 with no remote free; the cases a replay counts and skips;
     # bad traces refused with what and where.
     if want "bench[replay"; then
@@ -503,6 +503,8 @@ PY
         're:"scheme":"lock",.*"figure":"remote_frees","value":100.0' 're:"scheme":"ipi",.*"figure":"ipis","value":[1-9]'
     extra "bench[replay,pairs,replay_cpus=0,0,1,1,smp2]" "bench=replay bench_reps=1 replay_cpus=0,0,1,1 scheme=lock,ipi" 0 SMP=2 TRACE="$logdir/traces/pairs.trace" -- benchjson \
         "4 streams on 2 CPUs (replay_cpus=)" 're:"scheme":"ipi",.*"figure":"remote_frees","value":0.0'
+    extra "bench[replay,linux-hackbench,smp4]" "bench=replay bench_reps=1" 0 SMP=4 TRACE=tests/traces/linux-hackbench.trace -- benchjson \
+        "replay: trace linux-6.1:hackbench: 4 streams on 4 CPUs" '"figure":"cycles_per_event"'
     extra "bench[replay,skips,smp2]" "bench=replay bench_reps=1" 0 SMP=2 TRACE="$logdir/traces/skips.trace" -- benchjson \
         "skipped: 1 frees of ids never allocated, 1 double frees, 1 kmallocs of 0 bytes, 1 past the page allocator's 4096 KiB; 1 kmallocs past 8 KiB from the page allocator; 1 objects live at the end"
     extra "bench[replay,bad:not-a-trace]" "bench=replay" 1 SMP=1 TRACE=README.md -- \

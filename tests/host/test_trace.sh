@@ -4,7 +4,8 @@
 # (bench/trace.c, built as build/host/trace_check) on the same files: good traces (generated
 # ones, the checked-in recording tests/traces/python-threads.trace) give the same counts in
 # both; each kind of bad trace is refused by both with what and where, or counted and
-# skipped as the format says; the LD_PRELOAD recorder (tools/trace/record) on real programs
+# skipped as the format says; the converter from Linux's kmem events on real captures; the
+# LD_PRELOAD recorder (tools/trace/record) on real programs
 # (python3 with threads, sort) makes traces both accept. Flat KTAP, like the other host tests.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
@@ -183,6 +184,46 @@ record_exit_code() {
     [ "$rc" = 3 ] || { echo "record of a program that exits 3 exited $rc"; return 1; }
     "$kcheck" "$out/false.trace" >/dev/null
 }
+# The converters on real captures of Linux 6.1 running hackbench (tests/traces/linux/, made by
+# tools/trace/linux/capture.sh, each 2000 lines from the middle of its text): each gives a trace both
+# readers accept, with a stream per CPU, caches named as Linux named them (learned from
+# the frees: 6.1's kmem_cache_alloc has no name=), and the counts a cut-out trace has.
+linux_sample() {
+    local fmt=$1 o k
+    shift
+    o=$("$py" "$tool" from-linux "$root/tests/traces/linux/hackbench.$fmt.txt" -o "$out/l-$fmt.trace" 2>&1) ||
+        { echo "$o"; return 1; }
+    [[ $o == *"slabtrace: $out/l-$fmt.trace: 4 streams (CPUs), "* ]] || { echo "from-linux said: $o"; return 1; }
+    [[ $o == *"frees of objects allocated before the trace began (skipped): "* ]] ||
+        { echo "no frees from before the trace counted: $o"; return 1; }
+    [[ $o == *"objects live at the end (freed at the end of the replay): "* ]] ||
+        { echo "no live objects counted: $o"; return 1; }
+    same "$out/l-$fmt.trace" || return 1
+    k=$("$py" "$tool" dump "$out/l-$fmt.trace" -n 0)
+    for c in "$@"; do
+        grep -qx "cache [0-9]* $c" <<<"$k" || { echo "no cache '$c' in:"; grep '^cache' <<<"$k"; return 1; }
+    done
+}
+linux_not_kmem() {
+    local rc=0 o
+    o=$("$py" "$tool" from-linux "$root/README.md" -o "$out/none.trace" 2>&1) || rc=$?
+    [ "$rc" = 1 ] && [[ $o == *"no kmem:kmalloc, kmem:kfree, kmem:kmem_cache_alloc or kmem:kmem_cache_free events in the text" ]] ||
+        { echo "from-linux of README.md exited $rc: $o"; return 1; }
+    grep -m1 ' kfree: ' "$root/tests/traces/linux/hackbench.trace-cmd.txt" | sed 's/ptr=[^ ]*//' >"$out/noptr.txt"
+    rc=0
+    o=$("$py" "$tool" from-linux "$out/noptr.txt" -o "$out/none.trace" 2>&1) || rc=$?
+    [ "$rc" = 1 ] && [[ $o == *"line 1: kfree without ptr=: "* ]] || { echo "a kfree without ptr= gave $rc: $o"; return 1; }
+}
+# the checked-in replay sample is the trace-cmd sample, converted
+linux_checked_in() {
+    "$py" "$tool" from-linux "$root/tests/traces/linux/hackbench.trace-cmd.txt" -o "$out/lh.trace" \
+        --source linux-6.1:hackbench >/dev/null && cmp "$out/lh.trace" "$root/tests/traces/linux-hackbench.trace"
+}
+t linux_tracefs linux_sample tracefs "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_trace_cmd linux_sample trace-cmd "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_perf linux_sample perf "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_not_kmem linux_not_kmem
+t linux_checked_in_trace linux_checked_in
 t record_python_threads record_python
 t record_sort record_sort
 t record_keeps_exit_code record_exit_code

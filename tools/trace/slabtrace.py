@@ -8,6 +8,9 @@
     slabtrace.py from-raw DIR PID -o OUT [--source S]
                                       the recorder's raw per-thread files (tools/trace/record)
                                       of process PID into a trace
+    slabtrace.py from-linux TEXT -o OUT [--source S]
+                                      the text of tracefs's trace file, of trace-cmd report
+                                      or of perf script with Linux's kmem events
     slabtrace.py synth KIND -o OUT [--streams N] [--events N] [--seed N]
                                       a generated trace: pairs (stream 2k allocates from a
                                       cache and kmallocs, stream 2k+1 frees them) or mixed
@@ -374,6 +377,167 @@ def cmd_from_raw(a):
     return 0
 
 
+# ---- Linux's kmem tracepoints, as text (docs/traces.md, "From Linux") ----
+import re
+
+# tracefs `trace` and `trace-cmd report`: "TASK-PID [CPU] FLAGS? SECS.USECS: EVENT: ARGS";
+# `perf script`: "TASK PID [CPU] SECS.USECS: kmem:EVENT: ARGS".
+LINE_TRACEFS = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]"
+                          r"\s+(?:[^\s:]+\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<args>.*)$")
+LINE_PERF = re.compile(r"^\s*(?P<task>.+?)\s+(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>\d+\.\d+):"
+                       r"\s+(?:\d+\s+)?(?P<event>kmem:\w+):\s*(?P<args>.*)$")
+ARG = re.compile(r"(\w+)=(\S+)")
+KMEM_EVENTS = ("kmalloc", "kfree", "kmem_cache_alloc", "kmem_cache_free")
+
+
+def _ns(ts):
+    sec, frac = ts.split(".")
+    return int(sec) * 1000000000 + int((frac + "000000000")[:9])
+
+
+def _null(ptr):
+    try:
+        return int(ptr, 16) <= 16  # NULL and ZERO_SIZE_PTR: kfree traces them too
+    except ValueError:
+        return ptr in ("(null)", "(nil)")
+
+
+def from_linux(lines, source):
+    """Text of tracefs `trace`, `trace-cmd report` or `perf script` -> (TraceWriter, notes).
+
+    CPUs become streams (those that appear, in order). A pointer names an object from its
+    allocation to its free (hashed %p or raw: only identity matters). Linux 6.1's
+    kmem_cache_alloc has no name=: the cache is learned from the object's own free
+    (name=), else from other objects of the same call site and size whose frees named it,
+    else it is "size-N" after its object size; a name= on the alloc (newer kernels) is
+    used as given. Frees of objects allocated before the trace began are skipped and
+    counted; objects live at the end stay live (the replay frees them then)."""
+    evs, notes = [], collections.Counter()
+    fmt = None
+    for n, line in enumerate(lines, 1):
+        line = line.rstrip("\n")
+        if line.startswith("#"):
+            m = re.search(r"entries-in-buffer/entries-written:\s*(\d+)/(\d+)", line)
+            if m and int(m.group(1)) < int(m.group(2)):
+                notes["overwritten (ring buffer full)"] += int(m.group(2)) - int(m.group(1))
+            continue
+        if "EVENTS DROPPED" in line or "LOST EVENTS" in line.upper():
+            m = re.search(r"(\d+)\s+(?:EVENTS DROPPED|events lost)", line, re.I)
+            notes["dropped (reported in the text)"] += int(m.group(1)) if m else 1
+            continue
+        m = LINE_PERF.match(line) or LINE_TRACEFS.match(line)
+        if not m:
+            continue
+        ev = m.group("event").split(":")[-1]
+        if ev not in KMEM_EVENTS:
+            continue
+        args = dict(ARG.findall(m.group("args")))
+        if "ptr" not in args:
+            raise TraceError(f"line {n}: {ev} without ptr=: {line.strip()[:100]}")
+        evs.append((_ns(m.group("ts")), int(m.group("cpu")), ev, args, n))
+    if not evs:
+        raise TraceError("no kmem:kmalloc, kmem:kfree, kmem:kmem_cache_alloc or "
+                         "kmem:kmem_cache_free events in the text")
+    evs.sort(key=lambda e: (e[0], e[4]))
+    cpus = sorted({e[1] for e in evs})
+    if len(cpus) > MAX_STREAMS:
+        raise TraceError(f"{len(cpus)} CPUs: the format allows {MAX_STREAMS} streams")
+    stream = {c: i for i, c in enumerate(cpus)}
+    # Pass 1: objects (pointer lifetimes) and what their frees say about their caches.
+    live, objs = {}, []
+    site_size_names = collections.defaultdict(collections.Counter)
+    for ts, cpu, ev, a, n in evs:
+        ptr = a["ptr"]
+        if ev in ("kmalloc", "kmem_cache_alloc"):
+            if _null(ptr):
+                notes["failed allocations (NULL)"] += 1
+                continue
+            if ptr in live:
+                notes["allocations of a pointer still live (its free was not traced)"] += 1
+            size = int(a.get("bytes_req", "0"))
+            o = {"kind": ev, "size": size, "site": a.get("call_site", "?"), "name": a.get("name"),
+                 "alloc": (ts, cpu), "free": None, "align": int(a.get("bytes_alloc", size) or size)}
+            live[ptr] = o
+            objs.append(o)
+        else:
+            if _null(ptr):
+                notes["frees of NULL"] += 1
+                continue
+            o = live.pop(ptr, None)
+            if o is None:
+                notes["frees of objects allocated before the trace began (skipped)"] += 1
+                continue
+            o["free"] = (ts, cpu, ev)
+            if ev == "kmem_cache_free" and "name" in a and o["kind"] == "kmem_cache_alloc":
+                o["freed_as"] = a["name"]
+                site_size_names[(o["site"], o["size"])][a["name"]] += 1
+    notes["objects live at the end (freed at the end of the replay)"] += len(live)
+    w = TraceWriter(source, len(cpus))
+    caches = {}
+
+    def cache_of(o):
+        name = o.get("name") or o.get("freed_as")
+        if not name:
+            learned = site_size_names.get((o["site"], o["size"]))
+            if learned:
+                name = learned.most_common(1)[0][0]
+                notes["cache names learned from other objects' frees"] += 1
+            else:
+                name = f"size-{o['size']}"
+                notes["cache objects whose cache is known only by size"] += 1
+        key = (name[:31], max(o["size"], 1))
+        if key not in caches:
+            if len(caches) == MAX_CACHES:
+                raise TraceError(f"more than {MAX_CACHES} caches")
+            caches[key] = w.add_cache(key[0] if sum(1 for k in caches if k[0] == key[0]) == 0
+                                      else f"{key[0][:24]}-{key[1]}", min(key[1], MAX_CACHE_SIZE))
+        return caches[key]
+
+    # Pass 2: events in time order; every allocation a new id.
+    happen = []
+    for o in objs:
+        o["id"] = w.new_id()
+        happen.append((o["alloc"][0], 0, o))
+        if o["free"]:
+            happen.append((o["free"][0], 1, o))
+    happen.sort(key=lambda h: (h[0], h[1]))
+    for ts, is_free, o in happen:
+        if not is_free:
+            s = stream[o["alloc"][1]]
+            if o["kind"] == "kmalloc":
+                w.event(s, EV_KMALLOC, ts - evs[0][0], o["id"], o["size"])
+            else:
+                if o["size"] > MAX_CACHE_SIZE:
+                    notes["cache objects past 32 KiB, made kmallocs"] += 1
+                    o["kind"] = "kmalloc"
+                    w.event(s, EV_KMALLOC, ts - evs[0][0], o["id"], o["size"])
+                else:
+                    o["cache"] = cache_of(o)
+                    w.event(s, EV_ALLOC, ts - evs[0][0], o["id"], o["cache"])
+        else:
+            s = stream[o["free"][1]]
+            if o["kind"] == "kmem_cache_alloc":
+                w.event(s, EV_FREE, ts - evs[0][0], o["id"], o["cache"])
+            else:
+                w.event(s, EV_KFREE, ts - evs[0][0], o["id"])
+    return w, notes
+
+
+def cmd_from_linux(a):
+    try:
+        with open(a.file, errors="replace") as f:
+            w, notes = from_linux(f, a.source or f"linux:{os.path.basename(a.file)}"[:31])
+    except (TraceError, OSError) as e:
+        print(f"slabtrace: {a.file}: {e}", file=sys.stderr)
+        return 1
+    w.write(a.o)
+    print(f"slabtrace: {a.o}: {len(w.streams)} streams (CPUs), {len(w.caches)} caches, "
+          f"{sum(w.counts)} events, {w.nr_ids} objects")
+    for k in sorted(notes):
+        print(f"  {k}: {notes[k]}")
+    return 0
+
+
 def synth(kind, nr_streams, nr_events, seed):
     """Generated traces for the replay tests: reproducible from the seed."""
     rng = random.Random(seed)
@@ -447,6 +611,11 @@ def main(argv):
     c.add_argument("-o", required=True)
     c.add_argument("--source", default="ldpreload")
     c.set_defaults(fn=cmd_from_raw)
+    c = sub.add_parser("from-linux")
+    c.add_argument("file")
+    c.add_argument("-o", required=True)
+    c.add_argument("--source")
+    c.set_defaults(fn=cmd_from_linux)
     c = sub.add_parser("synth")
     c.add_argument("kind")
     c.add_argument("-o", required=True)
