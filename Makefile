@@ -156,7 +156,8 @@ bench:
 	  exit $$rc
 
 # make replay TRACE=FILE: bench=replay of a slab trace (docs/traces.md) on every scheme, the
-# knobs of make run; CMDLINE adds options (replay_cpus=, scheme=). The log is kept in
+# knobs of make run; CMDLINE adds options (replay_cpus=, scheme=; a bench= of its own
+# replaces bench=replay, e.g. bench=replay,hackbench). The log is kept in
 # build/replay.log; tools/trace/slabtrace.py check runs first and stops a bad trace here.
 replay:
 	@tools/deps.sh run
@@ -165,7 +166,7 @@ replay:
 	@python3 tools/trace/slabtrace.py check $(call sq,$(TRACE))
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/replay.iso MODULE=$(call sq,$(TRACE)) \
-	  CMDLINE=$(call sq,bench=replay $(value CMDLINE)) >/dev/null
+	  CMDLINE=$(call sq,$(if $(filter bench=%,$(value CMDLINE)),,bench=replay )$(value CMDLINE)) >/dev/null
 	@ISO=$(B)/replay.iso LOG=$(B)/replay.log tools/qemu-run.sh
 
 # make trace-linux WORKLOAD=hackbench|fs: Debian's kernel (linux-image-amd64) booted in QEMU

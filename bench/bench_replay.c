@@ -302,7 +302,7 @@ static void do_alloc(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, 
 			 "in use by the replay; give it more memory (MEM=)", st->cur.stream,
 			 (unsigned long long)(st->cur.i - 1),
 			 e->kind == TRACE_ALLOC ? "a cache object" : "kmalloc", size,
-			 nr_used_pages() - r->base_pages);
+			 nr_used_pages() > r->base_pages ? nr_used_pages() - r->base_pages : 0);
 		return;
 	}
 	me->hist_alloc[bucket_of(t1 - t0)]++;
@@ -416,7 +416,9 @@ static bool stream_step(struct rp_run *r, struct rp_stream *st, struct rp_cpu *m
 			break;
 	}
 	{ /* pages in use beyond the start, sampled once a batch */
-		unsigned long pages = nr_used_pages() - r->base_pages, peak;
+		unsigned long used = nr_used_pages(), peak;
+		/* fewer than at the start: a scheme gave back what an earlier one left cached */
+		unsigned long pages = used > r->base_pages ? used - r->base_pages : 0;
 
 		peak = __atomic_load_n(&r->peak_pages, __ATOMIC_RELAXED);
 		while (pages > peak && !__atomic_compare_exchange_n(&r->peak_pages, &peak, pages, true,
