@@ -390,7 +390,7 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 static bool stream_step(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, int cpu)
 {
 	bool progress = false;
-	static char err_unused[8];
+	char err_unused[8];
 
 	for (int n = 0; n < RP_BATCH && !st->done; n++) {
 		struct trace_cursor save = st->cur;
