@@ -63,7 +63,7 @@ void kernel_exit(enum kexit code)
 
 	printk("{\"event\":\"exit\",\"result\":\"%s\",\"code\":%d,\"uptime_ms\":%llu}\n", what,
 	       (int)code, (unsigned long long)(ktime_ns() / 1000000));
-	printk("slablab: %s; halting all CPUs\n", what);
+	printk("slablab: %s; %s\n", what, arch_exit_action());
 	printk_flush();
 	arch_exit(code);
 }

@@ -17,7 +17,9 @@
 # Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
 #   what ACCEL=auto would choose), --dry-run (print the QEMU command), -h.
 # Exit: 0 kernel reported success (0x10), 1 test failure (0x11), 3 panic (0x12),
-#   4 no result (QEMU error, reset, triple fault), 124 timeout, 2 bad configuration.
+#   5 the guest powered the machine off (ACPI S5: exit=poweroff), 6 the guest reset it
+#   (exit=reboot, a triple fault; QEMU runs with -no-reboot), 4 no result (a QEMU error),
+#   124 timeout, 2 bad configuration.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -143,10 +145,22 @@ else
     accel_name=tcg
 fi
 
+# How QEMU ended when it exits with status 0: with -no-reboot a guest reset ends it without
+# a shutdown request, a power-off (or a signal) through one, which this trace event names
+# with its ShutdownCause (QEMU's qapi/run-state.json: 4 host-signal, 6 guest-shutdown).
+trace_file=
+trace_args=()
+if [ "$dry" != 1 ]; then
+    trace_file=$(mktemp "${TMPDIR:-/tmp}/qemu-run-trace.XXXXXX")
+    trap 'rm -f "$trace_file"' EXIT
+fi
+trace_args=(-trace qemu_system_shutdown_request -D "${trace_file:-TRACEFILE}")
+
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
 qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -m "$MEM" -smp "$SMP"
     "${fw_args[@]}" -display none -monitor none -no-reboot -boot d -cdrom "$ISO"
-    -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio "${extra_args[@]}")
+    -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio "${trace_args[@]}"
+    "${extra_args[@]}")
 
 if [ "$debug" = 1 ]; then
     qemu_cmd+=(-s -S)
@@ -212,6 +226,21 @@ esac
 if [ "$timeout_desc" != none ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
     note "TIMEOUT after $TIMEOUT s (kernel hung?)"
     exit 124
+fi
+if [ "$rc" = 0 ] && [ -n "$trace_file" ]; then
+    cause=$(sed -n 's/.*qemu_system_shutdown_request reason=\([0-9]*\).*/\1/p' "$trace_file" | tail -n 1)
+    case "$cause" in
+    6)
+        note "the guest powered the machine off"
+        exit 5
+        ;;
+    "")
+        note "the guest reset the machine (a reboot or a triple fault; QEMU runs with -no-reboot)"
+        exit 6
+        ;;
+    4) note "QEMU was stopped by a signal" ;;
+    *) note "QEMU shut down (ShutdownCause $cause)" ;;
+    esac
 fi
 note "kernel did not report a result (qemu rc $rc)"
 exit 4

@@ -162,6 +162,8 @@ why_rc() {
     0) echo "success" ;;
     1) echo "kernel reported test failure" ;;
     3) echo "kernel panic" ;;
+    5) echo "the guest powered the machine off" ;;
+    6) echo "the guest reset the machine" ;;
     *) echo "${note:-qemu-run error}" ;;
     esac
 }
@@ -268,8 +270,8 @@ matrix_boot() {
 #   parses, one meta line before the first figure, every figure complete, every benchmark the
 #   meta line names printed figures), report (tools/benchreport.py reads the benchmark figures
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
-#   printed matches the extended regex), or any other text: a line the kernel printed
-#   contains it.
+#   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
+#   or any other text: a line the kernel printed contains it.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=$tmo_boot kout kdetail=
     shift 3
@@ -330,6 +332,7 @@ extra() {
             fi
             ;;
         re:*) kernel_grep "$log" "${c#re:}" -E || why+=("no line matching '${c#re:}' in the log") ;;
+        no:*) ! kernel_grep "$log" "${c#no:}" || why+=("a line with '${c#no:}' in the log") ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
         esac
     done
@@ -520,6 +523,28 @@ else
     extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
     extra "crash[lockrec]" "crash=lockrec" 3 -- "recursive acquire of spinlock" "spin_lock"
     extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
+
+    # Leaving the machine (exit=, arch/x86/reboot.c): qemu-run.sh exits 5 for a power-off
+    # and 6 for a reset. QEMU 7.2's pc machine has an ACPI 1.0 FADT without a reset register
+    # (so port 0xcf9 resets it), q35 one with the register; both take S5 at PM1a_CNT 0x604
+    # with SLP_TYP 0 from their DSDT's \_S5. Without ACPI, poweroff says so and falls back.
+    extra "exit[poweroff,pc]" "test=none exit=poweroff" 5 SMP=1 -- "slablab: pass; powering off" \
+        "poweroff: ACPI S5, SLP_TYPa 0 to PM1a_CNT 0x604" "no:still running"
+    extra "exit[poweroff,q35]" "test=none exit=poweroff" 5 SMP=2 MACHINE=q35 -- \
+        "slablab: pass; powering off" "poweroff: ACPI S5, SLP_TYPa 0 to PM1a_CNT 0x604" "no:still running"
+    extra "exit[poweroff,acpi=off]" "test=none exit=poweroff" 0 SMP=1 MACHINE=pc,acpi=off -- \
+        "poweroff: no ACPI tables; leaving through QEMU's isa-debug-exit instead"
+    extra "exit[reboot,pc]" "test=none exit=reboot" 6 SMP=2 -- "slablab: pass; rebooting" \
+        "the FADT has no reset register" "reboot: writing the reset control register, port 0xcf9" "no:still running"
+    extra "exit[reboot,q35]" "test=none exit=reboot" 6 SMP=2 MACHINE=q35 -- "slablab: pass; rebooting" \
+        "reboot: writing 0xf to the ACPI reset register, I/O port 0xcf9" "no:still running"
+    extra "exit[reboot=kbd,q35]" "test=none exit=reboot reboot=kbd" 6 SMP=1 MACHINE=q35 -- \
+        "reboot: pulsing the reset line through the keyboard controller" "no:still running" "no:0xcf9"
+    extra "exit[reboot=triple,pc]" "test=none exit=reboot reboot=triple" 6 SMP=1 -- \
+        "reboot: triple fault (an empty IDT and int3)" "no:keyboard controller"
+    extra "exit[panic,reboot]" "crash=panic exit=reboot" 6 SMP=2 MACHINE=q35 -- "KERNEL PANIC on cpu 0" \
+        "slablab: panic; rebooting" "reboot: writing 0xf to the ACPI reset register"
+    extra "cmdline[exit=shutdown]" "exit=shutdown" 1 SMP=1 -- "bad value 'shutdown' for exit="
 
     # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
     # on the boot CPU against the PIT; no PIT uses the HPET (CPUID leaves 15h/16h there but
