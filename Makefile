@@ -21,6 +21,8 @@
 #                   CMDLINE='test=$x' reach GRUB unchanged), each word quoted for grub.cfg
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
 #                   (make bench: 600 unless given)
+#   SCREEN=1        show QEMU's window (the kernel's framebuffer console) instead of
+#                   -display none; GFXPAYLOAD= (e.g. 800x600x16, text) picks GRUB's mode
 
 SMP ?= 4
 MEM ?= 256M
@@ -52,7 +54,11 @@ LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -
 
 CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
-OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
+OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) $(B)/gen/font.o
+
+# The screen font (kernel/font.h), from a PSF console font: Debian's psf-unifont by default
+# (tools/deps.sh installs it); tools/font.py reads screendumps back with the same file.
+FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench
 all: $(B)/slablab.elf $(B)/slablab.iso
@@ -60,6 +66,18 @@ all: $(B)/slablab.elf $(B)/slablab.iso
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
 	$(Q)sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
+
+# build/gen/font.psf: the font the kernel was built with, which tools/test.sh reads
+# screendumps back with.
+$(B)/gen/font.psf: $(FONT)
+	@mkdir -p $(@D)
+	$(Q)cp $(FONT) $@
+
+$(B)/gen/font.c: $(B)/gen/font.psf tools/font.py
+	$(Q)tools/font.py c $< > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/font.o: $(B)/gen/font.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)

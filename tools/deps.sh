@@ -22,6 +22,7 @@ checks_build=(
     dir:/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin
     cmd:xorriso:xorriso
     cmd:mformat:mtools
+    file:/usr/share/consolefonts/Unifont-APL8x16.psf.gz:psf-unifont
 )
 checks_run=(
     cmd:qemu-system-x86_64:qemu-system-x86

@@ -14,6 +14,10 @@
 #   MACHINE=pc             QEMU machine type (q35 is picked for KVM with SMP > 255)
 #   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
 #   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
+#   SCREEN=1               a QEMU window shows the screen (default: -display none)
+#   SCREENDUMP=file.ppm    for a kernel booted with exit=halt: once its final line is on the
+#                          serial port, save the screen (tools/qemu-screendump.py through
+#                          QEMU's monitor), end QEMU and exit as that line says (0, 1, 3)
 # Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
 #   what ACCEL=auto would choose), --dry-run (print the QEMU command), -h.
 # Exit: 0 kernel reported success (0x10), 1 test failure (0x11), 3 panic (0x12),
@@ -31,7 +35,7 @@ die() {
 }
 
 usage() {
-    sed -n '3,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '3,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-2}"
 }
 
@@ -156,9 +160,28 @@ if [ "$dry" != 1 ]; then
 fi
 trace_args=(-trace qemu_system_shutdown_request -D "${trace_file:-TRACEFILE}")
 
+display_args=(-display none)
+case "${SCREEN:-0}" in
+0) ;;
+1) display_args=() ;; # QEMU's own choice of window (GTK or SDL when built with them)
+*) die "SCREEN='$SCREEN' must be 0 or 1" ;;
+esac
+
+# SCREENDUMP: the monitor on a socket for tools/qemu-screendump.py, the serial log in a file.
+SCREENDUMP=${SCREENDUMP:-}
+monitor_args=(-monitor none)
+shot_dir=
+if [ -n "$SCREENDUMP" ]; then
+    [ "$debug" = 1 ] && die "SCREENDUMP= and --debug do not go together"
+    shot_dir=$(mktemp -d "${TMPDIR:-/tmp}/qemu-run-shot.XXXXXX")
+    [ -n "$LOG" ] || LOG=$shot_dir/serial.log
+    monitor_args=(-monitor "unix:$shot_dir/monitor,server=on,wait=off")
+    trap 'rm -f "$trace_file"; rm -rf "$shot_dir"' EXIT
+fi
+
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
 qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -m "$MEM" -smp "$SMP"
-    "${fw_args[@]}" -display none -monitor none -no-reboot -boot d -cdrom "$ISO"
+    "${fw_args[@]}" "${display_args[@]}" "${monitor_args[@]}" -no-reboot -boot d -cdrom "$ISO"
     -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio "${trace_args[@]}"
     "${extra_args[@]}")
 
@@ -206,6 +229,14 @@ tty_state=
 if [ -t 0 ]; then tty_state=$(stty -g 2>/dev/null || true); fi
 
 set +e
+shot_pid=
+if [ -n "$SCREENDUMP" ]; then
+    mkdir -p "$(dirname "$LOG")" "$(dirname "$SCREENDUMP")"
+    : >"$LOG"
+    "$root/tools/qemu-screendump.py" "$shot_dir/monitor" "$LOG" "$SCREENDUMP" \
+        "$([ "$TIMEOUT" -gt 0 ] && echo "$TIMEOUT" || echo 86400)" >"$shot_dir/result" &
+    shot_pid=$!
+fi
 if [ -n "$LOG" ]; then
     mkdir -p "$(dirname "$LOG")"
     "${run_cmd[@]}" | tee "$LOG"
@@ -217,6 +248,23 @@ fi
 set -e
 
 if [ -n "$tty_state" ]; then stty "$tty_state" 2>/dev/null || true; fi
+
+if [ -n "$shot_pid" ]; then
+    shot_rc=0
+    wait "$shot_pid" || shot_rc=$?
+    result=$(cat "$shot_dir/result" 2>/dev/null)
+    if [ "$shot_rc" = 0 ]; then
+        note "screendump in $SCREENDUMP; the kernel's result: $result"
+        case "$result" in
+        pass) exit 0 ;;
+        fail) exit 1 ;;
+        *) exit 3 ;;
+        esac
+    fi
+    note "no screendump (tools/qemu-screendump.py exited $shot_rc; qemu rc $rc)"
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && exit 124
+    exit 4
+fi
 
 case "$rc" in
 33) exit 0 ;;

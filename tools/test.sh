@@ -12,7 +12,8 @@
 #                      --dry-run; the ISOs with their own command line are still built) and
 #                      each host test's path; logs in build/test/dry-run/
 # The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE
-# QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE) are not inherited: each boot sets its own.
+# QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP, and mkiso.sh's
+# GFXPAYLOAD) are not inherited: each boot sets its own.
 # Any found in the environment are named in a note and dropped.
 # Needs from the Makefile: build/test.iso (default entry boots with test=all), executables
 # build/host/test_* printing KTAP, and `make iso-cmdline CMDLINE="..." OUT=file.iso`.
@@ -25,7 +26,8 @@ cd "$root" || exit 2
 # Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
 # matrix is the same whatever the caller's environment says, and says so.
 ignored=()
-for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE; do
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
+    SCREEN SCREENDUMP GFXPAYLOAD; do
     if [ -n "${!knob+set}" ]; then
         ignored+=("$knob=${!knob}")
         unset "$knob"
@@ -141,7 +143,7 @@ boot() {
     local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
     shift 3
     local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE=
-        QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo")
+        QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo" SCREEN=0 SCREENDUMP=)
     if [ "$dry_run" = 1 ]; then
         env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
         echo "dry-run $label: $(tail -n 1 "$log")"
@@ -271,13 +273,20 @@ matrix_boot() {
 #   meta line names printed figures), report (tools/benchreport.py reads the benchmark figures
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
 #   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
-#   or any other text: a line the kernel printed contains it.
+#   screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
+#   must read back from it, with the kernel's font, the serial log's last lines), or any
+#   other text: a line the kernel printed contains it. GFXPAYLOAD=MODES among the
+#   VAR=VALUEs goes to tools/mkiso.sh (GRUB's screen mode), not to the boot.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=$tmo_boot kout kdetail=
+    local iso_envs=() shot=
     shift 3
     want "$label" || return 0
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        envs+=("$1")
+        case "$1" in
+        GFXPAYLOAD=*) iso_envs+=("$1") ;;
+        *) envs+=("$1") ;;
+        esac
         shift
     done
     [ $# -gt 0 ] && shift
@@ -289,7 +298,7 @@ extra() {
     iso=$test_iso
     if [ -n "$cmdline" ]; then
         iso=$logdir/iso/$base.iso
-        if ! "$make_cmd" -s iso-cmdline CMDLINE="$cmdline" OUT="$iso" >"$log" 2>&1 || [ ! -f "$iso" ]; then
+        if ! env "${iso_envs[@]}" "$make_cmd" -s iso-cmdline CMDLINE="$cmdline" OUT="$iso" >"$log" 2>&1 || [ ! -f "$iso" ]; then
             fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso (log: $log)"
             sed 's/^/    /' "$log" | tail -n 5
             return
@@ -297,6 +306,13 @@ extra() {
     fi
     for c in "${envs[@]}"; do
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
+    done
+    for c in "$@"; do
+        if [ "$c" = screen ]; then
+            shot=$logdir/$base.ppm
+            rm -f "$shot"
+            envs+=(SCREENDUMP="$shot")
+        fi
     done
     boot "$label" "$log" "$tmo" ISO="$iso" SMP=2 "${envs[@]}" || return 0
     [ "$qrc" = "$want_rc" ] || why+=("qemu-run exited $qrc ($(why_rc "$log")), want $want_rc")
@@ -333,6 +349,11 @@ extra() {
             ;;
         re:*) kernel_grep "$log" "${c#re:}" -E || why+=("no line matching '${c#re:}' in the log") ;;
         no:*) ! kernel_grep "$log" "${c#no:}" || why+=("a line with '${c#no:}' in the log") ;;
+        screen)
+            if ! kout=$("$py" tools/font.py compare build/gen/font.psf "$shot" "$log" 2>&1); then
+                why+=("screen: ${kout//$'\n'/; }")
+            fi
+            ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
         esac
     done
@@ -545,6 +566,19 @@ else
     extra "exit[panic,reboot]" "crash=panic exit=reboot" 6 SMP=2 MACHINE=q35 -- "KERNEL PANIC on cpu 0" \
         "slablab: panic; rebooting" "reboot: writing 0xf to the ACPI reset register"
     extra "cmdline[exit=shutdown]" "exit=shutdown" 1 SMP=1 -- "bad value 'shutdown' for exit="
+
+    # The screen (kernel/screen.h): the kernel halts (exit=halt), qemu-run.sh takes a
+    # screendump through QEMU's monitor, and tools/font.py reads the text back cell by cell
+    # with the kernel's font; it must be the serial log's last lines. GRUB's modes give the
+    # pixel layouts: SeaBIOS's VBE 32, 24 and 16 bits, OVMF's GOP 32. A panic on an AP shows
+    # too, and text mode falls back to the VGA text buffer.
+    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)"
+    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp"
+    extra "screen[bios,1024x768x16]" "test=spinlock exit=halt" 0 GFXPAYLOAD=1024x768x16 -- screen "screen: 1024x768 framebuffer, 16 bpp (red 11:5 green 5:6 blue 0:5)"
+    # 640x480 holds 30 rows: this one scrolls.
+    extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
+    extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
+    extra "screen[text mode,vga]" "test=none" 0 GFXPAYLOAD=text -- "screen: VGA text 80x25 at 0xb8000 (the boot loader left text mode)"
 
     # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
     # on the boot CPU against the PIT; no PIT uses the HPET (CPUID leaves 15h/16h there but
