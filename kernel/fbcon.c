@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The screen on a linear framebuffer: each cell is a glyph of the font (kernel/font.h), 8
- * pixels wide, drawn in the cell's colours. A pixel is 16, 24 or 32 bits holding red, green
- * and blue at the positions and with the widths the boot loader gives (the multiboot2
- * framebuffer tag's colour info; GRUB hands over what VBE or GOP reported): 5:6:5 and 8:8:8
- * are what PCs use, and any other layout of those sizes is drawn the same way.
+ * pixels wide, drawn in the cell's colours. A pixel is 15 (in 2 bytes), 16, 24 or 32 bits
+ * holding red, green and blue at the positions and with the widths the boot loader gives
+ * (the multiboot2 framebuffer tag's colour info; GRUB hands over what VBE or GOP reported):
+ * 5:5:5, 5:6:5 and 8:8:8 are what PCs use, and any other layout of those sizes is drawn the
+ * same way.
  */
 #include "kernel/font.h"
 #include "kernel/printk.h"
@@ -72,9 +73,9 @@ int fbcon_init(const struct screen_fb *fb, char *err, size_t errlen)
 	};
 	u32 bytes = (fb->bpp + 7u) / 8;
 
-	if (fb->bpp != 16 && fb->bpp != 24 && fb->bpp != 32) {
-		snprintf(err, errlen, "a framebuffer of %u bits per pixel; slablab draws 16, 24 "
-			 "and 32", fb->bpp);
+	if (fb->bpp != 15 && fb->bpp != 16 && fb->bpp != 24 && fb->bpp != 32) {
+		snprintf(err, errlen, "a framebuffer of %u bits per pixel; slablab draws 15, 16, "
+			 "24 and 32", fb->bpp);
 		return -1;
 	}
 	if (!field_ok(fb->red_pos, fb->red_size, fb->bpp) ||
