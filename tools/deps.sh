@@ -31,6 +31,7 @@ checks_run=(
 )
 checks_test=(
     py:python3:python3
+    cmd:zbarimg:zbar-tools
     cmd:spin:spin
     cmd:clang:clang
     file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
