@@ -58,6 +58,15 @@ static void fb_draw(int col, int row, char ch, enum screen_colour colour)
 	}
 }
 
+static u32 black, white;
+
+static void fb_fill(u32 x, u32 y, u32 w, u32 h, bool dark)
+{
+	for (u32 r = y; r < y + h && r < fb_ops.height; r++)
+		for (u32 c = x; c < x + w && c < fb_ops.width; c++)
+			put_pixel(fb_base + (u64)r * fb_pitch + (u64)c * fb_bytes, dark ? black : white);
+}
+
 static bool field_ok(u8 pos, u8 size, u8 bpp)
 {
 	return size >= 1 && size <= 8 && pos + size <= bpp;
@@ -105,6 +114,11 @@ int fbcon_init(const struct screen_fb *fb, char *err, size_t errlen)
 	fb_ops.cols = (int)MIN(fb->width / 8, (u32)SCREEN_MAX_COLS);
 	fb_ops.rows = (int)MIN(fb->height / font_height, (u32)SCREEN_MAX_ROWS);
 	fb_ops.draw = fb_draw;
+	fb_ops.width = fb->width;
+	fb_ops.height = fb->height;
+	fb_ops.fill = fb_fill;
+	black = rgb(fb, 0, 0, 0);
+	white = rgb(fb, 0xff, 0xff, 0xff);
 	screen_attach(&fb_ops);
 	return 0;
 }

@@ -18,6 +18,8 @@
  * continues on the next row.
  */
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/qrcode.h"
 #include "kernel/screen.h"
 #include "kernel/string.h"
 
@@ -182,4 +184,49 @@ void screen_attach(const struct screen_ops *o)
 	line_len = 0;
 	screen_write(early, early_len);
 	early_len = 0;
+}
+
+static char results[3000];
+
+void screen_set_results(const char *json)
+{
+	strlcpy(results, json, sizeof(results));
+}
+
+void screen_show_results(const char *result)
+{
+	static char text[3100];
+	static struct qr q;
+	char err[128];
+	u32 scale, side, x0;
+	int n;
+
+	if (!results[0] || !ops)
+		return;
+	if (!ops->fill) {
+		printk("screen: text mode has no room for the results' QR code\n");
+		return;
+	}
+	n = snprintf(text, sizeof(text), "{\"result\":\"%s\",%s", result, results + 1);
+	if (n >= (int)sizeof(text) || (qr_encode(&q, text, (size_t)n, QR_ECC_M, err, sizeof(err)) &&
+				       qr_encode(&q, text, (size_t)n, QR_ECC_L, err, sizeof(err)))) {
+		printk("screen: no QR code for the results: %s\n", n >= (int)sizeof(text) ?
+		       "too long" : err);
+		return;
+	}
+	/* A 4-module quiet zone around it (ISO/IEC 18004:2015, 6.3.8), whole pixels a module. */
+	scale = MIN(ops->height, ops->width / 2) / (u32)(q.size + 8);
+	if (scale < 2) {
+		printk("screen: the results' QR code (version %d, %d modules a side) does not fit "
+		       "this screen at 2 pixels a module\n", q.version, q.size);
+		return;
+	}
+	side = scale * (u32)(q.size + 8);
+	x0 = ops->width - side;
+	ops->fill(x0, 0, side, side, false);
+	for (int y = 0; y < q.size; y++)
+		for (int x = 0; x < q.size; x++)
+			if (q.dark[y][x])
+				ops->fill(x0 + scale * (u32)(x + 4), scale * (u32)(y + 4), scale, scale,
+					  true);
 }

@@ -28,6 +28,9 @@ enum screen_colour {
 struct screen_ops {
 	int cols, rows; /* at most SCREEN_MAX_COLS x SCREEN_MAX_ROWS */
 	void (*draw)(int col, int row, char ch, enum screen_colour colour);
+	/* A framebuffer's: its size in pixels, and a rectangle filled black or white. */
+	u32 width, height;
+	void (*fill)(u32 x, u32 y, u32 w, u32 h, bool dark);
 };
 
 /* A linear RGB framebuffer as the boot loader describes it (multiboot2 tag 8). */
@@ -42,6 +45,15 @@ struct screen_fb {
 void screen_attach(const struct screen_ops *ops);
 void screen_write(const char *s, size_t n);
 enum screen_colour screen_line_colour(const char *line, size_t n);
+
+/*
+ * The results screen: bench/ hands over its JSON summary (a "{...}" object, kept here), and
+ * kernel_exit shows it as a QR code (kernel/qrcode.h, level M, else L) in the screen's top
+ * right corner, with "result" (pass, fail, panic) added as its first member. On a screen
+ * without pixels (VGA text), or with no room, it says so instead.
+ */
+void screen_set_results(const char *json);
+void screen_show_results(const char *result);
 
 /* kernel/fbcon.c: 0 and the screen attached, or -1 with the reason in err. */
 int fbcon_init(const struct screen_fb *fb, char *err, size_t errlen);

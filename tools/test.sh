@@ -273,7 +273,8 @@ matrix_boot() {
 #   meta line names printed figures), report (tools/benchreport.py reads the benchmark figures
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
 #   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
-#   screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
+#   qr (zbarimg reads the QR code off the screendump and tools/benchreport.py --from-qr
+#   --against LOG: its figures must be the log's summary), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
 #   must read back from it, with the kernel's font, the serial log's last lines), or any
 #   other text: a line the kernel printed contains it. GFXPAYLOAD=MODES among the
 #   VAR=VALUEs goes to tools/mkiso.sh (GRUB's screen mode), not to the boot.
@@ -308,7 +309,8 @@ extra() {
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
     done
     for c in "$@"; do
-        if [ "$c" = screen ]; then
+        if [ "$c" = screen ] || [ "$c" = qr ]; then
+            [ -n "$shot" ] && continue
             shot=$logdir/$base.ppm
             rm -f "$shot"
             envs+=(SCREENDUMP="$shot")
@@ -349,6 +351,13 @@ extra() {
             ;;
         re:*) kernel_grep "$log" "${c#re:}" -E || why+=("no line matching '${c#re:}' in the log") ;;
         no:*) ! kernel_grep "$log" "${c#no:}" || why+=("a line with '${c#no:}' in the log") ;;
+        qr)
+            if ! zbarimg -q --raw "$shot" >"$logdir/$base.qr" 2>/dev/null; then
+                why+=("zbarimg found no QR code in $shot")
+            elif ! kout=$("$py" tools/benchreport.py --from-qr "$logdir/$base.qr" --against "$log" 2>&1); then
+                why+=("QR code: ${kout##*$'\n'}")
+            fi
+            ;;
         screen)
             if ! kout=$("$py" tools/font.py compare build/gen/font.psf "$shot" "$log" 2>&1); then
                 why+=("screen: ${kout//$'\n'/; }")
@@ -578,6 +587,8 @@ else
     # 640x480 holds 30 rows: this one scrolls.
     extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
     extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
+    # The results screen: the benchmark summary as a QR code beside the text.
+    extra "screen[results QR code,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr
     extra "screen[text mode,vga]" "test=none" 0 GFXPAYLOAD=text -- "screen: VGA text 80x25 at 0xb8000 (the boot loader left text mode)"
 
     # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
