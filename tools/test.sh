@@ -589,6 +589,12 @@ else
     extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
     # The results screen: the benchmark summary as a QR code beside the text.
     extra "screen[results QR code,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr
+    # No display adapter: under SeaBIOS GRUB 2.06 hands over an indexed-colour framebuffer
+    # tag (refused, named); OVMF has no GOP, so there is no framebuffer and no VGA text; both
+    # times the kernel says the serial port is all and the boot goes on.
+    extra "screen[bios,-vga none]" "test=none" 0 SMP=1 QEMU_EXTRA="-vga none" -- "re:^screen: .*; serial port only"
+    extra "screen[uefi,-vga none]" "test=none" 0 SMP=1 FIRMWARE=uefi QEMU_EXTRA="-vga none" -- \
+        "screen: the boot loader gave no framebuffer, and UEFI has no VGA text mode; serial port only"
     extra "screen[text mode,vga]" "test=none" 0 GFXPAYLOAD=text -- "screen: VGA text 80x25 at 0xb8000 (the boot loader left text mode)"
 
     # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
