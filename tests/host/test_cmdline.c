@@ -29,6 +29,7 @@ struct boot_options {
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
+	char x2apic[8];          /* APIC mode: auto, off */
 	char scheme[128];        /* schemes: "all" or a comma list */
 	bool scheme_given;
 	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
@@ -66,7 +67,7 @@ static const struct field {
 	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
 	  offsetof(struct boot_options, n##_given) }
 	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
-	F(ap_timeout_ms, UINT), F(ap_skip, UINT), FG(scheme, LIST), F(fastpath, ENUM),
+	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
 	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
@@ -164,6 +165,8 @@ static const char *diff_opts(void)
 	DIFF(opts.ap_timeout_ms != want.ap_timeout_ms, "ap_timeout_ms %u want %u; ",
 	     opts.ap_timeout_ms, want.ap_timeout_ms);
 	DIFF(opts.ap_skip != want.ap_skip, "ap_skip %ld want %ld; ", opts.ap_skip, want.ap_skip);
+	DIFF(strcmp(opts.x2apic, want.x2apic), "x2apic \"%.8s\" want \"%.8s\"; ", opts.x2apic,
+	     want.x2apic);
 	DIFF(strcmp(opts.scheme, want.scheme), "scheme \"%.40s\" want \"%.40s\"; ", opts.scheme,
 	     want.scheme);
 	DIFF(opts.scheme_given != want.scheme_given, "scheme_given %d want %d; ",
@@ -265,6 +268,7 @@ static void defaults(void)
 	KT_EQ_S("default crash empty", d.crash, "");
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
+	KT_EQ_S("default x2apic=auto", d.x2apic, "auto");
 
 	KT_EQ_S("default scheme=partial", d.scheme, "partial");
 	KT_EQ_U("default scheme_given false", d.scheme_given, 0);
@@ -383,25 +387,35 @@ static void options(void)
 	reject("a repeated option whose second value is bad", "cpus=2 cpus=x", "cpus=", NULL);
 }
 
+static void apic_mode(void)
+{
+	want_defaults();
+	strcpy(want.x2apic, "off");
+	accept("x2apic=off", "x2apic=off");
+	strcpy(want.x2apic, "auto");
+	accept("x2apic=auto", "x2apic=auto");
+	reject("x2apic=on rejected, naming the choices", "x2apic=on", "x2apic", "auto", "off", NULL);
+}
+
 static void numbers(void)
 {
-	/* cpus: 1..256 (NR_CPUS) */
+	/* cpus: 1..4096 (NR_CPUS) */
 	want_defaults();
 	want.cpus = 1;
 	accept("cpus=1 lowest", "cpus=1");
-	want.cpus = 256;
-	accept("cpus=256 highest", "cpus=256");
-	reject("cpus=0 rejected", "cpus=0", "cpus", "'0'", "1..256", NULL);
-	reject("cpus=257 rejected", "cpus=257", "cpus", "'257'", "1..256", NULL);
+	want.cpus = 4096;
+	accept("cpus=4096 highest", "cpus=4096");
+	reject("cpus=0 rejected", "cpus=0", "cpus", "'0'", "1..4096", NULL);
+	reject("cpus=4097 rejected", "cpus=4097", "cpus", "'4097'", "1..4096", NULL);
 	reject("cpus=4294967297 rejected, not wrapped to 1", "cpus=4294967297", "cpus", NULL);
 	reject("cpus=4294967296 rejected, not wrapped to 0", "cpus=4294967296", "cpus", NULL);
 	want.cpus = 16;
 	accept("cpus=0x10 hex", "cpus=0x10");
 	want.cpus = 31;
 	accept("cpus=0X1f hex, upper X, mixed case", "cpus=0X1f");
-	want.cpus = 256;
-	accept("cpus=0x100 hex highest", "cpus=0x100");
-	reject("cpus=0x101 rejected", "cpus=0x101", "cpus", NULL);
+	want.cpus = 4096;
+	accept("cpus=0x1000 hex highest", "cpus=0x1000");
+	reject("cpus=0x1001 rejected", "cpus=0x1001", "cpus", NULL);
 	/* No octal (Linux's kstrtoul base 0 reads 010 as 8): a decimal leading zero is an error. */
 	reject("cpus=010 leading zero rejected", "cpus=010", "'010'", "cpus=", "leading zero",
 	       "octal", NULL);
@@ -664,11 +678,11 @@ static void messages(void)
 	int rc;
 
 	/* The same message in a small buffer: cut short and terminated, nothing past it. */
-	parse("cpus=999");
+	parse("cpus=9999");
 	strcpy(full, err);
 	small = malloc(16); /* exact size: ASan sees a write past it */
 	memset(small, 0x5a, 16);
-	rc = cmdline_parse("cpus=999", small, 16);
+	rc = cmdline_parse("cpus=9999", small, 16);
 	kt_check(rc == -1 && strlen(full) > 15 && !strncmp(small, full, 15) && small[15] == '\0',
 		 "error message cut to a 16-byte buffer", "rc %d, got \"%.16s\", full \"%s\"", rc,
 		 small, full);
@@ -856,6 +870,7 @@ int main(void)
 	defaults();
 	options();
 	numbers();
+	apic_mode();
 	bad_input();
 	schemes_and_bench_sizes();
 	lists();
