@@ -29,6 +29,8 @@
 #                   CMDLINE='test=$x' reach GRUB unchanged), each word quoted for grub.cfg
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
 #                   (make bench: 600 unless given)
+#   SCREEN=1        show QEMU's window (the kernel's framebuffer console) instead of
+#                   -display none; GFXPAYLOAD= (e.g. 800x600x16, text) picks GRUB's mode
 
 SMP ?= 4
 MEM ?= 256M
@@ -62,8 +64,12 @@ LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -
 
 CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
-OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) \
+OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) $(B)/gen/font.o \
 	$(B)/gen/replay_sample.o
+
+# The screen font (kernel/font.h), from a PSF console font: Debian's psf-unifont by default
+# (tools/deps.sh installs it); tools/font.py reads screendumps back with the same file.
+FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
 	replay trace-linux
@@ -86,6 +92,18 @@ $(B)/gen/replay_sample.c: $(REPLAY_SAMPLE)
 	$(Q)mv $@.tmp $@
 
 $(B)/gen/replay_sample.o: $(B)/gen/replay_sample.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# build/gen/font.psf: the font the kernel was built with, which tools/test.sh reads
+# screendumps back with.
+$(B)/gen/font.psf: $(FONT)
+	@mkdir -p $(@D)
+	$(Q)cp $(FONT) $@
+
+$(B)/gen/font.c: $(B)/gen/font.psf tools/font.py
+	$(Q)tools/font.py c $< > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/font.o: $(B)/gen/font.c
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/%.o: %.c

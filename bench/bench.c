@@ -12,6 +12,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/random.h"
+#include "kernel/screen.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -270,6 +271,61 @@ static void print_summary(void)
 	}
 }
 
+/*
+ * The results for the screen's QR code (kernel/screen.h): the machine and each headline
+ * figure per scheme, the figures of the summary's JSON lines, as one compact object:
+ *	{"slablab":"results","cpu":...,"cpus":4,"tsc_mhz":2099,"accel":"tcg","emulated":true,
+ *	 "seed":0,"summary":[{"of":"fastpath","headline":"alloc_free_pair","unit":"cycles",
+ *	 "values":{"lock":360.7,...}},...]}
+ * tools/benchreport.py --from-qr turns it back into the report's summary.
+ */
+static void results_for_screen(void)
+{
+	static char json[3000];
+	char v[32];
+	size_t n;
+
+	n = (size_t)snprintf(json, sizeof(json),
+			     "{\"slablab\":\"results\",\"cpu\":\"%s\",\"cpus\":%d,\"tsc_mhz\":%llu,"
+			     "\"accel\":\"%s\",\"emulated\":%s,\"seed\":%llu,\"summary\":[",
+			     arch_cpu_model(), nr_cpu_ids, (unsigned long long)(tsc_khz / 1000),
+			     bench_accel(), bench_emulated() ? "true" : "false",
+			     (unsigned long long)boot_seed);
+	for (int i = 0; i < nr_headlines; i++) {
+		const struct headline *h = &headlines[i];
+		bool seen = false, first = true;
+
+		for (int j = 0; j < i; j++)
+			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
+					!strcmp(headlines[j].figure, h->figure));
+		if (seen)
+			continue;
+		n += (size_t)snprintf(json + MIN(n, sizeof(json)), sizeof(json) - MIN(n, sizeof(json)),
+				      "%s{\"of\":\"%s\",\"headline\":\"%s\",\"unit\":\"%s\",\"values\":{",
+				      json[n - 1] == '[' ? "" : ",", h->bench, h->figure, h->unit);
+		for (int j = i; j < nr_headlines; j++) {
+			const struct headline *x = &headlines[j];
+
+			if (strcmp(x->bench, h->bench) || strcmp(x->figure, h->figure))
+				continue;
+			n += (size_t)snprintf(json + MIN(n, sizeof(json)),
+					      sizeof(json) - MIN(n, sizeof(json)), "%s\"%s\":%s",
+					      first ? "" : ",", x->scheme,
+					      bench_fmt(v, sizeof(v), x->value));
+			first = false;
+		}
+		n += (size_t)snprintf(json + MIN(n, sizeof(json)), sizeof(json) - MIN(n, sizeof(json)),
+				      "}}");
+	}
+	n += (size_t)snprintf(json + MIN(n, sizeof(json)), sizeof(json) - MIN(n, sizeof(json)), "]}");
+	if (n >= sizeof(json)) {
+		printk("bench: the results for the screen's QR code need %zu bytes, more than %zu; "
+		       "no QR code\n", n, sizeof(json) - 1);
+		return;
+	}
+	screen_set_results(json);
+}
+
 /* ---- the meta line ---- */
 
 static void print_meta(const char *benches)
@@ -489,6 +545,8 @@ int bench_run_selected(const char *filter)
 		       (unsigned long long)((ktime_ns() - t0) / 1000000));
 	}
 	print_summary();
+	if (nr_headlines)
+		results_for_screen();
 	if (nr_failures) {
 		printk("bench: %d self-check failure%s (see SELF-CHECK FAILED above)\n", nr_failures,
 		       nr_failures == 1 ? "" : "s");

@@ -41,6 +41,12 @@ mb2_header:
 	dw 1, 1
 	dd 8 + 4 * 4
 	dd 1, 6, 14, 15
+	; framebuffer (optional): a linear framebuffer rather than text mode, any size and
+	; depth (0: no preference; grub.cfg's gfxpayload chooses). Multiboot2 1.0, 3.1.10.
+	align 8
+	dw 5, 1
+	dd 20
+	dd 0, 0, 0
 	align 8
 	dw 0, 0				; end tag
 	dd 8

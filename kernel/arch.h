@@ -37,7 +37,8 @@ bool arch_hypervisor(void);         /* running under a hypervisor (CPUID.1:ECX[3
 bool arch_has_cmpxchg_double(void); /* a 16-byte compare-and-exchange (x86: CMPXCHG16B, CX16) */
 void arch_stop_other_cpus(void);    /* NMI every other online CPU into a halt loop */
 void arch_backtrace(void);          /* print the caller's frame-pointer backtrace */
-void __noreturn arch_exit(int code); /* QEMU: isa-debug-exit; real hardware: halt */
+void __noreturn arch_exit(int code); /* as exit= says: QEMU's isa-debug-exit, halt, reboot... */
+const char *arch_exit_action(void); /* what arch_exit will do: "halting all CPUs", "rebooting" */
 const char *arch_accel(void);       /* "kvm", "tcg", "hw" or another hypervisor's name */
 const char *arch_cpu_model(void);
 

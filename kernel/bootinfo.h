@@ -46,6 +46,12 @@ struct boot_info {
 	int rsdp_revision;  /* 0: ACPI 1.0 (RSDT), 2+: XSDT available */
 	u64 mbi_start, mbi_end; /* the multiboot2 information itself */
 	bool efi;           /* booted through UEFI (an EFI system table tag was present) */
+	bool have_fb;       /* a framebuffer tag (multiboot2 tag 8): */
+	u8 fb_type;         /* 0 indexed colour, 1 RGB, 2 EGA text (then width/height in characters) */
+	u64 fb_addr;
+	u32 fb_pitch, fb_width, fb_height;
+	u8 fb_bpp;
+	u8 fb_red_pos, fb_red_size, fb_green_pos, fb_green_size, fb_blue_pos, fb_blue_size;
 	char loader[64];
 	struct boot_module modules[BOOT_MAX_MODULES];
 	int nr_modules;

@@ -10,6 +10,7 @@
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/screen.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
 
@@ -63,7 +64,8 @@ void kernel_exit(enum kexit code)
 
 	printk("{\"event\":\"exit\",\"result\":\"%s\",\"code\":%d,\"uptime_ms\":%llu}\n", what,
 	       (int)code, (unsigned long long)(ktime_ns() / 1000000));
-	printk("slablab: %s; halting all CPUs\n", what);
+	printk("slablab: %s; %s\n", what, arch_exit_action());
 	printk_flush();
+	screen_show_results(what);
 	arch_exit(code);
 }

@@ -8,6 +8,10 @@
   benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
+  benchreport.py --from-qr TEXT|FILE [--against LOG]
+                                             the results a phone read off the screen's QR
+                                             code, as markdown; --against: they must be
+                                             the summary figures of LOG's JSON lines
 LOG may be '-' for stdin. Exit 0 on success, 1 when a log holds no benchmark figure or
 gnuplot failed on a plot (--check: when the log breaks the contract), 2 on bad usage or an
 unreadable log. Plots need gnuplot (Debian: gnuplot-nox); without it
@@ -1145,7 +1149,67 @@ def compare(a, b):
 # ---------------------------------------------------------------------------------------
 
 
+def from_qr(source, against):
+    """--from-qr: the screen's results object (bench/bench.c results_for_screen) as the
+    report's summary; with against, each figure must equal LOG's {"bench":"summary"} value
+    and the two must hold the same figures. Exit 1 on a mismatch, 2 on unreadable input."""
+    text = source
+    if os.path.exists(source):
+        with open(source, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    try:
+        res = json.loads(text.strip())
+    except ValueError as e:
+        print("benchreport: --from-qr: not JSON: %s" % e, file=sys.stderr)
+        return 2
+    if not isinstance(res, dict) or res.get("slablab") != "results" or \
+            not isinstance(res.get("summary"), list):
+        print("benchreport: --from-qr: not slablab's results object (no \"slablab\":"
+              "\"results\" and \"summary\" list)", file=sys.stderr)
+        return 2
+    emu = " (emulated)" if res.get("emulated") else ""
+    print("# slablab results from the screen's QR code\n")
+    print("Result **%s**; cpu \"%s\", %s CPUs, TSC %s MHz, accel %s%s, seed %s\n" % (
+        res.get("result", "?"), res.get("cpu", "?"), res.get("cpus", "?"),
+        res.get("tsc_mhz", "?"), res.get("accel", "?"), emu, res.get("seed", "?")))
+    got = {}
+    for h in res["summary"]:
+        vals = h.get("values", {})
+        lock = vals.get("lock")
+        print("## %s: %s (%s)\n" % (h.get("of"), h.get("headline"), h.get("unit")))
+        print("| scheme | value | ratio to lock |\n|---|---:|---:|")
+        for scheme, v in vals.items():
+            got[(h.get("of"), h.get("headline"), scheme)] = v
+            ratio = "x%.2f" % (v / lock) if lock else "-"
+            print("| %s | %s | %s |" % (scheme, v, ratio))
+        print()
+    if not against:
+        return 0
+    try:
+        log = read_log(against)
+    except OSError as e:
+        print("benchreport: %s" % e, file=sys.stderr)
+        return 2
+    want = {(f.params.get("of"), f.params.get("headline"), f.params.get("scheme")): f.value
+            for f in log.figs if f.bench == "summary" and f.figure == "value"}
+    bad = ["%s %s %s: QR %s, log %s" % (k[0], k[1], k[2], got.get(k), want.get(k))
+           for k in sorted(set(got) | set(want), key=str) if got.get(k) != want.get(k)]
+    if bad:
+        print("benchreport: --from-qr: %d figures differ from %s: %s" % (
+            len(bad), against, "; ".join(bad[:5])), file=sys.stderr)
+        return 1
+    print("benchreport: the QR code's %d figures are the summary of %s" % (len(got), against))
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["--from-qr"]:
+        if len(argv) == 2:
+            return from_qr(argv[1], None)
+        if len(argv) == 4 and argv[2] == "--against":
+            return from_qr(argv[1], argv[3])
+        print("benchreport: usage: --from-qr TEXT|FILE [--against LOG]", file=sys.stderr)
+        return 2
     ap = argparse.ArgumentParser(
         prog="benchreport.py", description="Report or compare slablab benchmark logs.",
         epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

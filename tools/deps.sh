@@ -24,6 +24,7 @@ checks_build=(
     dir:/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin
     cmd:xorriso:xorriso
     cmd:mformat:mtools
+    file:/usr/share/consolefonts/Unifont-APL8x16.psf.gz:psf-unifont
 )
 checks_run=(
     cmd:qemu-system-x86_64:qemu-system-x86
@@ -32,6 +33,7 @@ checks_run=(
 )
 checks_test=(
     py:python3:python3
+    cmd:zbarimg:zbar-tools
     cmd:spin:spin
     cmd:clang:clang
     file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev

@@ -23,6 +23,14 @@ die() {
 # grub_word TEXT: TEXT as one word for GRUB's script parser. Inside single quotes every
 # character is literal ($ ; } # { | & < > and blanks included); a single quote cannot occur
 # inside them, so it is written as '\'' (GNU GRUB manual, "Shell-like scripting", Quoting).
+# The screen mode GRUB sets before it starts the kernel (the kernel's multiboot2 header asks
+# for a framebuffer; gfxpayload chooses which, the first that the firmware has): 1024x768 at
+# 32 bits per pixel, else 1024x768 at any depth, else what GRUB picks. GFXPAYLOAD= replaces
+# the list, e.g. 800x600x16 for a 16-bit layout or text for VGA text mode (BIOS only). It is
+# set after the multiboot2 command: GRUB 2.06's multiboot2 loader sets gfxpayload itself from
+# the header's framebuffer tag when it loads the kernel, and reads it again at boot.
+gfx_default=1024x768x32,1024x768,auto
+
 grub_word() {
     local q="'\\''"
     printf "'%s'" "${1//\'/$q}"
@@ -31,7 +39,10 @@ grub_word() {
 # cmdline_cfg ARGS [MODULE]: the grub.cfg of one entry booting the kernel with ARGS (and
 # loading /boot/trace as a module if MODULE is given).
 cmdline_cfg() {
-    local LC_ALL=C words=() w args="" title=slablab
+    local LC_ALL=C words=() w args="" title=slablab gfx=${GFXPAYLOAD:-$gfx_default}
+    if ! [[ $gfx =~ ^(text|keep|auto|[0-9]+x[0-9]+(x[0-9]+)?)(,(text|keep|auto|[0-9]+x[0-9]+(x[0-9]+)?))*$ ]]; then
+        die "GFXPAYLOAD='$gfx' is not a GRUB video mode list (e.g. 1024x768x32,auto or text)"
+    fi
     local no_blanks=${1//[$' \t\n']/}
     if [[ $no_blanks == *[[:cntrl:]]* ]]; then
         die "the command line holds a control character (only spaces, tabs and newlines" \
@@ -55,10 +66,12 @@ cmdline_cfg() {
 serial --unit=0 --speed=115200 --word=8 --parity=no --stop=1
 terminal_input serial console
 terminal_output serial console
+insmod all_video
 set timeout=0
 menuentry $(grub_word "$title") {
     multiboot2 /boot/slablab.elf$args${2:+
     module2 /boot/trace trace}
+    set gfxpayload=$gfx
     boot
 }
 CFG

@@ -19,11 +19,17 @@
 #   QEMU=qemu-system-x86_64  the QEMU binary
 #   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
 #   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
+#   SCREEN=1               a QEMU window shows the screen (default: -display none)
+#   SCREENDUMP=file.ppm    for a kernel booted with exit=halt: once its final line is on the
+#                          serial port, save the screen (tools/qemu-screendump.py through
+#                          QEMU's monitor), end QEMU and exit as that line says (0, 1, 3)
 # Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
 #   what ACCEL=auto would choose), --x2apic-probe (print yes if $QEMU's TCG emulates x2APIC,
 #   else no and why on stderr), --dry-run (print the QEMU command), -h.
 # Exit: 0 kernel reported success (0x10), 1 test failure (0x11), 3 panic (0x12),
-#   4 no result (QEMU error, reset, triple fault), 124 timeout, 2 bad configuration.
+#   5 the guest powered the machine off (ACPI S5: exit=poweroff), 6 the guest reset it
+#   (exit=reboot, a triple fault; QEMU runs with -no-reboot), 4 no result (a QEMU error),
+#   124 timeout, 2 bad configuration.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +41,7 @@ die() {
 }
 
 usage() {
-    sed -n '3,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '3,32s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-2}"
 }
 
@@ -202,10 +208,41 @@ xapic) cpu_model+=",-x2apic" ;;
 esac
 smp_arg=$SMP${TOPOLOGY:+,$TOPOLOGY}
 
+# How QEMU ended when it exits with status 0: with -no-reboot a guest reset ends it without
+# a shutdown request, a power-off (or a signal) through one, which this trace event names
+# with its ShutdownCause (QEMU's qapi/run-state.json: 4 host-signal, 6 guest-shutdown).
+trace_file=
+trace_args=()
+if [ "$dry" != 1 ]; then
+    trace_file=$(mktemp "${TMPDIR:-/tmp}/qemu-run-trace.XXXXXX")
+    trap 'rm -f "$trace_file"' EXIT
+fi
+trace_args=(-trace qemu_system_shutdown_request -D "${trace_file:-TRACEFILE}")
+
+display_args=(-display none)
+case "${SCREEN:-0}" in
+0) ;;
+1) display_args=() ;; # QEMU's own choice of window (GTK or SDL when built with them)
+*) die "SCREEN='$SCREEN' must be 0 or 1" ;;
+esac
+
+# SCREENDUMP: the monitor on a socket for tools/qemu-screendump.py, the serial log in a file.
+SCREENDUMP=${SCREENDUMP:-}
+monitor_args=(-monitor none)
+shot_dir=
+if [ -n "$SCREENDUMP" ]; then
+    [ "$debug" = 1 ] && die "SCREENDUMP= and --debug do not go together"
+    shot_dir=$(mktemp -d "${TMPDIR:-/tmp}/qemu-run-shot.XXXXXX")
+    [ -n "$LOG" ] || LOG=$shot_dir/serial.log
+    monitor_args=(-monitor "unix:$shot_dir/monitor,server=on,wait=off")
+    trap 'rm -f "$trace_file"; rm -rf "$shot_dir"' EXIT
+fi
+
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
 qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -cpu "$cpu_model" -m "$MEM"
-    -smp "$smp_arg" "${big_args[@]}" "${fw_args[@]}" -display none -monitor none -no-reboot
-    -boot d -cdrom "$ISO" -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio
+    -smp "$smp_arg" "${big_args[@]}" "${fw_args[@]}" "${display_args[@]}" "${monitor_args[@]}"
+    -no-reboot -boot d -cdrom "$ISO" -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
+    -serial stdio "${trace_args[@]}"
     "${extra_args[@]}")
 
 if [ "$debug" = 1 ]; then
@@ -252,6 +289,14 @@ tty_state=
 if [ -t 0 ]; then tty_state=$(stty -g 2>/dev/null || true); fi
 
 set +e
+shot_pid=
+if [ -n "$SCREENDUMP" ]; then
+    mkdir -p "$(dirname "$LOG")" "$(dirname "$SCREENDUMP")"
+    : >"$LOG"
+    "$root/tools/qemu-screendump.py" "$shot_dir/monitor" "$LOG" "$SCREENDUMP" \
+        "$([ "$TIMEOUT" -gt 0 ] && echo "$TIMEOUT" || echo 86400)" >"$shot_dir/result" &
+    shot_pid=$!
+fi
 if [ -n "$LOG" ]; then
     mkdir -p "$(dirname "$LOG")"
     "${run_cmd[@]}" | tee "$LOG"
@@ -264,6 +309,23 @@ set -e
 
 if [ -n "$tty_state" ]; then stty "$tty_state" 2>/dev/null || true; fi
 
+if [ -n "$shot_pid" ]; then
+    shot_rc=0
+    wait "$shot_pid" || shot_rc=$?
+    result=$(cat "$shot_dir/result" 2>/dev/null)
+    if [ "$shot_rc" = 0 ]; then
+        note "screendump in $SCREENDUMP; the kernel's result: $result"
+        case "$result" in
+        pass) exit 0 ;;
+        fail) exit 1 ;;
+        *) exit 3 ;;
+        esac
+    fi
+    note "no screendump (tools/qemu-screendump.py exited $shot_rc; qemu rc $rc)"
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && exit 124
+    exit 4
+fi
+
 case "$rc" in
 33) exit 0 ;;
 35) exit 1 ;;
@@ -272,6 +334,21 @@ esac
 if [ "$timeout_desc" != none ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
     note "TIMEOUT after $TIMEOUT s (kernel hung?)"
     exit 124
+fi
+if [ "$rc" = 0 ] && [ -n "$trace_file" ]; then
+    cause=$(sed -n 's/.*qemu_system_shutdown_request reason=\([0-9]*\).*/\1/p' "$trace_file" | tail -n 1)
+    case "$cause" in
+    6)
+        note "the guest powered the machine off"
+        exit 5
+        ;;
+    "")
+        note "the guest reset the machine (a reboot or a triple fault; QEMU runs with -no-reboot)"
+        exit 6
+        ;;
+    4) note "QEMU was stopped by a signal" ;;
+    *) note "QEMU shut down (ShutdownCause $cause)" ;;
+    esac
 fi
 note "kernel did not report a result (qemu rc $rc)"
 exit 4

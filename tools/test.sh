@@ -11,8 +11,9 @@
 #   TEST_DRY_RUN=1     boot nothing: print each selected boot's QEMU command (qemu-run.sh
 #                      --dry-run; the ISOs with their own command line are still built) and
 #                      each host test's path; logs in build/test/dry-run/
-# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE
-# QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE) are not inherited: each boot sets its own.
+# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY
+# QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP, and mkiso.sh's
+# GFXPAYLOAD) are not inherited: each boot sets its own.
 # Any found in the environment are named in a note and dropped.
 # Needs from the Makefile: build/test.iso (default entry boots with test=all), executables
 # build/host/test_* printing KTAP, and `make iso-cmdline CMDLINE="..." OUT=file.iso`.
@@ -25,7 +26,8 @@ cd "$root" || exit 2
 # Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
 # matrix is the same whatever the caller's environment says, and says so.
 ignored=()
-for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE; do
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
+    SCREEN SCREENDUMP GFXPAYLOAD; do
     if [ -n "${!knob+set}" ]; then
         ignored+=("$knob=${!knob}")
         unset "$knob"
@@ -141,7 +143,7 @@ boot() {
     local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
     shift 3
     local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY=
-        QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo")
+        QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo" SCREEN=0 SCREENDUMP=)
     if [ "$dry_run" = 1 ]; then
         env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
         echo "dry-run $label: $(tail -n 1 "$log")"
@@ -162,6 +164,8 @@ why_rc() {
     0) echo "success" ;;
     1) echo "kernel reported test failure" ;;
     3) echo "kernel panic" ;;
+    5) echo "the guest powered the machine off" ;;
+    6) echo "the guest reset the machine" ;;
     *) echo "${note:-qemu-run error}" ;;
     esac
 }
@@ -268,17 +272,24 @@ matrix_boot() {
 #   parses, one meta line before the first figure, every figure complete, every benchmark the
 #   meta line names printed figures), report (tools/benchreport.py reads the benchmark figures
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
-#   printed matches the extended regex), or any other text: a line the kernel printed
-#   contains it.
+#   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
+#   qr (zbarimg reads the QR code off the screendump and tools/benchreport.py --from-qr
+#   --against LOG: its figures must be the log's summary), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
+#   must read back from it, with the kernel's font, the serial log's last lines), or any
+#   other text: a line the kernel printed contains it. GFXPAYLOAD=MODES among the
+#   VAR=VALUEs goes to tools/mkiso.sh (GRUB's screen mode), not to the boot.
 extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=$tmo_boot kout kdetail=
+    local iso_envs=() shot=
     shift 3
     want "$label" || return 0
     local module=
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        # TRACE=FILE: the ISO's entry loads FILE as a multiboot2 module (bench=replay)
+        # TRACE=FILE: the ISO's entry loads FILE as a multiboot2 module (bench=replay);
+        # GFXPAYLOAD=: the screen mode GRUB sets (tools/mkiso.sh)
         case "$1" in
         TRACE=*) module=${1#TRACE=} ;;
+        GFXPAYLOAD=*) iso_envs+=("$1") ;;
         *) envs+=("$1") ;;
         esac
         shift
@@ -292,7 +303,7 @@ extra() {
     iso=$test_iso
     if [ -n "$cmdline" ] || [ -n "$module" ]; then
         iso=$logdir/iso/$base.iso
-        if ! "$make_cmd" -s iso-cmdline CMDLINE="${cmdline:-test=all}" OUT="$iso" ${module:+MODULE="$module"} >"$log" 2>&1 || [ ! -f "$iso" ]; then
+        if ! env "${iso_envs[@]}" "$make_cmd" -s iso-cmdline CMDLINE="${cmdline:-test=all}" OUT="$iso" ${module:+MODULE="$module"} >"$log" 2>&1 || [ ! -f "$iso" ]; then
             fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso${module:+ MODULE=$module} (log: $log)"
             sed 's/^/    /' "$log" | tail -n 5
             return
@@ -300,6 +311,14 @@ extra() {
     fi
     for c in "${envs[@]}"; do
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
+    done
+    for c in "$@"; do
+        if [ "$c" = screen ] || [ "$c" = qr ]; then
+            [ -n "$shot" ] && continue
+            shot=$logdir/$base.ppm
+            rm -f "$shot"
+            envs+=(SCREENDUMP="$shot")
+        fi
     done
     boot "$label" "$log" "$tmo" ISO="$iso" SMP=2 "${envs[@]}" || return 0
     [ "$qrc" = "$want_rc" ] || why+=("qemu-run exited $qrc ($(why_rc "$log")), want $want_rc")
@@ -335,6 +354,19 @@ extra() {
             fi
             ;;
         re:*) kernel_grep "$log" "${c#re:}" -E || why+=("no line matching '${c#re:}' in the log") ;;
+        no:*) ! kernel_grep "$log" "${c#no:}" || why+=("a line with '${c#no:}' in the log") ;;
+        qr)
+            if ! zbarimg -q --raw "$shot" >"$logdir/$base.qr" 2>/dev/null; then
+                why+=("zbarimg found no QR code in $shot")
+            elif ! kout=$("$py" tools/benchreport.py --from-qr "$logdir/$base.qr" --against "$log" 2>&1); then
+                why+=("QR code: ${kout##*$'\n'}")
+            fi
+            ;;
+        screen)
+            if ! kout=$("$py" tools/font.py compare build/gen/font.psf "$shot" "$log" 2>&1); then
+                why+=("screen: ${kout//$'\n'/; }")
+            fi
+            ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
         esac
     done
@@ -597,6 +629,49 @@ PY
     extra "crash[de]" "crash=de" 3 -- "#DE" "crash_divide_error"
     extra "crash[lockrec]" "crash=lockrec" 3 -- "recursive acquire of spinlock" "spin_lock"
     extra "crash[panic,uefi]" "crash=panic" 3 FIRMWARE=uefi -- "KERNEL PANIC on cpu 0" "crash=panic"
+
+    # Leaving the machine (exit=, arch/x86/reboot.c): qemu-run.sh exits 5 for a power-off
+    # and 6 for a reset. QEMU 7.2's pc machine has an ACPI 1.0 FADT without a reset register
+    # (so port 0xcf9 resets it), q35 one with the register; both take S5 at PM1a_CNT 0x604
+    # with SLP_TYP 0 from their DSDT's \_S5. Without ACPI, poweroff says so and falls back.
+    extra "exit[poweroff,pc]" "test=none exit=poweroff" 5 SMP=1 -- "slablab: pass; powering off" \
+        "poweroff: ACPI S5, SLP_TYPa 0 to PM1a_CNT 0x604" "no:still running"
+    extra "exit[poweroff,q35]" "test=none exit=poweroff" 5 SMP=2 MACHINE=q35 -- \
+        "slablab: pass; powering off" "poweroff: ACPI S5, SLP_TYPa 0 to PM1a_CNT 0x604" "no:still running"
+    extra "exit[poweroff,acpi=off]" "test=none exit=poweroff" 0 SMP=1 MACHINE=pc,acpi=off -- \
+        "poweroff: no ACPI tables; leaving through QEMU's isa-debug-exit instead"
+    extra "exit[reboot,pc]" "test=none exit=reboot" 6 SMP=2 -- "slablab: pass; rebooting" \
+        "the FADT has no reset register" "reboot: writing the reset control register, port 0xcf9" "no:still running"
+    extra "exit[reboot,q35]" "test=none exit=reboot" 6 SMP=2 MACHINE=q35 -- "slablab: pass; rebooting" \
+        "reboot: writing 0xf to the ACPI reset register, I/O port 0xcf9" "no:still running"
+    extra "exit[reboot=kbd,q35]" "test=none exit=reboot reboot=kbd" 6 SMP=1 MACHINE=q35 -- \
+        "reboot: pulsing the reset line through the keyboard controller" "no:still running" "no:0xcf9"
+    extra "exit[reboot=triple,pc]" "test=none exit=reboot reboot=triple" 6 SMP=1 -- \
+        "reboot: triple fault (an empty IDT and int3)" "no:keyboard controller"
+    extra "exit[panic,reboot]" "crash=panic exit=reboot" 6 SMP=2 MACHINE=q35 -- "KERNEL PANIC on cpu 0" \
+        "slablab: panic; rebooting" "reboot: writing 0xf to the ACPI reset register"
+    extra "cmdline[exit=shutdown]" "exit=shutdown" 1 SMP=1 -- "bad value 'shutdown' for exit="
+
+    # The screen (kernel/screen.h): the kernel halts (exit=halt), qemu-run.sh takes a
+    # screendump through QEMU's monitor, and tools/font.py reads the text back cell by cell
+    # with the kernel's font; it must be the serial log's last lines. GRUB's modes give the
+    # pixel layouts: SeaBIOS's VBE 32, 24 and 16 bits, OVMF's GOP 32. A panic on an AP shows
+    # too, and text mode falls back to the VGA text buffer.
+    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)"
+    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp"
+    extra "screen[bios,1024x768x16]" "test=spinlock exit=halt" 0 GFXPAYLOAD=1024x768x16 -- screen "screen: 1024x768 framebuffer, 16 bpp (red 11:5 green 5:6 blue 0:5)"
+    # 640x480 holds 30 rows: this one scrolls.
+    extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
+    extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
+    # The results screen: the benchmark summary as a QR code beside the text.
+    extra "screen[results QR code,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr
+    # No display adapter: under SeaBIOS GRUB 2.06 hands over an indexed-colour framebuffer
+    # tag (refused, named); OVMF has no GOP, so there is no framebuffer and no VGA text; both
+    # times the kernel says the serial port is all and the boot goes on.
+    extra "screen[bios,-vga none]" "test=none" 0 SMP=1 QEMU_EXTRA="-vga none" -- "re:^screen: .*; serial port only"
+    extra "screen[uefi,-vga none]" "test=none" 0 SMP=1 FIRMWARE=uefi QEMU_EXTRA="-vga none" -- \
+        "screen: the boot loader gave no framebuffer, and UEFI has no VGA text mode; serial port only"
+    extra "screen[text mode,vga]" "test=none" 0 GFXPAYLOAD=text -- "screen: VGA text 80x25 at 0xb8000 (the boot loader left text mode)"
 
     # Machines without ACPI, PIT or HPET, and the TSC calibration (docs/boot.md): no ACPI runs
     # on the boot CPU against the PIT; no PIT uses the HPET (CPUID leaves 15h/16h there but

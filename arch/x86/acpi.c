@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ACPI tables: RSDP -> XSDT (or RSDT on ACPI 1.0) -> MADT for the CPUs, HPET and FADT (its PM
- * timer) for the TSC calibration (arch/x86/tsc.c).
+ * timer) for the TSC calibration (arch/x86/tsc.c), FADT -> DSDT for what arch/x86/reboot.c
+ * needs to reset the machine and to power it off.
  * Tables are read in place through the direct map and their pages are reserved so the page
  * allocator never hands them out. A bad checksum is reported; the table is still used, as
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
@@ -81,18 +82,33 @@ struct __packed hpet_table {
 };
 
 /*
- * FADT fields by byte offset (ACPI 6.5, 5.2.9, table 5.9): the 32-bit PM_TMR_BLK port and
- * its length (4 when there is a PM timer), the flags, and the ACPI 2.0+ X_PM_TMR_BLK generic
- * address, which replaces PM_TMR_BLK when it is not zero.
+ * FADT fields by byte offset (ACPI 6.5, 5.2.9, table 5.9): the 32-bit DSDT address, SMI_CMD
+ * and ACPI_ENABLE, the PM1a/PM1b control ports and their length, the PM_TMR_BLK port and its
+ * length (4 when there is a PM timer), the flags, the reset register (a generic address) and
+ * the value to write to it (ACPI 2.0+), and the 64-bit X_ fields of ACPI 2.0+, each of which
+ * replaces its 32-bit field when it is not zero. ACPI 1.0's FADT ends at the flags (116
+ * bytes: QEMU's pc machine has one); the code reads only the fields the length covers.
  */
+#define FADT_DSDT 40
+#define FADT_SMI_CMD 48
+#define FADT_ACPI_ENABLE 52
+#define FADT_PM1A_CNT_BLK 64
+#define FADT_PM1B_CNT_BLK 68
 #define FADT_PM_TMR_BLK 76
+#define FADT_PM1_CNT_LEN 89
 #define FADT_PM_TMR_LEN 91
 #define FADT_FLAGS 112
+#define FADT_RESET_REG 116
+#define FADT_RESET_VALUE 128
+#define FADT_X_DSDT 140
+#define FADT_X_PM1A_CNT_BLK 172
+#define FADT_X_PM1B_CNT_BLK 184
 #define FADT_X_PM_TMR_BLK 208
 #define FADT_FLAG_TMR_VAL_EXT (1u << 8)
+#define FADT_FLAG_RESET_REG_SUP (1u << 10)
 #define FADT_FLAG_HW_REDUCED (1u << 20)
-#define GAS_SYSTEM_MEMORY 0
-#define GAS_SYSTEM_IO 1
+#define GAS_SYSTEM_MEMORY ACPI_GAS_MEMORY
+#define GAS_SYSTEM_IO ACPI_GAS_IO
 
 #define MADT_ENABLED 1u
 #define MADT_ONLINE_CAPABLE 2u
@@ -188,6 +204,74 @@ int acpi_parse_madt(const void *table, struct acpi_info *out)
 	return 0;
 }
 
+static void read_gas(const u8 *b, struct acpi_gas *g)
+{
+	g->space = b[0];
+	g->bit_width = b[1];
+	g->bit_offset = b[2];
+	g->access_size = b[3];
+	memcpy(&g->addr, b + 4, 8);
+}
+
+/*
+ * A PM1 control port: the X_ generic address when the FADT has one that is not zero (it
+ * must be in I/O space, as on every PC), else the 32-bit port. 0: none usable.
+ */
+static u16 fadt_pm1_cnt(const u8 *b, u32 len, int off32, int offx, const char *name)
+{
+	u32 port = 0;
+
+	if (len >= (u32)offx + 12) {
+		struct acpi_gas g;
+
+		read_gas(b + offx, &g);
+		if (g.addr) {
+			if (g.space != GAS_SYSTEM_IO || g.addr > 0xfffe) {
+				printk("acpi: %s is at %#llx in address space %u, not an I/O port; "
+				       "not used\n", name, (unsigned long long)g.addr, g.space);
+				return 0;
+			}
+			return (u16)g.addr;
+		}
+	}
+	memcpy(&port, b + off32, 4);
+	if (port > 0xfffe) {
+		printk("acpi: FADT %s %#x is not an I/O port; not used\n", name, port);
+		return 0;
+	}
+	return (u16)port;
+}
+
+/* The fields arch/x86/reboot.c needs: the DSDT, SMI_CMD, PM1 control, the reset register. */
+static void fadt_reboot_fields(const u8 *b, u32 len, u32 flags, struct acpi_info *out)
+{
+	u32 dsdt = 0;
+	u64 xdsdt = 0;
+
+	memcpy(&dsdt, b + FADT_DSDT, 4);
+	if (len >= FADT_X_DSDT + 8)
+		memcpy(&xdsdt, b + FADT_X_DSDT, 8);
+	out->dsdt_addr = xdsdt ? xdsdt : dsdt;
+	memcpy(&out->smi_cmd, b + FADT_SMI_CMD, 4);
+	out->acpi_enable = b[FADT_ACPI_ENABLE];
+	if (!(flags & FADT_FLAG_HW_REDUCED)) {
+		out->pm1a_cnt = fadt_pm1_cnt(b, len, FADT_PM1A_CNT_BLK, FADT_X_PM1A_CNT_BLK,
+					     "PM1a_CNT_BLK");
+		out->pm1b_cnt = fadt_pm1_cnt(b, len, FADT_PM1B_CNT_BLK, FADT_X_PM1B_CNT_BLK,
+					     "PM1b_CNT_BLK");
+		if (out->pm1a_cnt && b[FADT_PM1_CNT_LEN] < 2) {
+			printk("acpi: FADT PM1_CNT_LEN is %u, less than 2; PM1 control not used\n",
+			       b[FADT_PM1_CNT_LEN]);
+			out->pm1a_cnt = out->pm1b_cnt = 0;
+		}
+	}
+	if ((flags & FADT_FLAG_RESET_REG_SUP) && len >= FADT_RESET_VALUE + 1) {
+		read_gas(b + FADT_RESET_REG, &out->reset_reg);
+		out->reset_value = b[FADT_RESET_VALUE];
+		out->have_reset_reg = out->reset_reg.addr != 0;
+	}
+}
+
 int acpi_parse_fadt(const void *table, struct acpi_info *out)
 {
 	const struct sdt_header *h = table;
@@ -201,6 +285,8 @@ int acpi_parse_fadt(const void *table, struct acpi_info *out)
 	out->have_fadt = true;
 	if (h->length >= FADT_FLAGS + 4)
 		memcpy(&flags, b + FADT_FLAGS, 4);
+	out->hw_reduced = flags & FADT_FLAG_HW_REDUCED;
+	fadt_reboot_fields(b, h->length, flags, out);
 	if (flags & FADT_FLAG_HW_REDUCED)
 		return 0; /* hardware-reduced ACPI: no PM timer */
 	if (h->length >= FADT_X_PM_TMR_BLK + 12) {
@@ -231,6 +317,195 @@ int acpi_parse_fadt(const void *table, struct acpi_info *out)
 	out->pm_tmr_port = (u16)blk;
 	out->pm_tmr_32bit = flags & FADT_FLAG_TMR_VAL_EXT;
 	return 0;
+}
+
+/*
+ * The \_S5 object, read from the AML byte code (ACPI 6.5, chapter 20, "ACPI Machine Language
+ * Specification"): no interpreter, only the encoding of the one object,
+ *
+ *	DefName    := NameOp (0x08) NameString DataRefObject
+ *	NameString := RootChar ('\') NamePath | PrefixPath ('^'...) NamePath
+ *	DefPackage := PackageOp (0x12) PkgLength NumElements (a byte) PackageElementList
+ *	PkgLength  := a lead byte whose bits 7-6 count the bytes that follow (0..3); with none,
+ *		      bits 5-0 are the length, else bits 3-0 are its low nibble and each byte
+ *		      that follows the next 8 bits (bits 5-4 then must be 0). The length counts
+ *		      itself and what follows, up to the end of the package.
+ *	integer    := ZeroOp (0x00) | OneOp (0x01) | OnesOp (0xff) | BytePrefix (0x0a) u8 |
+ *		      WordPrefix (0x0b) u16 | DWordPrefix (0x0c) u32 | QWordPrefix (0x0e) u64
+ *
+ * Found by its name: every "_S5_" in the DSDT's AML that follows a NameOp (with a root or
+ * parent prefix between them) is a candidate; the first that decodes is the one. That
+ * takes a \_S5 inside a Scope or an If as well, as firmware writes it both ways. The
+ * package's first two elements are SLP_TYPa and SLP_TYPb; a package of one integer holds
+ * SLP_TYPa in bits 7-0 and SLP_TYPb in bits 15-8, the older encoding ACPICA still reads
+ * (ACPICA, hwxface.c, acpi_get_sleep_type_data). SLP_TYP is a 3-bit field of PM1_CNT
+ * (ACPI 6.5, 4.8.2.2.1), so a larger value is refused.
+ */
+#define AML_NAME_OP 0x08
+#define AML_PACKAGE_OP 0x12
+#define AML_ROOT_CHAR '\\'
+#define AML_PARENT_CHAR '^'
+
+struct aml_cursor {
+	const u8 *p, *end;
+};
+
+/*
+ * An integer data object at c->p (before c->end) into *v: 0; -1 if the opcode is not one,
+ * -2 if its bytes run past c->end.
+ */
+static int aml_integer(struct aml_cursor *c, u64 *v)
+{
+	static const u8 size_of[] = { [0x0a] = 1, [0x0b] = 2, [0x0c] = 4, [0x0e] = 8 };
+	u8 op, n;
+
+	op = *c->p++;
+	if (op == 0x00 || op == 0x01) {
+		*v = op;
+		return 0;
+	}
+	if (op == 0xff) {
+		*v = ~0ULL;
+		return 0;
+	}
+	if (op >= sizeof(size_of) || !size_of[op])
+		return -1;
+	n = size_of[op];
+	if (c->end - c->p < n)
+		return -2;
+	*v = 0;
+	memcpy(v, c->p, n); /* little-endian */
+	c->p += n;
+	return 0;
+}
+
+/* Decodes the Package that starts at p (its PackageOp); 0 or -1 with err. */
+static int s5_package(const u8 *p, const u8 *end, u8 *typa, u8 *typb, char *err, size_t errlen)
+{
+	const u8 *pkg_start, *pkg_end;
+	u64 len, v[2];
+	u8 lead, nbytes, count;
+	struct aml_cursor c;
+	int got = 0;
+
+	if (p >= end || *p != AML_PACKAGE_OP) {
+		if (p >= end)
+			snprintf(err, errlen, "\\_S5 is cut off by the end of the DSDT");
+		else
+			snprintf(err, errlen, "\\_S5 is not a Package (opcode %#x)", *p);
+		return -1;
+	}
+	pkg_start = ++p;
+	if (p >= end) {
+		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the DSDT");
+		return -1;
+	}
+	lead = *p++;
+	nbytes = lead >> 6;
+	if (nbytes && (lead & 0x30)) {
+		snprintf(err, errlen, "\\_S5's package length has reserved bits set (lead byte %#x)",
+			 lead);
+		return -1;
+	}
+	if (end - p < nbytes) {
+		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the DSDT");
+		return -1;
+	}
+	len = nbytes ? lead & 0x0f : lead & 0x3f;
+	for (int i = 0; i < nbytes; i++)
+		len |= (u64)*p++ << (4 + 8 * i);
+	if (len > (u64)(end - pkg_start)) {
+		snprintf(err, errlen, "\\_S5's package (%llu bytes) runs past the end of the DSDT",
+			 (unsigned long long)len);
+		return -1;
+	}
+	pkg_end = pkg_start + len;
+	if (p >= pkg_end) {
+		snprintf(err, errlen, "\\_S5's package (%llu bytes) has no room for its element count",
+			 (unsigned long long)len);
+		return -1;
+	}
+	count = *p++;
+	if (!count) {
+		snprintf(err, errlen, "\\_S5's package is empty");
+		return -1;
+	}
+	c.p = p;
+	c.end = pkg_end;
+	for (; got < 2 && got < count && c.p < c.end; got++) {
+		u8 op = *c.p;
+		int rc = aml_integer(&c, &v[got]);
+
+		if (rc == -1) {
+			snprintf(err, errlen, "element %d of \\_S5 is not an integer (opcode %#x)",
+				 got, op);
+			return -1;
+		}
+		if (rc == -2) {
+			snprintf(err, errlen, "element %d of \\_S5 is cut off by the end of its package",
+				 got);
+			return -1;
+		}
+	}
+	if (!got) {
+		snprintf(err, errlen, "\\_S5's package holds %u elements but encodes none", count);
+		return -1;
+	}
+	if (got == 1) { /* one integer: SLP_TYPa in bits 7-0, SLP_TYPb in 15-8 */
+		v[1] = (v[0] >> 8) & 0xff;
+		v[0] &= 0xff;
+	}
+	for (int i = 0; i < 2; i++)
+		if (v[i] > 7) {
+			snprintf(err, errlen, "\\_S5's SLP_TYP%c is %#llx; it has 3 bits (0..7)",
+				 i ? 'b' : 'a', (unsigned long long)v[i]);
+			return -1;
+		}
+	*typa = (u8)v[0];
+	*typb = (u8)v[1];
+	return 0;
+}
+
+int acpi_find_s5(const void *table, size_t len, u8 *typa, u8 *typb, char *err, size_t errlen)
+{
+	const struct sdt_header *h = table;
+	const u8 *b = table, *end;
+	char first_err[96] = "";
+	int candidates = 0;
+
+	if (len < sizeof(*h) || memcmp(h->sig, "DSDT", 4)) {
+		snprintf(err, errlen, "the DSDT %s", len < sizeof(*h) ? "is shorter than its header"
+							      : "has a wrong signature");
+		return -1;
+	}
+	if (h->length < sizeof(*h) || h->length > len) {
+		snprintf(err, errlen, "the DSDT's length %u is not within 36..%zu", h->length, len);
+		return -1;
+	}
+	end = b + h->length;
+	for (const u8 *p = b + sizeof(*h); p + 4 <= end; p++) {
+		const u8 *q = p, *aml = b + sizeof(*h);
+
+		if (memcmp(p, "_S5_", 4))
+			continue;
+		if (q > aml && q[-1] == AML_ROOT_CHAR)
+			q--;
+		else
+			while (q > aml && q[-1] == AML_PARENT_CHAR)
+				q--;
+		if (q == aml || q[-1] != AML_NAME_OP)
+			continue; /* a reference to \_S5 or bytes of something else */
+		candidates++;
+		if (!s5_package(p + 4, end, typa, typb, err, errlen))
+			return 0;
+		if (candidates == 1)
+			strlcpy(first_err, err, sizeof(first_err));
+	}
+	if (candidates)
+		snprintf(err, errlen, "%s", first_err);
+	else
+		snprintf(err, errlen, "the DSDT has no \\_S5 object");
+	return -1;
 }
 
 static const struct sdt_header *map_table(u64 addr, const char *what)
@@ -268,6 +543,30 @@ static u64 scan_rsdp(void)
 				return a;
 	}
 	return 0;
+}
+
+/* The DSDT's \_S5 into acpi (have_s5 or s5_err); reboot.c says what it means, if asked to. */
+static void acpi_read_s5(void)
+{
+	const struct sdt_header *d;
+
+	if (!acpi.have_fadt) {
+		strlcpy(acpi.s5_err, "there is no FADT", sizeof(acpi.s5_err));
+		return;
+	}
+	if (acpi.hw_reduced) {
+		strlcpy(acpi.s5_err, "the FADT says hardware-reduced ACPI (no PM1 control)",
+			sizeof(acpi.s5_err));
+		return;
+	}
+	d = map_table(acpi.dsdt_addr, "DSDT");
+	if (!d) {
+		snprintf(acpi.s5_err, sizeof(acpi.s5_err), "the FADT's DSDT address %#llx is not usable",
+			 (unsigned long long)acpi.dsdt_addr);
+		return;
+	}
+	acpi.have_s5 = !acpi_find_s5(d, d->length, &acpi.slp_typa, &acpi.slp_typb, acpi.s5_err,
+				     sizeof(acpi.s5_err));
 }
 
 int acpi_init(u64 rsdp_addr)
@@ -321,6 +620,7 @@ int acpi_init(u64 rsdp_addr)
 			acpi_parse_fadt(map_table(addr, "FADT"), &acpi);
 		}
 	}
+	acpi_read_s5();
 	if (!acpi.have_madt) {
 		printk("acpi: no MADT; only the boot CPU will run\n");
 		return -1;

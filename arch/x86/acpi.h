@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What slablab takes from ACPI: the CPUs in the MADT, the HPET's address and the PM timer's
- * port (FADT).
+ * What slablab takes from ACPI: the CPUs in the MADT, the HPET's address, and from the FADT
+ * the PM timer's port, the reset register and the PM1 control ports, with the sleep type
+ * of S5 from the DSDT's \_S5 object for power-off (arch/x86/reboot.c).
  */
 #ifndef SLABLAB_ACPI_H
 #define SLABLAB_ACPI_H
@@ -13,6 +14,17 @@ struct acpi_cpu {
 	u32 uid;       /* ACPI processor id / uid */
 	bool x2apic;   /* listed by an x2APIC entry (type 9) */
 };
+
+/* A generic address structure (ACPI 6.5, 5.2.3.2), as the FADT gives the reset register. */
+struct acpi_gas {
+	u8 space;  /* ACPI_GAS_MEMORY, ACPI_GAS_IO or ACPI_GAS_PCI */
+	u8 bit_width, bit_offset, access_size;
+	u64 addr;
+};
+
+#define ACPI_GAS_MEMORY 0
+#define ACPI_GAS_IO 1
+#define ACPI_GAS_PCI 2 /* PCI configuration space of bus 0: device 47:32, function 31:16, offset 15:0 */
 
 struct acpi_info {
 	bool present;       /* a valid RSDP and root table were found */
@@ -29,6 +41,17 @@ struct acpi_info {
 	bool have_fadt;
 	u16 pm_tmr_port;    /* FADT: ACPI PM timer I/O port; 0: none (or not in I/O space) */
 	bool pm_tmr_32bit;  /* FADT flag TMR_VAL_EXT: the PM timer counts 32 bits, else 24 */
+	bool hw_reduced;    /* FADT flag HW_REDUCED_ACPI: no fixed hardware (PM1 control...) */
+	bool have_reset_reg; /* FADT flag RESET_REG_SUP and a FADT long enough to hold it */
+	struct acpi_gas reset_reg;
+	u8 reset_value;
+	u16 pm1a_cnt, pm1b_cnt; /* PM1 control ports; 0: none (or not in I/O space) */
+	u32 smi_cmd;        /* port that takes ACPI_ENABLE to hand the hardware to the OS */
+	u8 acpi_enable;
+	u64 dsdt_addr;      /* 0: the FADT names none */
+	bool have_s5;       /* the DSDT's \_S5 was read: slp_typa, slp_typb */
+	u8 slp_typa, slp_typb;
+	char s5_err[96];    /* why there is no S5 sleep type, when !have_s5 */
 	char oem[7];
 };
 
@@ -38,5 +61,11 @@ int acpi_init(u64 rsdp_addr);
 int acpi_parse_madt(const void *madt, struct acpi_info *out);
 int acpi_parse_fadt(const void *fadt, struct acpi_info *out);
 bool acpi_checksum_ok(const void *p, size_t len);
+/*
+ * Reads Name(\_S5, Package () {SLP_TYPa, SLP_TYPb, ...}) from a DSDT of len bytes (its
+ * header's length is checked against len): 0 with the two sleep types; -1 with the reason
+ * in err.
+ */
+int acpi_find_s5(const void *dsdt, size_t len, u8 *typa, u8 *typb, char *err, size_t errlen);
 
 #endif

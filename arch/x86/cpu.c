@@ -7,8 +7,6 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 
-#define ISA_DEBUG_EXIT_PORT 0xf4
-
 /* arch/x86/cpu.h reads these two with %gs:0 and %gs:8. */
 _Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu offset");
 _Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
@@ -67,19 +65,4 @@ bool arch_hypervisor(void)
 
 	cpuid(1, &a, &b, &c, &d);
 	return c & (1u << 31);
-}
-
-/*
- * Under a hypervisor (QEMU) write the code to isa-debug-exit, which ends QEMU with status
- * code * 2 + 1. On real hardware (no hypervisor bit) port 0xf4 may belong to something else,
- * so we do not touch it: the final line is printed, every CPU halts.
- */
-void arch_exit(int code)
-{
-	irq_disable_raw();
-	arch_stop_other_cpus();
-	if (arch_hypervisor())
-		outb(ISA_DEBUG_EXIT_PORT, (u8)code);
-	for (;;)
-		halt();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Read the multiboot2 information GRUB left for us: command line (tag 1), boot loader name
- * (2), modules (3), memory map (6), EFI system table (11/12) and the ACPI RSDP (14: ACPI 1.0, 15: 2.0+).
+ * (2), modules (3), memory map (6), framebuffer (8), EFI system table (11/12) and the ACPI RSDP (14: ACPI
+ * 1.0, 15: 2.0+).
  * Everything is copied into boot_info, because under UEFI the structure sits in low memory
  * (about 0x4000) that we would otherwise hand out.
  */
@@ -15,6 +16,7 @@
 #define MB2_TAG_LOADER 2
 #define MB2_TAG_MODULE 3
 #define MB2_TAG_MMAP 6
+#define MB2_TAG_FRAMEBUFFER 8
 #define MB2_TAG_EFI32 11
 #define MB2_TAG_EFI64 12
 #define MB2_TAG_ACPI_OLD 14
@@ -96,6 +98,36 @@ int multiboot_parse(u32 magic, u64 mbi)
 				r->base = m->base;
 				r->len = m->len;
 				r->type = m->type;
+			}
+			break;
+		}
+		case MB2_TAG_FRAMEBUFFER: {
+			/*
+			 * Multiboot2 1.0, 3.6.12: address u64, pitch, width, height u32, bpp,
+			 * type u8, then (GRUB's multiboot2.h) a u16 reserved, so that the RGB
+			 * colour info (position and size of red, green, blue) is at 32.
+			 */
+			const u8 *t = (const u8 *)p;
+
+			if (tag->size < 30) {
+				printk("boot: framebuffer tag of %u bytes is too short; ignored\n",
+				       tag->size);
+				break;
+			}
+			boot_info.have_fb = true;
+			memcpy(&boot_info.fb_addr, t + 8, 8);
+			memcpy(&boot_info.fb_pitch, t + 16, 4);
+			memcpy(&boot_info.fb_width, t + 20, 4);
+			memcpy(&boot_info.fb_height, t + 24, 4);
+			boot_info.fb_bpp = t[28];
+			boot_info.fb_type = t[29];
+			if (boot_info.fb_type == 1 && tag->size >= 38) {
+				boot_info.fb_red_pos = t[32];
+				boot_info.fb_red_size = t[33];
+				boot_info.fb_green_pos = t[34];
+				boot_info.fb_green_size = t[35];
+				boot_info.fb_blue_pos = t[36];
+				boot_info.fb_blue_size = t[37];
 			}
 			break;
 		}

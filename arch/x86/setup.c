@@ -27,6 +27,7 @@
 #include "mm/page_alloc.h"
 
 int multiboot_parse(u32 magic, u64 mbi);
+void screen_init(void); /* arch/x86/screen.c */
 extern char _kernel_start[], _kernel_end[];
 
 static char accel_name[16] = "hw";
@@ -121,6 +122,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	pic_disable();
 	if (multiboot_parse(magic, mbi))
 		arch_exit(KEXIT_FAIL);
+	screen_init();
 	if (boot_info.cmdline_len >= BOOT_CMDLINE_MAX) {
 		printk("cmdline: the command line has %zu characters, more than the %d slablab "
 		       "takes; none of it was used\n", boot_info.cmdline_len, BOOT_CMDLINE_MAX - 1);

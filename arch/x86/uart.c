@@ -40,7 +40,7 @@ static void uart_putc(char c)
 	outb(COM1 + UART_THR, (u8)c);
 }
 
-void console_write(const char *s, size_t n)
+void serial_write(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')

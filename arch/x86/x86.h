@@ -44,6 +44,14 @@ static inline u8 inb(u16 port)
 	return v;
 }
 
+static inline u16 inw(u16 port)
+{
+	u16 v;
+
+	__asm__ __volatile__("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline u32 inl(u16 port)
 {
 	u32 v;

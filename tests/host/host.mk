@@ -18,6 +18,9 @@ HT_COMMON := $(HT_OBJ)/plain/t/arch/host/host_env.o $(HT_OBJ)/plain/k/kernel/pri
 $(HT)/test_buddy: $(HT_OBJ)/plain/k/mm/page_alloc.o
 $(HT)/test_acpi: $(HT_OBJ)/plain/k/arch/x86/acpi.o
 $(HT)/test_tsc_calib: $(HT_OBJ)/plain/k/arch/x86/tsc_calib.o
+$(HT)/test_qrcode: $(HT_OBJ)/plain/k/kernel/qrcode.o
+$(HT)/test_screen: $(HT_OBJ)/plain/k/kernel/screen.o $(HT_OBJ)/plain/k/kernel/fbcon.o \
+	$(HT_OBJ)/plain/k/$(B)/gen/font.o $(HT_OBJ)/plain/k/kernel/qrcode.o
 
 $(HT)/test_%: $(HT_OBJ)/plain/t/tests/host/test_%.o $(HT_COMMON)
 	$(HOSTCC) $(HOST_CFLAGS) $(HT_LDFLAGS) -o $@ $(filter %.o,$^)

@@ -981,6 +981,320 @@ static void init_fadt(void)
 		 "init: a bad RSDP leaves ACPI absent", "rc %d present %d", rc, acpi.present);
 }
 
+/* ---- the DSDT's \_S5 (acpi_find_s5) and the FADT's reset and PM1 control fields ---- */
+
+/* A file of the tree into *len bytes of malloc'd memory, or NULL. */
+static u8 *read_sample(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	u8 *b;
+
+	if (!f)
+		return NULL;
+	b = malloc(65536);
+	*len = fread(b, 1, 65536, f);
+	fclose(f);
+	return b;
+}
+
+static u8 s5_typa, s5_typb;
+static char s5_err[128];
+
+/* acpi_find_s5 over a DSDT of the header and aml, in an exact-size buffer. */
+static int find_s5(const u8 *aml, size_t n)
+{
+	struct tbl d;
+	void *p;
+	int rc;
+
+	sdt_begin(&d, "DSDT");
+	put(&d, aml, n);
+	sdt_finish(&d);
+	p = exact(&d);
+	s5_typa = s5_typb = 0xee;
+	s5_err[0] = '\0';
+	rc = acpi_find_s5(p, d.len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+	free(p);
+	return rc;
+}
+
+/* aml must give SLP_TYPa a and SLP_TYPb b. */
+static void s5_ok(const char *name, const u8 *aml, size_t n, u8 a, u8 b)
+{
+	int rc = find_s5(aml, n);
+
+	kt_check(rc == 0 && s5_typa == a && s5_typb == b, name, "rc %d typa %u typb %u (want %u %u) %s",
+		 rc, s5_typa, s5_typb, a, b, s5_err);
+}
+
+/* aml must be refused with a message that holds needle. */
+static void s5_bad(const char *name, const u8 *aml, size_t n, const char *needle)
+{
+	int rc = find_s5(aml, n);
+
+	kt_check(rc == -1 && strstr(s5_err, needle), name, "rc %d message \"%s\", want \"%s\"", rc,
+		 s5_err, needle);
+}
+
+#define AML(...) ((const u8[]){ __VA_ARGS__ }), sizeof((const u8[]){ __VA_ARGS__ })
+#define S5 '_', 'S', '5', '_'
+
+static void s5_qemu_samples(void)
+{
+	static const char *const machines[] = { "pc", "q35" };
+
+	for (size_t m = 0; m < ARRAY_SIZE(machines); m++) {
+		char path[128], name[160];
+		size_t len, at;
+		u8 *d, *hit;
+		int rc;
+
+		snprintf(path, sizeof(path), "tests/host/acpi-samples/qemu-7.2-%s/DSDT.bin", machines[m]);
+		d = read_sample(path, &len);
+		if (!d) {
+			snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT", machines[m]);
+			kt_check(false, name, "cannot read %s (run from the tree's top)", path);
+			continue;
+		}
+		/* QEMU's hw/i386/acpi-build.c: Name (_S5, Package (0x04) {Zero, Zero, Zero, Zero}) */
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT gives SLP_TYP 0, 0", machines[m]);
+		rc = acpi_find_s5(d, len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == 0 && s5_typa == 0 && s5_typb == 0, name, "rc %d typa %u typb %u %s", rc,
+			 s5_typa, s5_typb, s5_err);
+		hit = memmem(d, len, "\x08_S5_\x12\x06\x04\x00\x00", 10);
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT holds the bytes of that _S5",
+			 machines[m]);
+		if (!kt_check(hit != NULL, name, "no Name(_S5, Package(4){Zero...}) in %s", path)) {
+			free(d);
+			continue;
+		}
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT: its _S5 with OneOp, BytePrefix 6",
+			 machines[m]);
+		at = (size_t)(hit - d);
+		/* Package (0x04) {One, 0x06, Zero} in the same 6 bytes: 06 04 01 0a 06 00 */
+		memcpy(d + at + 8, "\x01\x0a\x06", 3);
+		rc = acpi_find_s5(d, len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == 0 && s5_typa == 1 && s5_typb == 6, name, "rc %d typa %u typb %u %s", rc,
+			 s5_typa, s5_typb, s5_err);
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT longer than its bytes", machines[m]);
+		rc = acpi_find_s5(d, at + 8, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "is not within 36.."), name, "rc %d \"%s\"", rc,
+			 s5_err);
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT cut inside _S5's package", machines[m]);
+		memcpy(&d[4], &(u32){ (u32)(at + 8) }, 4);
+		rc = acpi_find_s5(d, at + 8, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "runs past the end of the DSDT"), name,
+			 "rc %d \"%s\"", rc, s5_err);
+		memcpy(&d[4], &(u32){ (u32)len }, 4);
+		d[at + 3] = '4'; /* _S4_ */
+		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT with _S5 renamed has none", machines[m]);
+		rc = acpi_find_s5(d, len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "no \\_S5 object"), name, "rc %d \"%s\"", rc, s5_err);
+		free(d);
+	}
+}
+
+static void s5_encodings(void)
+{
+	s5_ok("s5: Name (_S5, Package () {5, 6, 0, 0}) with BytePrefix",
+	      AML(0x08, S5, 0x12, 0x08, 0x04, 0x0a, 0x05, 0x0a, 0x06, 0x00, 0x00), 5, 6);
+	s5_ok("s5: the root prefix \\_S5", AML(0x08, '\\', S5, 0x12, 0x05, 0x02, 0x01, 0x0a, 0x07),
+	      1, 7);
+	s5_ok("s5: inside Scope (\\) { }",
+	      AML(0x10, 0x0d, '\\', 0x08, S5, 0x12, 0x06, 0x02, 0x0a, 0x03, 0x0a, 0x04), 3, 4);
+	s5_ok("s5: WordPrefix and DWordPrefix elements",
+	      AML(0x08, S5, 0x12, 0x0a, 0x02, 0x0b, 0x02, 0x00, 0x0c, 0x05, 0, 0, 0), 2, 5);
+	s5_ok("s5: one integer holds SLP_TYPa in bits 7-0 and SLP_TYPb in 15-8",
+	      AML(0x08, S5, 0x12, 0x05, 0x01, 0x0b, 0x05, 0x07), 5, 7);
+	s5_ok("s5: a two-byte PkgLength",
+	      AML(0x08, S5, 0x12, 0x40 | 0x07, 0x00, 0x02, 0x0a, 0x07, 0x0a, 0x01), 7, 1);
+	s5_ok("s5: a reference to \\_S5 in a method before it is not the object",
+	      AML(0x14, 0x08, 'M', 'T', 'H', '0', 0x00, 0xa4, '\\', S5, 0x08, S5, 0x12, 0x04,
+		  0x02, 0x01, 0x00),
+	      1, 0);
+	s5_ok("s5: a Name (_S5, 5) before the package is passed over",
+	      AML(0x08, S5, 0x0a, 0x05, 0x08, S5, 0x12, 0x04, 0x02, 0x00, 0x01), 0, 1);
+	s5_bad("s5: Name (_S5, 5) is not a Package", AML(0x08, S5, 0x0a, 0x05),
+	       "not a Package (opcode 0xa)");
+	s5_bad("s5: no _S5 at all", AML(0x08, '_', 'S', '3', '_', 0x12, 0x04, 0x02, 0x00, 0x00),
+	       "no \\_S5 object");
+	s5_bad("s5: _S5_ in a string is not a name", AML(0x0d, S5, 0x12, 0x04, 0x02, 0x00, 0x00),
+	       "no \\_S5 object");
+	s5_bad("s5: an empty package", AML(0x08, S5, 0x12, 0x02, 0x00), "empty");
+	s5_bad("s5: a package that encodes no elements", AML(0x08, S5, 0x12, 0x02, 0x04),
+	       "encodes none");
+	s5_bad("s5: a string element", AML(0x08, S5, 0x12, 0x06, 0x02, 0x0d, 'a', 0x00, 0x00),
+	       "element 0 of \\_S5 is not an integer (opcode 0xd)");
+	s5_bad("s5: an element cut off by its package", AML(0x08, S5, 0x12, 0x04, 0x02, 0x00, 0x0b,
+							   0x05, 0x00),
+	       "element 1 of \\_S5 is cut off");
+	s5_bad("s5: SLP_TYPb 8 does not fit 3 bits",
+	       AML(0x08, S5, 0x12, 0x06, 0x02, 0x0a, 0x05, 0x0a, 0x08), "SLP_TYPb is 0x8");
+	s5_bad("s5: OnesOp does not fit 3 bits", AML(0x08, S5, 0x12, 0x04, 0x02, 0xff, 0x00),
+	       "SLP_TYPa is 0xffffffffffffffff");
+	s5_bad("s5: a package past the end of the DSDT", AML(0x08, S5, 0x12, 0x30, 0x02, 0x00, 0x00),
+	       "runs past the end of the DSDT");
+	s5_bad("s5: reserved PkgLength bits", AML(0x08, S5, 0x12, 0x50, 0x00, 0x02, 0x00, 0x00),
+	       "reserved bits");
+	s5_bad("s5: the DSDT ends after the name", AML(0x08, S5), "cut off by the end of the DSDT");
+	s5_bad("s5: the DSDT ends after PackageOp", AML(0x08, S5, 0x12),
+	       "package length is cut off");
+	s5_bad("s5: the first of two broken candidates is reported",
+	       AML(0x08, S5, 0x0a, 0x05, 0x08, S5, 0x12, 0x02, 0x00), "not a Package");
+
+	{
+		u8 hdr[36] = "SSDT";
+		struct tbl d;
+		void *p;
+		int rc;
+
+		rc = acpi_find_s5(hdr, 20, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "shorter than its header"),
+			 "s5: a DSDT shorter than its header", "rc %d \"%s\"", rc, s5_err);
+		rc = acpi_find_s5(hdr, 36, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "wrong signature"), "s5: an SSDT is not a DSDT",
+			 "rc %d \"%s\"", rc, s5_err);
+		sdt_begin(&d, "DSDT");
+		put(&d, (const u8[]){ 0x08, S5, 0x12, 0x04, 0x02, 0x00, 0x00 }, 9);
+		sdt_finish_len(&d, 4096);
+		p = exact(&d);
+		rc = acpi_find_s5(p, d.len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+		kt_check(rc == -1 && strstr(s5_err, "length 4096 is not within"),
+			 "s5: a DSDT length past the table's bytes", "rc %d \"%s\"", rc, s5_err);
+		free(p);
+	}
+}
+
+static void fadt_reboot_samples(void)
+{
+	size_t len;
+	u8 *f;
+
+	f = read_sample("tests/host/acpi-samples/qemu-7.2-q35/FACP.bin", &len);
+	memset(&info, 0, sizeof(info));
+	kt_check(f && acpi_parse_fadt(f, &info) == 0 && info.have_reset_reg &&
+			 info.reset_reg.space == ACPI_GAS_IO && info.reset_reg.addr == 0xcf9 &&
+			 info.reset_value == 0x0f && info.pm1a_cnt == 0x604 && !info.pm1b_cnt &&
+			 info.smi_cmd == 0xb2 && info.acpi_enable == 2 && info.dsdt_addr &&
+			 !info.hw_reduced,
+		 "fadt: QEMU 7.2 q35: reset register port 0xcf9 value 0xf, PM1a_CNT 0x604",
+		 "read %d reset %d space %u addr %#llx value %#x pm1a %#x pm1b %#x smi %#x enable %#x",
+		 f != NULL, info.have_reset_reg, info.reset_reg.space,
+		 (unsigned long long)info.reset_reg.addr, info.reset_value, info.pm1a_cnt,
+		 info.pm1b_cnt, info.smi_cmd, info.acpi_enable);
+	free(f);
+	f = read_sample("tests/host/acpi-samples/qemu-7.2-pc/FACP.bin", &len);
+	memset(&info, 0, sizeof(info));
+	kt_check(f && len == 116 && acpi_parse_fadt(f, &info) == 0 && !info.have_reset_reg &&
+			 info.pm1a_cnt == 0x604 && info.smi_cmd == 0xb2 && info.acpi_enable == 0xf1 &&
+			 info.dsdt_addr,
+		 "fadt: QEMU 7.2 pc (ACPI 1.0, 116 bytes): no reset register, PM1a_CNT 0x604",
+		 "read %d len %zu reset %d pm1a %#x smi %#x enable %#x", f != NULL, len,
+		 info.have_reset_reg, info.pm1a_cnt, info.smi_cmd, info.acpi_enable);
+	free(f);
+
+	/* Hand-built: RESET_REG_SUP in a 116-byte FADT has no register to name. */
+	parse_fadt(116, 0, 0, 1u << 10, 0, 0);
+	kt_check(!info.have_reset_reg, "fadt: RESET_REG_SUP in an ACPI 1.0 FADT is not used",
+		 "have_reset_reg %d", info.have_reset_reg);
+	fadt_build(&t, 244, 0, 0, 1u << 10, 0, 0);
+	t.b[116] = ACPI_GAS_MEMORY;
+	memcpy(t.b + 120, &(u64){ 0xfee01000 }, 8);
+	t.b[128] = 0x5a;
+	t.b[89] = 2;
+	memcpy(t.b + 64, &(u32){ 0x1004 }, 4);
+	t.b[172] = ACPI_GAS_MEMORY; /* X_PM1a_CNT_BLK in memory space: refused */
+	memcpy(t.b + 176, &(u64){ 0xfed40000 }, 8);
+	memcpy(t.b + 40, &(u32){ 0x1000 }, 4);
+	memcpy(t.b + 140, &(u64){ 0x123456000 }, 8);
+	sdt_finish(&t);
+	{
+		void *p = exact(&t);
+
+		memset(&info, 0, sizeof(info));
+		host_console_reset();
+		acpi_parse_fadt(p, &info);
+		free(p);
+	}
+	kt_check(info.have_reset_reg && info.reset_reg.space == ACPI_GAS_MEMORY &&
+			 info.reset_reg.addr == 0xfee01000 && info.reset_value == 0x5a &&
+			 info.pm1a_cnt == 0 && host_console_has("PM1a_CNT_BLK is at 0xfed40000") &&
+			 info.dsdt_addr == 0x123456000,
+		 "fadt 2.0: reset register in memory, X_DSDT wins, X_PM1a_CNT_BLK in memory refused",
+		 "reset %d space %u addr %#llx value %#x pm1a %#x dsdt %#llx printed \"%s\"",
+		 info.have_reset_reg, info.reset_reg.space, (unsigned long long)info.reset_reg.addr,
+		 info.reset_value, info.pm1a_cnt, (unsigned long long)info.dsdt_addr,
+		 host_console_text());
+	fadt_build(&t, 244, 0, 0, 1u << 20, 0, 0);
+	memcpy(t.b + 64, &(u32){ 0x1004 }, 4);
+	t.b[89] = 2;
+	sdt_finish(&t);
+	{
+		void *p = exact(&t);
+
+		memset(&info, 0, sizeof(info));
+		acpi_parse_fadt(p, &info);
+		free(p);
+	}
+	kt_check(info.hw_reduced && !info.pm1a_cnt,
+		 "fadt: hardware-reduced ACPI has no PM1 control", "hw_reduced %d pm1a %#x",
+		 info.hw_reduced, info.pm1a_cnt);
+	fadt_build(&t, 244, 0, 0, 0, 0, 0);
+	memcpy(t.b + 64, &(u32){ 0x1004 }, 4);
+	t.b[89] = 1;
+	sdt_finish(&t);
+	{
+		void *p = exact(&t);
+
+		memset(&info, 0, sizeof(info));
+		host_console_reset();
+		acpi_parse_fadt(p, &info);
+		free(p);
+	}
+	kt_check(!info.pm1a_cnt && host_console_has("PM1_CNT_LEN is 1"),
+		 "fadt: PM1_CNT_LEN 1 is refused with a message", "pm1a %#x printed \"%s\"",
+		 info.pm1a_cnt, host_console_text());
+}
+
+/* A FADT naming a DSDT (QEMU's q35 one): acpi_init reads \_S5 and reserves the DSDT. */
+static void init_dsdt(void)
+{
+	struct tbl f;
+	u64 ents[2];
+	u32 madt_len, root_len, dsdt32;
+	size_t len;
+	u8 *sample = read_sample("tests/host/acpi-samples/qemu-7.2-q35/DSDT.bin", &len);
+	void *dsdt, *root, *rsdp;
+	int rc;
+
+	if (!kt_check(sample != NULL, "init: the q35 DSDT sample is there", "cannot read it"))
+		return;
+	arena_reset();
+	dsdt = place(sample, len);
+	free(sample);
+	fadt_build(&f, 244, 0xb008, 4, 0, 0, 0);
+	dsdt32 = (u32)addr_of(dsdt);
+	memcpy(f.b + 40, &dsdt32, 4);
+	sdt_finish(&f);
+	ents[0] = addr_of(place(f.b, f.len));
+	ents[1] = addr_of(place_madt(2, &madt_len));
+	root = place_root(true, ents, 2, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && acpi.have_s5 && acpi.slp_typa == 0 && acpi.slp_typb == 0 &&
+			 reserved(dsdt, len, "DSDT"),
+		 "init: the FADT's DSDT gives \\_S5", "rc %d have_s5 %d (%s) reserved %d", rc,
+		 acpi.have_s5, acpi.s5_err, reserved(dsdt, len, "DSDT"));
+	fadt_build(&f, 244, 0xb008, 4, 0, 0, 0);
+	ents[0] = addr_of(place(f.b, f.len));
+	root = place_root(true, ents, 2, &root_len);
+	rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+	rc = run_init(addr_of(rsdp));
+	kt_check(rc == 0 && !acpi.have_s5 && strstr(acpi.s5_err, "DSDT address 0 is not usable"),
+		 "init: a FADT without a DSDT says so", "rc %d have_s5 %d \"%s\"", rc, acpi.have_s5,
+		 acpi.s5_err);
+}
+
 int main(void)
 {
 	checksum();
@@ -991,10 +1305,14 @@ int main(void)
 	madt_other_entries();
 	madt_broken();
 	fadt_pm_timer();
+	fadt_reboot_samples();
+	s5_qemu_samples();
+	s5_encodings();
 	if (map_arena()) {
 		init_chain();
 		init_odd_tables();
 		init_fadt();
+		init_dsdt();
 	} else {
 		int e = errno;
 

@@ -324,7 +324,34 @@ check_unparsed_and_remote() {
         "benchreport: $d: 1 problem"
 }
 
+# --from-qr: the results object the screen's QR code holds (bench/bench.c), as markdown, and
+# against a log's summary lines: equal passes, a changed figure or one missing fails (1),
+# text that is not the object is refused (2).
+from_qr() {
+    local q='{"result":"pass","slablab":"results","cpu":"QEMU TCG CPU version 2.5+","cpus":2,"tsc_mhz":2099,"accel":"tcg","emulated":true,"seed":0,"summary":[{"of":"fastpath","headline":"alloc+free pair, 256 B","unit":"cycles","values":{"lock":623.0,"partial":643.0}}]}'
+    local s='{"bench":"summary","of":"fastpath","headline":"alloc+free pair, 256 B","scheme":"%s","figure":"value","value":%s,"unit":"cycles","accel":"tcg","emulated":true,"cpus":2}\n'
+    local r=0
+    printf 'slablab: booting\r\n' >"$out/qr.log"
+    printf "$s" lock 623.0 partial 643.0 >>"$out/qr.log"
+    "$py" "$root/tools/benchreport.py" --from-qr "$q" --against "$out/qr.log" >"$out/qr.md" 2>&1 || r=$?
+    [ "$r" = 0 ] || { echo "FAILED: --from-qr --against a matching log exited $r"; cat "$out/qr.md"; return 1; }
+    has "$out/qr.md" "| partial | 643.0 | x1.03 |" "## fastpath: alloc+free pair, 256 B (cycles)" \
+        'Result **pass**; cpu "QEMU TCG CPU version 2.5+", 2 CPUs, TSC 2099 MHz, accel tcg (emulated), seed 0' \
+        "benchreport: the QR code's 2 figures are the summary of $out/qr.log" || return 1
+    printf 'slablab: booting\r\n' >"$out/qr2.log"
+    printf "$s" lock 623.0 partial 650.0 >>"$out/qr2.log"
+    r=0
+    "$py" "$root/tools/benchreport.py" --from-qr "$q" --against "$out/qr2.log" >"$out/qr2.md" 2>&1 || r=$?
+    [ "$r" = 1 ] && grep -q "partial: QR 643.0, log 650.0" "$out/qr2.md" ||
+        { echo "FAILED: a changed figure exited $r"; cat "$out/qr2.md"; return 1; }
+    r=0
+    "$py" "$root/tools/benchreport.py" --from-qr '{"bench":"meta"}' >"$out/qr3.md" 2>&1 || r=$?
+    [ "$r" = 2 ] && grep -q "not slablab's results object" "$out/qr3.md" ||
+        { echo "FAILED: a foreign object exited $r"; cat "$out/qr3.md"; return 1; }
+}
+
 t ran ran
+t from_qr from_qr
 t truncated_line_reported truncated_line_reported
 t csv_fastpath csv_fastpath
 t csv_bulk_hackbench_debug csv_bulk_hackbench_debug

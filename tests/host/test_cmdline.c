@@ -49,6 +49,8 @@ struct boot_options {
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
+	char exit[16];           /* how the kernel leaves the machine: halt, reboot, poweroff */
+	char reboot[16];         /* exit=reboot: the first way to try */
 };
 
 static struct boot_options opts, want;
@@ -73,6 +75,7 @@ static const struct field {
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
 	F(replay_cpus, STR),
+	F(exit, ENUM), F(reboot, ENUM),
 #undef F
 #undef FG
 };
@@ -207,6 +210,9 @@ static const char *diff_opts(void)
 	     opts.init_on_free, want.init_on_free);
 	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
 	     opts.replay_cpus, want.replay_cpus);
+	DIFF(strcmp(opts.exit, want.exit), "exit \"%.16s\" want \"%.16s\"; ", opts.exit, want.exit);
+	DIFF(strcmp(opts.reboot, want.reboot), "reboot \"%.16s\" want \"%.16s\"; ", opts.reboot,
+	     want.reboot);
 #undef DIFF
 	return out;
 }
@@ -287,6 +293,8 @@ static void defaults(void)
 	KT_EQ_U("default freelist_random 0", d.freelist_random, 0);
 	KT_EQ_U("default init_on_alloc 0", d.init_on_alloc, 0);
 	KT_EQ_U("default init_on_free 0", d.init_on_free, 0);
+	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
+	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");
 
 	want_defaults();
 	accept("empty command line: defaults", "");
@@ -337,6 +345,25 @@ static void options(void)
 		snprintf(name, sizeof(name), "crash=%s", crashes[i]);
 		snprintf(line, sizeof(line), "crash=%s", crashes[i]);
 		accept(name, line);
+	}
+
+	{
+		static const char *const exits[] = { "halt", "reboot", "poweroff" };
+		static const char *const ways[] = { "acpi", "pci", "kbd", "triple" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(exits); i++) {
+			want_defaults();
+			strcpy(want.exit, exits[i]);
+			snprintf(line, sizeof(line), "exit=%s", exits[i]);
+			accept(line, line);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(ways); i++) {
+			want_defaults();
+			strcpy(want.exit, "reboot");
+			strcpy(want.reboot, ways[i]);
+			snprintf(line, sizeof(line), "exit=reboot reboot=%s", ways[i]);
+			accept(line, line);
+		}
 	}
 
 	want_defaults();
@@ -500,6 +527,11 @@ static void bad_input(void)
 	reject("test= empty needs a value", "test=", "test=", "needs a value", NULL);
 	reject("bench= empty needs a value", "bench=", "bench=", "needs a value", NULL);
 	reject("crash= empty needs a value", "crash=", "crash= needs a value", NULL);
+	reject("exit=shutdown is a bad value listing the choices", "exit=shutdown",
+	       "bad value 'shutdown'", "halt", "reboot", "poweroff", NULL);
+	reject("exit=Reboot (case) is a bad value", "exit=Reboot", "bad value 'Reboot'", NULL);
+	reject("reboot=bios is a bad value listing the choices", "exit=reboot reboot=bios",
+	       "bad value 'bios'", "acpi", "pci", "kbd", "triple", NULL);
 	reject("crash=PF (case) is a bad value", "crash=PF", "bad value 'PF'", "crash=", NULL);
 	reject("crash=p (prefix) is a bad value", "crash=p", "bad value 'p'", NULL);
 	reject("crash=pfx (extension) is a bad value", "crash=pfx", "bad value 'pfx'", NULL);
