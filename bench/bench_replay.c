@@ -17,6 +17,14 @@
  * scheduler's wake-up would: spinning would starve the vCPUs that hold the work under
  * emulation (the hand-off of bench/bench_hackbench.c).
  *
+ * replay_pace=original keeps the trace's clock: an event is not done before its recorded
+ * time (ns since the trace's start, times replay_scale= percent) has passed since the
+ * replay's start. A CPU whose streams are early polls (cpu_relax on get_cycles) instead of
+ * halting, as no IPI would end the halt, and each pass of its loop steps every stream again,
+ * so a free that waits for another CPU's allocation goes on as soon as that allocation is
+ * there; an event done late adds to the lag (how far behind schedule the replay fell). With
+ * replay_pace=asap (the default) every event is done as soon as it can be.
+ *
  * Every object is stamped at allocation (its id in the first and the last word) and checked
  * at its free: an object handed out twice, or damaged, fails the run. kmalloc is served by
  * per-scheme caches of kmalloc's classes (the real kmalloc caches have the boot scheme),
@@ -40,6 +48,17 @@ static int replay_cpus_check(const char *val, char *err, size_t errlen);
 boot_param(replay_cpus, replay_cpus, str, replay_cpus_check, "",
 	   "replay: the CPU of each trace stream, a comma list of CPU numbers taken round "
 	   "(stream i on the (i mod length)-th); default stream i on CPU i mod the CPUs");
+
+static char replay_pace[16];
+static const char *const replay_paces[] = { "asap", "original", NULL };
+boot_param(replay_pace, replay_pace, enum, replay_paces, "asap",
+	   "replay: asap (every event as soon as it can be done) or original (each event at "
+	   "its recorded time since the trace's start, scaled by replay_scale=)");
+
+static unsigned int replay_scale;
+boot_param(replay_scale, replay_scale, uint, (1, 1000000), 100,
+	   "replay_pace=original: the recorded times in percent (100: as recorded, 500: five "
+	   "times slower, 10: ten times faster)");
 
 extern const u8 replay_sample[];
 extern const u64 replay_sample_len;
@@ -76,6 +95,7 @@ struct rp_stream {
 	struct trace_cursor cur;
 	u64 wait_id; /* blocked: the id its next free waits for */
 	bool blocked, done;
+	bool early; /* replay_pace=original: its next event's time has not come yet */
 	int cpu;
 };
 
@@ -84,6 +104,7 @@ struct rp_cpu {
 	int nr_streams, remaining;
 	u64 events, allocs, frees, remote, never_allocated, double_free, skipped_allocs,
 		skipped_frees, t_done;
+	u64 lag_max; /* replay_pace=original: cycles, the latest an event was done */
 	u64 *hist_alloc, *hist_free; /* RP_BUCKETS each */
 } __aligned(64);
 
@@ -97,6 +118,9 @@ struct rp_run {
 	u32 *cache_size;            /* their object sizes */
 	struct kmem_cache *classes[RP_NR_CLASSES];
 	unsigned long base_pages, peak_pages;
+	bool paced;   /* replay_pace=original */
+	u64 t_start;  /* paced: the TSC at the replay's start (the first CPU to begin) */
+	u64 sched_cycles; /* paced: the trace's duration, scaled, in cycles */
 	int abort;
 	char why[300];
 };
@@ -386,22 +410,40 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 	return true;
 }
 
+/* replay_pace=original: the TSC at which an event recorded at ts ns may be done. */
+static u64 rp_due(const struct rp_run *r, u64 ts)
+{
+	return r->t_start + ns_to_cycles(bench_mul_div(ts, replay_scale, 100));
+}
+
 /* Up to RP_BATCH events of one stream; true if it did any. */
 static bool stream_step(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, int cpu)
 {
 	bool progress = false;
 	char err_unused[8];
 
+	st->early = false;
 	for (int n = 0; n < RP_BATCH && !st->done; n++) {
 		struct trace_cursor save = st->cur;
 		struct trace_event e;
 		int rc = trace_next(&st->cur, &e, err_unused, sizeof(err_unused));
+		u64 lag = 0;
 
 		if (rc <= 0) { /* trace_analyze read every event already: only the end */
 			st->done = true;
 			me->remaining--;
 			progress = true;
 			break;
+		}
+		if (r->paced) {
+			u64 now = get_cycles(), due = rp_due(r, e.ts);
+
+			if (now < due) {
+				st->cur = save;
+				st->early = true;
+				break;
+			}
+			lag = now - due;
 		}
 		if (e.kind == TRACE_ALLOC || e.kind == TRACE_KMALLOC) {
 			do_alloc(r, st, me, cpu, &e);
@@ -411,11 +453,12 @@ static bool stream_step(struct rp_run *r, struct rp_stream *st, struct rp_cpu *m
 		}
 		st->blocked = false;
 		me->events++;
+		me->lag_max = MAX(me->lag_max, lag);
 		progress = true;
 		if (__atomic_load_n(&r->abort, __ATOMIC_RELAXED))
 			break;
 	}
-	{ /* pages in use beyond the start, sampled once a batch */
+	if (progress) { /* pages in use beyond the start, sampled once a batch */
 		unsigned long used = nr_used_pages(), peak;
 		/* fewer than at the start: a scheme gave back what an earlier one left cached */
 		unsigned long pages = used > r->base_pages ? used - r->base_pages : 0;
@@ -455,16 +498,28 @@ static void rp_cpu_loop(void *arg)
 	int cpu = smp_processor_id();
 	struct rp_cpu *me = &r->cpus[cpu];
 
+	if (r->paced) { /* the clock starts with the first CPU to begin */
+		u64 zero = 0;
+
+		__atomic_compare_exchange_n(&r->t_start, &zero, get_cycles_ordered(), false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
 	while (me->remaining && !__atomic_load_n(&r->abort, __ATOMIC_ACQUIRE)) {
-		bool progress = false;
+		bool progress = false, early = false;
 
 		for (int i = 0; i < me->nr_streams; i++) {
 			struct rp_stream *st = &r->streams[me->streams[i]];
 
-			if (!st->done)
+			if (!st->done) {
 				progress |= stream_step(r, st, me, cpu);
+				early |= st->early;
+			}
 		}
-		if (!progress && me->remaining) {
+		if (!progress && early) {
+			/* waiting for time: poll, nothing would wake a halt; the next pass
+			 * steps every stream again, a waiting free among them */
+			cpu_relax();
+		} else if (!progress && me->remaining) {
 			bench_sleep_prepare();
 			if (can_progress(r, me))
 				bench_sleep_cancel();
@@ -553,6 +608,7 @@ static u64 ipis_sent_all(void)
 struct rp_result {
 	u64 cycles, events, allocs, frees, remote, never_allocated, double_free, skipped_allocs,
 		skipped_frees, live_at_end, ipis, wakeups, list_lock, list_lock_contended;
+	u64 lag_max; /* replay_pace=original: cycles */
 	unsigned long peak_pages;
 };
 
@@ -590,6 +646,7 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 		c->nr_streams = c->remaining = 0;
 		c->events = c->allocs = c->frees = c->remote = c->never_allocated = 0;
 		c->double_free = c->skipped_allocs = c->skipped_frees = c->t_done = 0;
+		c->lag_max = 0;
 	}
 	for (u32 s = 0; s < r->t->nr_streams; s++) {
 		struct rp_stream *st = &r->streams[s];
@@ -603,6 +660,7 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 		c->remaining++;
 	}
 	r->abort = 0;
+	r->t_start = 0;
 	r->peak_pages = 0;
 	r->base_pages = nr_used_pages();
 	ll0 = caches_stat(r, "list_lock");
@@ -623,8 +681,16 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 		res->double_free += c->double_free;
 		res->skipped_allocs += c->skipped_allocs;
 		res->skipped_frees += c->skipped_frees;
+		res->lag_max = MAX(res->lag_max, c->lag_max);
 	}
 	res->cycles = t_end > t0 ? t_end - t0 : 1;
+	if (r->paced && !r->abort && res->cycles < r->sched_cycles) {
+		/* the last event may not be done before its time: the pacing is broken */
+		bench_fail("replay", "replay_pace=original: the replay took %llu cycles, less "
+			   "than the %llu its last event's scaled time needs",
+			   (unsigned long long)res->cycles, (unsigned long long)r->sched_cycles);
+		ok = false;
+	}
 	res->list_lock = caches_stat(r, "list_lock") - ll0;
 	res->list_lock_contended = caches_stat(r, "list_lock_contended") - llc0;
 	res->peak_pages = r->peak_pages;
@@ -681,9 +747,21 @@ static void run_replay(void)
 	int ns = bench_nr_schemes(), map_len = 0, *map = NULL;
 	unsigned reps = bench_reps(3);
 	u64 *samples = NULL;
-	char src[40], params[256], a[24], b[24];
+	char src[40], params[320], pace[48], a[24], b[24], c[24];
 	struct rp_result *res = NULL;
 
+	if (boot_param_given(replay_scale) && strcmp(replay_pace, "original")) {
+		bench_fail("replay", "replay_scale=%u scales the recorded times of "
+			   "replay_pace=original; with replay_pace=%s there are none to scale",
+			   replay_scale, replay_pace);
+		return;
+	}
+	r.paced = !strcmp(replay_pace, "original");
+	if (r.paced)
+		snprintf(pace, sizeof(pace), "\"pace\":\"original\",\"replay_scale\":%u",
+			 replay_scale);
+	else
+		snprintf(pace, sizeof(pace), "\"pace\":\"asap\"");
 	if (boot_info.nr_modules) {
 		data = (const void *)(uptr)boot_info.modules[0].start;
 		len = boot_info.modules[0].end - boot_info.modules[0].start;
@@ -754,6 +832,19 @@ static void run_replay(void)
 	       (unsigned long long)sum.double_free, (unsigned long long)sum.size_zero,
 	       (unsigned long long)sum.size_too_big, (unsigned long long)(RP_MAX_SIZE >> 10),
 	       (unsigned long long)sum.page_allocs, (unsigned long long)sum.live_at_end, reps);
+	if (r.paced) {
+		u64 sched_ns = bench_mul_div(sum.duration_ns, replay_scale, 100);
+
+		r.sched_cycles = ns_to_cycles(sched_ns);
+		printk("replay: pace original, replay_scale=%u%%: the trace's recorded %s ms take "
+		       "%s ms; each event waits for its time\n", replay_scale,
+		       bench_fmt(a, sizeof(a), sum.duration_ns / 100000),
+		       bench_fmt(b, sizeof(b), sched_ns / 100000));
+	} else {
+		printk("replay: pace asap: every event as soon as it can be done (the trace's "
+		       "recorded %s ms are not kept; replay_pace=original keeps them)\n",
+		       bench_fmt(a, sizeof(a), sum.duration_ns / 100000));
+	}
 	printk("%-14s %12s %10s %8s %8s %8s %8s %8s %8s %10s %10s\n", "scheme", "cycles", "cyc/event",
 	       "alloc50", "alloc99", "free50", "free99", "remote%", "IPIs", "list_lock",
 	       "peak_pages");
@@ -789,8 +880,8 @@ static void run_replay(void)
 				mid = rep;
 		m = &res[mid];
 		snprintf(params, sizeof(params),
-			 "\"scheme\":\"%s\",\"trace\":\"%s\",\"streams\":%u,\"events\":%llu,\"reps\":%u",
-			 scheme, src, t.nr_streams, (unsigned long long)t.nr_events, reps);
+			 "\"scheme\":\"%s\",\"trace\":\"%s\",\"streams\":%u,\"events\":%llu,\"reps\":%u,%s",
+			 scheme, src, t.nr_streams, (unsigned long long)t.nr_events, reps, pace);
 		bench_json("replay", params, "cycles", st_total.median, "cycles", &st_total);
 		bench_json("replay", params, "cycles_per_event", st_per.median, "cycles", &st_per);
 		bench_json("replay", params, "alloc_p50", hist_permille(h_alloc, 500) * 10, "cycles", NULL);
@@ -808,6 +899,9 @@ static void run_replay(void)
 							 m->skipped_allocs + m->skipped_frees) * 10,
 			   "count", NULL);
 		bench_json("replay", params, "live_at_end", m->live_at_end * 10, "count", NULL);
+		if (r.paced)
+			bench_json("replay", params, "lag_max", cycles_to_ns(m->lag_max) * 10, "ns",
+				   NULL);
 		printk("%-14s %12llu %10s %8llu %8llu %8llu %8llu %8s %8llu %10llu %10lu\n", scheme,
 		       (unsigned long long)m->cycles, bench_fmt(a, sizeof(a), st_per.median),
 		       (unsigned long long)hist_permille(h_alloc, 500),
@@ -816,6 +910,12 @@ static void run_replay(void)
 		       (unsigned long long)hist_permille(h_free, 990),
 		       bench_fmt(b, sizeof(b), m->frees ? m->remote * 1000 / m->frees : 0),
 		       (unsigned long long)m->ipis, (unsigned long long)m->list_lock, m->peak_pages);
+		if (r.paced)
+			printk("replay: %s: pace original: took %s ms, scheduled %s ms; at most %s us "
+			       "behind schedule\n", scheme,
+			       bench_fmt(a, sizeof(a), bench_mul_div(m->cycles, 10, tsc_khz)),
+			       bench_fmt(b, sizeof(b), bench_mul_div(r.sched_cycles, 10, tsc_khz)),
+			       bench_fmt(c, sizeof(c), bench_mul_div(m->lag_max, 10000, tsc_khz)));
 		bench_headline("replay", scheme, "cycles per event", st_per.median, "cycles");
 		if (m->never_allocated != sum.free_never_allocated ||
 		    m->skipped_allocs != sum.size_zero + sum.size_too_big ||
@@ -836,8 +936,10 @@ static void run_replay(void)
 	       "end%s; per event: over all %llu events; alloc/free percentiles: one call each, "
 	       "the lower edge of a histogram step of 1/8 of a power of two; remote%%: frees on "
 	       "another CPU than the allocation's; IPIs: every IPI sent, the replay's own "
-	       "wake-ups included; list_lock: acquisitions in the replay's caches)\n",
-	       bench_emulated() ? ", emulated" : "", (unsigned long long)t.nr_events);
+	       "wake-ups included; list_lock: acquisitions in the replay's caches%s)\n",
+	       bench_emulated() ? ", emulated" : "", (unsigned long long)t.nr_events,
+	       r.paced ? "; behind schedule: the latest any event was done after its scaled "
+			 "time, in the run shown" : "");
 out:
 	if (r.cpus)
 		for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {

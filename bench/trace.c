@@ -269,6 +269,7 @@ int trace_analyze(const struct trace *t, trace_id_state_fn state, void *ctx,
 		while ((r = trace_next(&c, &e, err, errlen)) > 0) {
 			u8 *st;
 
+			out->duration_ns = MAX(out->duration_ns, e.ts);
 			if (e.kind != TRACE_ALLOC && e.kind != TRACE_KMALLOC)
 				continue;
 			st = state(ctx, e.id);

@@ -83,6 +83,7 @@ struct trace_summary {
 	u64 events, allocs, frees;
 	u64 free_never_allocated, double_free, size_zero, size_too_big, page_allocs;
 	u64 live_at_end, peak_live;
+	u64 duration_ns; /* the latest event's time: how long the recording took */
 };
 
 /* One byte of state per id, from the caller's table (zeroed): TRACE_ID_* bits. */

@@ -550,10 +550,19 @@ w = st.TraceWriter("deadlock", 2)
 w.event(0, st.EV_KFREE, 10, 0); w.event(0, st.EV_KMALLOC, 20, 1, 64)
 w.event(1, st.EV_KFREE, 10, 1); w.event(1, st.EV_KMALLOC, 20, 0, 64)
 w.write(f"{out}/deadlock.trace")
+# replay_pace=original: a kmalloc every ms on stream 0, its kfree 0.5 ms later on stream 1,
+# the last event at exactly 20 ms: at replay_scale=500 the replay takes at least 100 ms
+w = st.TraceWriter("paced", 2)
+for i in range(20):
+    w.event(0, st.EV_KMALLOC, i * 1000000, i, 64)
+    w.event(1, st.EV_KFREE, i * 1000000 + 500000, i)
+w.event(0, st.EV_KMALLOC, 20000000, 20, 128)
+w.write(f"{out}/paced.trace")
 PY
     fi
     extra "bench[replay,builtin,smp1]" "bench=replay bench_reps=1" 0 SMP=1 -- benchjson report \
-        "replay: trace ldpreload:python3: 3 streams on 1 CPUs" '"figure":"cycles_per_event"' '"figure":"live_at_end","value":36.0'
+        "replay: trace ldpreload:python3: 3 streams on 1 CPUs" '"figure":"cycles_per_event"' '"figure":"live_at_end","value":36.0' \
+        "replay: pace asap: every event as soon as it can be done" 're:"scheme":"lock",.*"pace":"asap"' no:lag_max
     extra "bench[replay,pairs,smp4]" "bench=replay bench_reps=2" 0 SMP=4 TRACE="$logdir/traces/pairs.trace" -- benchjson \
         "from the module GRUB loaded" "replay: trace synth-pairs: 4 streams on 4 CPUs" \
         're:"scheme":"lock",.*"figure":"remote_frees","value":100.0' 're:"scheme":"ipi",.*"figure":"ipis","value":[1-9]'
@@ -563,6 +572,17 @@ PY
         "replay: trace linux-6.1:hackbench: 4 streams on 4 CPUs" '"figure":"cycles_per_event"'
     extra "bench[replay,skips,smp2]" "bench=replay bench_reps=1" 0 SMP=2 TRACE="$logdir/traces/skips.trace" -- benchjson \
         "skipped: 1 frees of ids never allocated, 1 double frees, 1 kmallocs of 0 bytes, 1 past the page allocator's 4096 KiB; 1 kmallocs past 8 KiB from the page allocator; 1 objects live at the end"
+    # replay_pace=original: every scheme's replay of the 20 ms trace, scaled x5, takes at least
+    # 100 ms (the pattern: 100.0 ms or more); asap takes well under a millisecond
+    extra "bench[replay,pace=original,smp2]" "bench=replay bench_reps=1 replay_pace=original replay_scale=500 scheme=lock,ipi" 0 SMP=2 TRACE="$logdir/traces/paced.trace" -- benchjson \
+        "replay: pace original, replay_scale=500%: the trace's recorded 20.0 ms take 100.0 ms" \
+        're:"scheme":"lock",.*"pace":"original","replay_scale":500,.*"figure":"lag_max"' \
+        're:^replay: lock: pace original: took [1-9][0-9]{2,}\.[0-9] ms, scheduled 100\.0 ms' \
+        're:^replay: ipi: pace original: took [1-9][0-9]{2,}\.[0-9] ms, scheduled 100\.0 ms'
+    extra "bench[replay,bad:replay_pace=fast]" "bench=replay replay_pace=fast" 1 SMP=1 -- \
+        "bad value 'fast' for replay_pace= (replay: asap"
+    extra "bench[replay,bad:replay_scale-without-original]" "bench=replay replay_scale=500" 1 SMP=1 -- \
+        "bench replay: SELF-CHECK FAILED: replay_scale=500 scales the recorded times of replay_pace=original"
     extra "bench[replay,bad:not-a-trace]" "bench=replay" 1 SMP=1 TRACE=README.md -- \
         "bench replay: SELF-CHECK FAILED: the trace: not a slab trace (no SLABTRCE magic at the start)"
     extra "bench[replay,bad:deadlock]" "bench=replay" 1 SMP=1 TRACE="$logdir/traces/deadlock.trace" -- \

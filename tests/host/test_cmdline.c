@@ -49,6 +49,8 @@ struct boot_options {
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
+	char replay_pace[16];    /* bench=replay: asap, original */
+	unsigned int replay_scale; /* replay_pace=original: recorded times in percent */
 	char exit[16];           /* how the kernel leaves the machine: halt, reboot, poweroff */
 	char reboot[16];         /* exit=reboot: the first way to try */
 };
@@ -74,7 +76,7 @@ static const struct field {
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
-	F(replay_cpus, STR),
+	F(replay_cpus, STR), F(replay_pace, ENUM), F(replay_scale, UINT),
 	F(exit, ENUM), F(reboot, ENUM),
 #undef F
 #undef FG
@@ -210,6 +212,10 @@ static const char *diff_opts(void)
 	     opts.init_on_free, want.init_on_free);
 	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
 	     opts.replay_cpus, want.replay_cpus);
+	DIFF(strcmp(opts.replay_pace, want.replay_pace), "replay_pace \"%.16s\" want \"%.16s\"; ",
+	     opts.replay_pace, want.replay_pace);
+	DIFF(opts.replay_scale != want.replay_scale, "replay_scale %u want %u; ",
+	     opts.replay_scale, want.replay_scale);
 	DIFF(strcmp(opts.exit, want.exit), "exit \"%.16s\" want \"%.16s\"; ", opts.exit, want.exit);
 	DIFF(strcmp(opts.reboot, want.reboot), "reboot \"%.16s\" want \"%.16s\"; ", opts.reboot,
 	     want.reboot);
@@ -293,6 +299,9 @@ static void defaults(void)
 	KT_EQ_U("default freelist_random 0", d.freelist_random, 0);
 	KT_EQ_U("default init_on_alloc 0", d.init_on_alloc, 0);
 	KT_EQ_U("default init_on_free 0", d.init_on_free, 0);
+	KT_EQ_S("default replay_cpus empty", d.replay_cpus, "");
+	KT_EQ_S("default replay_pace=asap", d.replay_pace, "asap");
+	KT_EQ_U("default replay_scale 100 (as recorded)", d.replay_scale, 100);
 	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
 	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");
 
@@ -627,6 +636,24 @@ static void replay_options(void)
 	reject("replay_cpus=1, trailing comma", "replay_cpus=1,", "ends with a comma", NULL);
 	reject("replay_cpus=01 leading zero", "replay_cpus=01", "'01' is not a CPU number", NULL);
 	reject("replay_cpus=-1", "replay_cpus=-1", "'-1' is not a CPU number", NULL);
+
+	want_defaults();
+	strcpy(want.replay_pace, "original");
+	accept("replay_pace=original", "replay_pace=original");
+	want.replay_scale = 500;
+	accept("replay_pace=original replay_scale=500", "replay_pace=original replay_scale=500");
+	want.replay_scale = 1;
+	accept("replay_scale=1 (the lowest)", "replay_pace=original replay_scale=1");
+	want.replay_scale = 1000000;
+	accept("replay_scale=1000000 (the highest)", "replay_pace=original replay_scale=1000000");
+	want_defaults();
+	accept("replay_pace=asap", "replay_pace=asap");
+	reject("replay_pace=fast names the choices", "replay_pace=fast",
+	       "bad value 'fast' for replay_pace=", "asap", "original", NULL);
+	reject("replay_pace= empty", "replay_pace=", "replay_pace", NULL);
+	reject("replay_scale=0", "replay_scale=0", "replay_scale", "1..1000000", NULL);
+	reject("replay_scale=1000001", "replay_scale=1000001", "1..1000000", NULL);
+	reject("replay_scale=1.5", "replay_scale=1.5", "bad value '1.5' for replay_scale=", NULL);
 }
 
 /* test=, bench=, scheme=: comma lists without empty items, repeats or a lone word mixed in. */

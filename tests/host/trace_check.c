@@ -3,7 +3,8 @@
  * build/host/trace_check FILE: the kernel's trace reader (bench/trace.c) on a file, for
  * tests/host/test_trace.sh to hold against tools/trace/slabtrace.py check. Prints
  * "ok events E allocs A frees F never_allocated N double_free D size_zero Z size_too_big B
- * page_allocs P live_at_end L peak_live K", or "bad: MESSAGE" and exits 1.
+ * page_allocs P live_at_end L peak_live K duration_ns T" (T: the latest event's time, ns),
+ * or "bad: MESSAGE" and exits 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,12 +58,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("ok events %llu allocs %llu frees %llu never_allocated %llu double_free %llu "
-	       "size_zero %llu size_too_big %llu page_allocs %llu live_at_end %llu peak_live %llu\n",
+	       "size_zero %llu size_too_big %llu page_allocs %llu live_at_end %llu peak_live %llu "
+	       "duration_ns %llu\n",
 	       (unsigned long long)sum.events, (unsigned long long)sum.allocs,
 	       (unsigned long long)sum.frees, (unsigned long long)sum.free_never_allocated,
 	       (unsigned long long)sum.double_free, (unsigned long long)sum.size_zero,
 	       (unsigned long long)sum.size_too_big, (unsigned long long)sum.page_allocs,
-	       (unsigned long long)sum.live_at_end, (unsigned long long)sum.peak_live);
+	       (unsigned long long)sum.live_at_end, (unsigned long long)sum.peak_live,
+	       (unsigned long long)sum.duration_ns);
 	free(cur);
 	free(states);
 	free(buf);
