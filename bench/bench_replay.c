@@ -67,6 +67,7 @@ extern const u64 replay_sample_len;
 #define RP_STAMP 0x736c6162726570ULL
 #define RP_BUCKETS 512      /* latency histogram: 8 linear steps per power of two */
 #define RP_MAX_SIZE ((u64)PAGE_SIZE << MAX_ORDER)
+#define RP_MAX_SCHED_NS (86400ull * 1000000000) /* replay_pace=original: a day at most */
 
 static const unsigned int rp_classes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
 					   4096, 8192 };
@@ -835,6 +836,14 @@ static void run_replay(void)
 	if (r.paced) {
 		u64 sched_ns = bench_mul_div(sum.duration_ns, replay_scale, 100);
 
+		if (sched_ns > RP_MAX_SCHED_NS) { /* nor could the TSC arithmetic hold it */
+			bench_fail("replay", "replay_pace=original replay_scale=%u: the trace's "
+				   "recorded %llu s would take %llu s, more than a day; give a "
+				   "smaller replay_scale=", replay_scale,
+				   (unsigned long long)(sum.duration_ns / 1000000000),
+				   (unsigned long long)(sched_ns / 1000000000));
+			goto out;
+		}
 		r.sched_cycles = ns_to_cycles(sched_ns);
 		printk("replay: pace original, replay_scale=%u%%: the trace's recorded %s ms take "
 		       "%s ms; each event waits for its time\n", replay_scale,

@@ -558,6 +558,9 @@ for i in range(20):
     w.event(1, st.EV_KFREE, i * 1000000 + 500000, i)
 w.event(0, st.EV_KMALLOC, 20000000, 20, 128)
 w.write(f"{out}/paced.trace")
+w = st.TraceWriter("long", 1)
+w.event(0, st.EV_KMALLOC, 10 ** 10, 0, 64)
+w.write(f"{out}/long.trace")
 PY
     fi
     extra "bench[replay,builtin,smp1]" "bench=replay bench_reps=1" 0 SMP=1 -- benchjson report \
@@ -583,6 +586,8 @@ PY
         "bad value 'fast' for replay_pace= (replay: asap"
     extra "bench[replay,bad:replay_scale-without-original]" "bench=replay replay_scale=500" 1 SMP=1 -- \
         "bench replay: SELF-CHECK FAILED: replay_scale=500 scales the recorded times of replay_pace=original"
+    extra "bench[replay,bad:schedule-past-a-day]" "bench=replay replay_pace=original replay_scale=1000000" 1 SMP=1 TRACE="$logdir/traces/long.trace" -- \
+        "bench replay: SELF-CHECK FAILED: replay_pace=original replay_scale=1000000: the trace's recorded 10 s would take 100000 s, more than a day"
     extra "bench[replay,bad:not-a-trace]" "bench=replay" 1 SMP=1 TRACE=README.md -- \
         "bench replay: SELF-CHECK FAILED: the trace: not a slab trace (no SLABTRCE magic at the start)"
     extra "bench[replay,bad:deadlock]" "bench=replay" 1 SMP=1 TRACE="$logdir/traces/deadlock.trace" -- \
