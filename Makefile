@@ -9,6 +9,9 @@
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
+#   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
+#   make grade [LAB=n] [TREE=path] boot TREE's kernel per lab check; the score (docs/labs/)
+#   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
@@ -54,7 +57,7 @@ CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench
+.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -174,6 +177,25 @@ test:
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full
+
+# The course labs (docs/labs/, tools/lab.py). OUT is also iso-cmdline's: its default here is
+# build/labN. TREE: the tree to grade (default this one), built with its own Makefile and
+# booted with this tree's ISO tool, QEMU runner and checks.
+LAB ?=
+TREE ?= .
+handout:
+	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
+	@python3 tools/lab.py handout $(call sq,$(LAB)) \
+	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/lab$(LAB),$(OUT)))
+
+grade:
+	@tools/deps.sh run
+	@python3 tools/lab.py grade $(if $(LAB),--lab $(call sq,$(LAB))) --tree $(call sq,$(TREE))
+
+test-labs:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf host-tests
+	@TEST_LABS=all TEST_FILTER='^lab' tools/test.sh
 
 clean:
 	rm -rf $(B)
