@@ -10,7 +10,7 @@
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
-#   make grade [LAB=n] [TREE=path] boot TREE's kernel per lab check; the score (docs/labs/)
+#   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
 #   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
@@ -180,9 +180,11 @@ model:
 
 # The course labs (docs/labs/, tools/lab.py). OUT is also iso-cmdline's: its default here is
 # build/labN. TREE: the tree to grade (default this one), built with its own Makefile and
-# booted with this tree's ISO tool, QEMU runner and checks.
+# booted with this tree's ISO tool, QEMU runner and checks; CHECK: only the checks whose
+# name matches this regex.
 LAB ?=
 TREE ?= .
+CHECK ?=
 handout:
 	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
 	@python3 tools/lab.py handout $(call sq,$(LAB)) \
@@ -190,12 +192,14 @@ handout:
 
 grade:
 	@tools/deps.sh run
-	@python3 tools/lab.py grade $(if $(LAB),--lab $(call sq,$(LAB))) --tree $(call sq,$(TREE))
+	@python3 tools/lab.py grade $(if $(LAB),--lab $(call sq,$(LAB))) --tree $(call sq,$(TREE)) \
+	  $(if $(CHECK),--only $(call sq,$(CHECK)))
 
 test-labs:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/slablab.elf host-tests
-	@TEST_LABS=all TEST_FILTER='^lab' tools/test.sh
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) \
+	  TEST_LABS=all TEST_FILTER='^lab\[' tools/test.sh
 
 clean:
 	rm -rf $(B)
