@@ -167,11 +167,12 @@ this_tree_handout() {
 }
 
 # ---- the grader on logs made here ----
-# slab_log FILE SMP SCHEME COUNTERS [EDIT]: a serial log as a passing boot of test=slab
-# with slabinfo=1 prints it, every case this tree declares ok; EDIT a sed script applied.
+# slab_log FILE SMP SCHEME COUNTERS [EDIT]: a serial log as a passing boot of
+# test=slab_fastpath with slabinfo=1 prints it, every case this tree declares ok; EDIT a sed
+# script applied.
 slab_log() {
     local file=$1 smp=$2 scheme=$3 counters=$4 edit=${5:-} i=0 c cases
-    cases=$(sed -n 's/^[[:space:]]*KUNIT_CASE(\([a-z0-9_]*\)).*/\1/p' "$root/tests/kernel/slab_test.c")
+    cases=$(sed -n 's/^[[:space:]]*KUNIT_CASE(\([a-z0-9_]*\)).*/\1/p' "$root/tests/kernel/slab_fastpath_test.c")
     {
         echo "qemu-run: tcg smp=$smp"
         echo '  Booting `slablab test=slab'"'"
@@ -179,13 +180,13 @@ slab_log() {
         echo "KTAP version 1"
         echo "1..1"
         echo "    KTAP version 1"
-        echo "    # Subtest: slab"
+        echo "    # Subtest: slab_fastpath"
         echo "    1..$(wc -l <<<"$cases")"
         for c in $cases; do
             i=$((i + 1))
             echo "    ok $i $c"
         done
-        echo "ok 1 slab"
+        echo "ok 1 slab_fastpath"
         echo "slabinfo - version: slablab 1"
         echo "kmalloc-64           $scheme          irq               0         64      64     64     0        1        0  $counters"
         echo '{"event":"exit","result":"pass","code":16,"uptime_ms":100}'
@@ -228,16 +229,16 @@ grader_fails() {
     grep -F "FAIL" <<<"$gout" | grep -qF -- "$3" || { echo "want a FAIL line with '$3': $gout"; return 1; }
 }
 
-grader_case_left_out() { grader_fails left '/ok [0-9]* bulk_all_or_nothing$/d;s/^    1\.\.\([0-9]*\)$/    1..19/' "planned 19 cases"; }
-grader_case_missing() { grader_fails missing '/ok [0-9]* bulk_all_or_nothing$/d' "did not report bulk_all_or_nothing"; }
-grader_case_twice() { grader_fails twice 's/^\(    ok [0-9]* \)bulk_all_or_nothing$/&\n\1bulk_all_or_nothing/' "reported bulk_all_or_nothing more than once"; }
-grader_case_failed() { grader_fails failed 's/^    ok \([0-9]* cross_cpu_frees\)$/    not ok \1/' "failed: cross_cpu_frees"; }
-grader_unknown_case() { grader_fails unknown 's/ bulk_all_or_nothing$/ all_good_trust_me/' "declares nowhere: all_good_trust_me"; }
+grader_case_left_out() { grader_fails left '/ok [0-9]* double_free_is_refused$/d;s/^    1\.\.\([0-9]*\)$/    1..5/' "planned 5 cases"; }
+grader_case_missing() { grader_fails missing '/ok [0-9]* double_free_is_refused$/d' "did not report double_free_is_refused"; }
+grader_case_twice() { grader_fails twice 's/^\(    ok [0-9]* \)double_free_is_refused$/&\n\1double_free_is_refused/' "reported double_free_is_refused more than once"; }
+grader_case_failed() { grader_fails failed 's/^    ok \([0-9]* stress_every_cpu\)$/    not ok \1/' "failed: stress_every_cpu"; }
+grader_unknown_case() { grader_fails unknown 's/ double_free_is_refused$/ all_good_trust_me/' "declares nowhere: all_good_trust_me"; }
 grader_counters_zero() { grader_fails zero 's/alloc_fastpath=10/alloc_fastpath=0/' "alloc_fastpath is 0"; }
 grader_wrong_cpus() { grader_fails cpus 's/"cpus_online":1/"cpus_online":2/' "reported 2 CPUs online, want 1"; }
 grader_over_budget() { grader_fails budget '' "an alloc+free pair is 151.0 cycles, the bound is 150" 151.0; }
 grader_panic() {
-    grader_fails panic '/ok [0-9]* cross_cpu_frees$/,$c\
+    grader_fails panic '/ok [0-9]* stress_every_cpu$/,$c\
 KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented (docs/labs/lab3.md)' \
         "kernel panic: KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented"
 }
