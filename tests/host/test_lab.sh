@@ -202,8 +202,8 @@ grade_logs() {
 lab3_logs() {
     local d=$1 edit=${2:-} fig=${3:-115.0}
     mkdir -p "$d"
-    slab_log "$d/lab3-slab-smp1.log" 1 lock "alloc_fastpath=10 free_fastpath=10" "$edit"
-    slab_log "$d/lab3-slab-smp4.log" 4 lock "alloc_fastpath=10 free_fastpath=10"
+    slab_log "$d/lab3-slab-smp1.log" 1 lock "alloc_fastpath=1200 free_fastpath=1300" "$edit"
+    slab_log "$d/lab3-slab-smp4.log" 4 lock "alloc_fastpath=1200 free_fastpath=1300"
     {
         echo '  Booting `slablab bench=fastpath'"'"
         for fp in irq cmpxchg; do
@@ -234,7 +234,8 @@ grader_case_missing() { grader_fails missing '/ok [0-9]* double_free_is_refused$
 grader_case_twice() { grader_fails twice 's/^\(    ok [0-9]* \)double_free_is_refused$/&\n\1double_free_is_refused/' "reported double_free_is_refused more than once"; }
 grader_case_failed() { grader_fails failed 's/^    ok \([0-9]* stress_every_cpu\)$/    not ok \1/' "failed: stress_every_cpu"; }
 grader_unknown_case() { grader_fails unknown 's/ double_free_is_refused$/ all_good_trust_me/' "declares nowhere: all_good_trust_me"; }
-grader_counters_zero() { grader_fails zero 's/alloc_fastpath=10/alloc_fastpath=0/' "alloc_fastpath is 0"; }
+grader_counters_zero() { grader_fails zero 's/alloc_fastpath=1200/alloc_fastpath=0/' "alloc_fastpath is 0 over the kmalloc caches of lock"; }
+grader_counters_short() { grader_fails short 's/free_fastpath=1300/free_fastpath=999/' "free_fastpath is 999 over the kmalloc caches of lock, want at least 1000"; }
 grader_wrong_cpus() { grader_fails cpus 's/"cpus_online":1/"cpus_online":2/' "reported 2 CPUs online, want 1"; }
 grader_over_budget() { grader_fails budget '' "an alloc+free pair is 151.0 cycles, the bound is 150" 151.0; }
 grader_panic() {
@@ -268,6 +269,7 @@ t grader_case_twice grader_case_twice
 t grader_case_failed grader_case_failed
 t grader_unknown_case grader_unknown_case
 t grader_counters_zero grader_counters_zero
+t grader_counters_short grader_counters_short
 t grader_wrong_cpus grader_wrong_cpus
 t grader_over_budget grader_over_budget
 t grader_panic grader_panic
