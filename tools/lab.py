@@ -20,6 +20,8 @@ around another LAB4). The handout of lab n keeps the regions of earlier labs (wi
 marker lines) and replaces each region of lab n or later by one line, at the BEGIN marker's
 indentation, that builds and stops the kernel when reached:
     panic("LABn: %s: not implemented (docs/labs/labn.md)", __func__);
+A region whose BEGIN is at column 0 holds declarations (a boot option, a helper): it is
+left out, with nothing in its place (its users must be in regions of the same lab).
 A file whose first line is /* LABn: FILE */ is a solution file of lab n: handouts of lab n
 and earlier leave it out, later ones keep it (without that line). Any other comment that
 looks like a marker (LAB3 BEGIN, /* LAB 3: END */, /* LAB3: BEGN */) is an error, as are
@@ -58,8 +60,9 @@ def lab(n, title):
     return LABS[n]
 
 
-def boot(lb, name, cmdline, smp, icount=0, timeout=240):
-    lb["boots"][name] = {"cmdline": cmdline, "smp": smp, "icount": icount, "timeout": timeout}
+def boot(lb, name, cmdline, smp, icount=0, timeout=240, mem="256M"):
+    lb["boots"][name] = {"cmdline": cmdline, "smp": smp, "icount": icount, "timeout": timeout,
+                         "mem": mem}
 
 
 def check(lb, name, bootname, points, fn):
@@ -122,6 +125,11 @@ def stub_line(indent, n):
     return '%spanic("LAB%d: %%s: not implemented (docs/labs/lab%d.md)", __func__);' % (indent, n, n)
 
 
+def stub_in(lines, r):
+    """Does region r become a panic (an indented BEGIN: statements), or just go (column 0)?"""
+    return bool(MARK_RE.match(lines[r[1] - 1]).group(1))
+
+
 def make_handout_text(text, regions, n):
     """The student's text: regions of lab >= n replaced by a panic, the other markers gone."""
     lines = text.split("\n")
@@ -132,14 +140,17 @@ def make_handout_text(text, regions, n):
             continue
         r = begins.get(i)
         if r and r[0] >= n:
-            out.append(stub_line(MARK_RE.match(line).group(1), r[0]))
-            skip_until = r[2]
+            indent = MARK_RE.match(line).group(1)
+            if indent:
+                out.append(stub_line(indent, r[0]))
+            skip_until = r[2]  # a region at column 0 (declarations) just goes
             continue
         if MARK_RE.match(line):
             continue  # a marker of an earlier lab, or the FILE line: the code stays
         out.append(line)
     # panic() is declared in kernel/printk.h: include it where a stub needs it.
-    if any(r[0] >= n for r in regions) and not any(PRINTK_INC_RE.match(l) for l in out):
+    if any(r[0] >= n and stub_in(lines, r) for r in regions) and \
+            not any(PRINTK_INC_RE.match(l) for l in out):
         incs = [i for i, l in enumerate(out) if l.startswith("#include ")]
         at = incs[-1] + 1 if incs else 0
         out.insert(at, '#include "kernel/printk.h"')
@@ -186,8 +197,9 @@ def cmd_markers(src):
     for f, (_, regions, file_lab) in sorted(found.items()):
         if file_lab:
             print("%s:1 LAB%d file" % (f, file_lab))
+        text = found[f][0].split("\n")
         for n, b, e in regions:
-            print("%s:%d-%d LAB%d" % (f, b, e, n))
+            print("%s:%d-%d LAB%d%s" % (f, b, e, n, "" if stub_in(text, (n, b, e)) else " decl"))
     print("markers: %d regions, %d files" % (sum(len(v[1]) for v in found.values()), len(found)))
     return 0
 
@@ -390,6 +402,8 @@ def suite_passes(suite, test_file, smp, scheme, counters_needed):
         ev = exit_event(lines)
         if not ev or ev.get("result") != "pass":
             return "the kernel's exit event says %s" % (ev.get("result") if ev else "nothing")
+        if scheme is None:
+            return None
         tot = slabinfo_counters(lines, scheme)
         if tot is None:
             return "no slabinfo lines for kmalloc caches of scheme %s" % scheme
@@ -436,6 +450,99 @@ def exit_pass(lines):
 
 
 # ---- the labs ----
+
+# Lab 1: boot (arch/x86/multiboot.c: the memory map tag, the mem_map= option).
+MiB = 1 << 20
+MAP_RE = re.compile(r"^mem_map: \[mem 0x([0-9a-f]{16})-0x([0-9a-f]{16})\] (usable|reserved|ACPI data|"
+                    r"ACPI NVS|unusable|type unknown)$")
+
+
+def mem_map(lines):
+    """The mem_map= lines: a list of (base, end inclusive, type), or a reason."""
+    regions = []
+    for l in lines:
+        if l.startswith("mem_map:"):
+            m = MAP_RE.match(l.strip())
+            if not m:
+                return "a mem_map line not in the format of docs/labs/lab1.md: '%s'" % l.strip()
+            regions.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return regions
+
+
+def map_matches(mem_bytes, above_4g):
+    """The map's usable regions: sorted, disjoint, what QEMU gives a PC of mem_bytes (the
+    low 640 KiB, from 1 MiB up to below the memory size or the PCI hole, above 4 GiB the
+    rest), and their sum is the mem_mib the kernel built its page allocator from."""
+    def fn(lines):
+        regions = mem_map(lines)
+        if isinstance(regions, str):
+            return regions
+        if not regions:
+            return "no mem_map lines (boot option mem_map=1)"
+        for a, b in zip(regions, regions[1:]):
+            if b[0] <= a[1]:
+                return "regions 0x%x-0x%x and 0x%x-0x%x overlap or are out of order" % (
+                    a[0], a[1], b[0], b[1])
+        if any(r[1] < r[0] for r in regions):
+            return "a region ends before it starts"
+        usable = [r for r in regions if r[2] == "usable"]
+        low = [r for r in usable if r[0] == 0x100000]
+        if not low:
+            return "no usable region starting at 1 MiB"
+        low_end = low[0][1] + 1
+        if not (min(mem_bytes, 3 << 30) - 8 * MiB <= low_end <= min(mem_bytes, 4 << 30)):
+            return "the usable region from 1 MiB ends at 0x%x, not near %d MiB" % (
+                low_end, min(mem_bytes, 3 << 30) // MiB)
+        high = [r for r in usable if r[0] >= 4 << 30]
+        if above_4g and not any(r[0] == 4 << 30 for r in high):
+            return "no usable region starting at 4 GiB (QEMU puts the memory above the PCI hole there)"
+        if not above_4g and high:
+            return "a usable region above 4 GiB on a machine with %d MiB" % (mem_bytes // MiB)
+        total = sum(r[1] - r[0] + 1 for r in usable)
+        if not (mem_bytes - 16 * MiB <= total <= mem_bytes):
+            return "usable regions add up to %d MiB, the machine has %d MiB" % (total // MiB,
+                                                                               mem_bytes // MiB)
+        ev = json_lines(lines, "event", "boot")
+        mib = ev[-1].get("mem_mib") if ev else None
+        if mib != total // MiB:
+            return "the kernel's boot event says mem_mib %s, the map's usable regions %d MiB" % (
+                mib, total // MiB)
+        return exit_pass(lines)
+    return fn
+
+
+def no_map_lines(lines):
+    if any(l.startswith("mem_map:") for l in lines):
+        return "mem_map lines without mem_map=1 (the option's default must be 0)"
+    return exit_pass(lines)
+
+
+def option_refused(name):
+    def fn(lines):
+        ev = exit_event(lines)
+        if not ev or ev.get("result") != "fail":
+            return "%s=2 was not refused: the exit event says %s" % (
+                name, ev.get("result") if ev else "nothing")
+        if not any(l.startswith("cmdline: bad value '2' for %s=" % name) for l in lines):
+            return "no 'cmdline: bad value '2' for %s=' line: the option is not registered with " \
+                   "boot_param() and its range 0..1" % name
+        return None
+    return fn
+
+
+L1 = lab(1, "boot: the memory map")
+boot(L1, "map-128M", "test=page_alloc mem_map=1", 1, mem="128M")
+boot(L1, "map-4G", "test=none mem_map=1", 1, mem="4G")
+boot(L1, "no-map", "test=none", 1)
+boot(L1, "map-bad", "test=none mem_map=2", 1)
+check(L1, "memory map of a 128 MiB machine, and mem_mib from it", "map-128M", 15,
+      map_matches(128 * MiB, False))
+check(L1, "page_alloc suite on that memory, 1 CPU", "map-128M", 15,
+      suite_passes("page_alloc", "tests/kernel/page_alloc_test.c", 1, None, {}))
+check(L1, "memory map of a 4 GiB machine (memory above 4 GiB)", "map-4G", 15,
+      map_matches(4096 * MiB, True))
+check(L1, "no memory map without mem_map=1", "no-map", 5, no_map_lines)
+check(L1, "mem_map=2 is refused by the option's range", "map-bad", 10, option_refused("mem_map"))
 
 # Lab 3: the slab fastpath (mm/slub.c: the irq and cmpxchg fastpaths).
 L3 = lab(3, "the slab fastpath")
@@ -497,7 +604,7 @@ def run_boot(tree, b, iso, log):
            if k not in ("SMP", "MEM", "ACCEL", "ICOUNT", "FIRMWARE", "TIMEOUT", "MACHINE",
                         "QEMU_EXTRA", "LOG", "ISO", "ELF", "ALLOW_SLOW_KVM", "CMDLINE")}
     env.update(ISO=iso, ELF=elf, SMP=str(b["smp"]), ICOUNT=str(b["icount"]),
-               ACCEL="tcg" if b["icount"] else "auto", TIMEOUT=str(b["timeout"]), MEM="256M",
+               ACCEL="tcg" if b["icount"] else "auto", TIMEOUT=str(b["timeout"]), MEM=b["mem"],
                FIRMWARE="bios")
     with open(log, "wb") as fh:
         r = subprocess.run([os.path.join(ROOT, "tools", "qemu-run.sh")], env=env, stdout=fh,

@@ -47,6 +47,7 @@ struct boot_options {
 	unsigned int freelist_random;
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
+	unsigned int mem_map;    /* 1: print the multiboot2 memory map at boot */
 };
 
 static struct boot_options opts, want;
@@ -69,7 +70,7 @@ static const struct field {
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
-	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
+	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
 #undef F
 #undef FG
 };
@@ -200,6 +201,7 @@ static const char *diff_opts(void)
 	     opts.init_on_alloc, want.init_on_alloc);
 	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
 	     opts.init_on_free, want.init_on_free);
+	DIFF(opts.mem_map != want.mem_map, "mem_map %u want %u; ", opts.mem_map, want.mem_map);
 #undef DIFF
 	return out;
 }
@@ -279,6 +281,7 @@ static void defaults(void)
 	KT_EQ_U("default freelist_random 0", d.freelist_random, 0);
 	KT_EQ_U("default init_on_alloc 0", d.init_on_alloc, 0);
 	KT_EQ_U("default init_on_free 0", d.init_on_free, 0);
+	KT_EQ_U("default mem_map 0", d.mem_map, 0);
 
 	want_defaults();
 	accept("empty command line: defaults", "");

@@ -21,10 +21,17 @@ mkdir -p "$src/mm"
 cat >"$src/mm/a.c" <<'EOF'
 #include "mm/slub.h"
 
+/* LAB3: BEGIN */
+static int helper(int x)
+{
+	return x + 1;
+}
+/* LAB3: END */
+
 int f(int x)
 {
 	/* LAB3: BEGIN */
-	int y = x + 1;
+	int y = helper(x);
 	/* LAB4: BEGIN */
 	y *= 2; /* the lab 4 part */
 	/* LAB4: END */
@@ -51,6 +58,7 @@ handout_3_exact() {
 #include "mm/slub.h"
 #include "kernel/printk.h"
 
+
 int f(int x)
 {
 	panic("LAB3: %s: not implemented (docs/labs/lab3.md)", __func__);
@@ -65,7 +73,7 @@ EOF
     [ ! -e "$out/mm/scheme_three.c" ] || { echo "lab 3's solution file is in the lab 3 handout"; return 1; }
     cmp -s "$src/notes.md" "$out/notes.md" || { echo "notes.md changed"; return 1; }
     grep -q "lab 3 handout" "$out/HANDOUT" || { echo "no HANDOUT naming lab 3"; return 1; }
-    grep -q "2 regions replaced, 2 solution files left out" "$tmp/h3.out" ||
+    grep -q "3 regions replaced, 2 solution files left out" "$tmp/h3.out" ||
         { echo "summary: $(cat "$tmp/h3.out")"; return 1; }
 }
 
@@ -77,9 +85,14 @@ handout_4_keeps_lab3() {
 #include "mm/slub.h"
 #include "kernel/printk.h"
 
+static int helper(int x)
+{
+	return x + 1;
+}
+
 int f(int x)
 {
-	int y = x + 1;
+	int y = helper(x);
 	panic("LAB4: %s: not implemented (docs/labs/lab4.md)", __func__);
 	return y;
 }
@@ -146,19 +159,29 @@ this_tree_handout() {
     [ "$rc" = 0 ] || { echo "exit $rc:"; cat "$tmp/real.out"; return 1; }
     [ ! -e "$out/.git" ] || { echo "the handout has a .git"; return 1; }
     [ ! -e "$out/build" ] || { echo "the handout has a build/"; return 1; }
-    for f in tools/lab.py docs/labs/lab3.md docs/labs/lab4.md Makefile; do
+    for f in tools/lab.py docs/labs/lab1.md docs/labs/lab3.md docs/labs/lab4.md Makefile; do
         [ -f "$out/$f" ] || { echo "no $f in the handout"; return 1; }
     done
     if grep -rnE 'LAB[0-9]+: (BEGIN|END|FILE)' --include='*.c' --include='*.h' "$out"; then
         echo "marker text left in the handout"
         return 1
     fi
-    # Every region of lab 3 and 4 is one stub now (markers lists them all, none nested).
+    # Every region of lab 3 and 4 is one stub now (markers lists them all, none nested;
+    # those at column 0, "decl", just go).
     for n in 3 4; do
         want=$(grep -c " LAB$n\$" "$tmp/markers.out")
         got=$(grep -rhF "panic(\"LAB$n: %s: not implemented" --include='*.c' "$out" | wc -l)
         [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab $n: $got stubs for $want regions"; return 1; }
     done
+    # Lab 1's are kept in lab 3's handout, markers gone; its own handout has the stubs.
+    grep -qF 'boot_param(mem_map, mem_map_option' "$out/arch/x86/multiboot.c" ||
+        { echo "lab 1's option is not in the lab 3 handout"; return 1; }
+    $lab handout 1 "$tmp/real1" >"$tmp/real1.out" 2>&1 || { cat "$tmp/real1.out"; return 1; }
+    ! grep -qF 'mem_map_option' "$tmp/real1/arch/x86/multiboot.c" ||
+        { echo "lab 1's option is still in the lab 1 handout"; return 1; }
+    want=$(grep -c " LAB1\$" "$tmp/markers.out")
+    got=$(grep -c 'panic("LAB1: %s: not implemented' "$tmp/real1/arch/x86/multiboot.c")
+    [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab 1: $got stubs for $want regions"; return 1; }
     # The solutions' code is gone: lines only the regions had.
     for f in 'unfreeze_partials(s, c, old);' 'cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid'; do
         grep -rqF "$f" "$root/mm" || { echo "'$f' is not in the tree: update this test"; return 1; }
