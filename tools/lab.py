@@ -223,7 +223,7 @@ def cmd_handout(n, out, src):
         print("handout: %s" % e, file=sys.stderr)
         return 1
     os.makedirs(out, exist_ok=True)
-    replaced = dropped = 0
+    replaced = removed = dropped = 0
     for f in tree_files(src):
         sp, dp = os.path.join(src, f), os.path.join(out, f)
         if f in found:
@@ -231,9 +231,14 @@ def cmd_handout(n, out, src):
             if file_lab and file_lab >= n:
                 dropped += 1
                 continue
-            replaced += sum(1 for r in regions if r[0] >= n and
-                            not any(o[0] < r[0] and o[1] < r[1] and r[2] < o[2] and o[0] >= n
-                                    for o in regions))
+            lines = text.split("\n")
+            for r in regions:
+                if r[0] >= n and not any(o[0] < r[0] and o[1] < r[1] and r[2] < o[2] and
+                                         o[0] >= n for o in regions):
+                    if stub_in(lines, r):
+                        replaced += 1
+                    else:
+                        removed += 1
             os.makedirs(os.path.dirname(dp), exist_ok=True)
             with open(dp, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(make_handout_text(text, regions, n))
@@ -249,8 +254,9 @@ def cmd_handout(n, out, src):
     if leak:
         print("handout: %s still has marker text at %s" % (out, leak), file=sys.stderr)
         return 1
-    print("handout: lab %d (%s) in %s: %d regions replaced, %d solution files left out"
-          % (n, LABS[n]["title"], out, replaced, dropped))
+    print("handout: lab %d (%s) in %s: %d regions replaced by stubs, %d declaration regions "
+          "removed, %d solution files left out" % (n, LABS[n]["title"], out, replaced, removed,
+                                                   dropped))
     return 0
 
 

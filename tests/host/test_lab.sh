@@ -73,7 +73,7 @@ EOF
     [ ! -e "$out/mm/scheme_three.c" ] || { echo "lab 3's solution file is in the lab 3 handout"; return 1; }
     cmp -s "$src/notes.md" "$out/notes.md" || { echo "notes.md changed"; return 1; }
     grep -q "lab 3 handout" "$out/HANDOUT" || { echo "no HANDOUT naming lab 3"; return 1; }
-    grep -q "3 regions replaced, 2 solution files left out" "$tmp/h3.out" ||
+    grep -q "2 regions replaced by stubs, 1 declaration regions removed, 2 solution files left out" "$tmp/h3.out" ||
         { echo "summary: $(cat "$tmp/h3.out")"; return 1; }
 }
 
@@ -155,6 +155,10 @@ refuses_nonempty_out() {
 this_tree_handout() {
     local out=$tmp/real rc=0 n f
     $lab markers >"$tmp/markers.out" 2>&1 || { echo "markers:"; cat "$tmp/markers.out"; return 1; }
+    if [ -f "$root/HANDOUT" ]; then
+        echo "# SKIP a lab handout: its solutions are gone (HANDOUT)"
+        return 0
+    fi
     $lab handout 3 "$out" >"$tmp/real.out" 2>&1 || rc=$?
     [ "$rc" = 0 ] || { echo "exit $rc:"; cat "$tmp/real.out"; return 1; }
     [ ! -e "$out/.git" ] || { echo "the handout has a .git"; return 1; }
