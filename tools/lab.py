@@ -550,6 +550,51 @@ check(L1, "memory map of a 4 GiB machine (memory above 4 GiB)", "map-4G", 15,
 check(L1, "no memory map without mem_map=1", "no-map", 5, no_map_lines)
 check(L1, "mem_map=2 is refused by the option's range", "map-bad", 10, option_refused("mem_map"))
 
+# Lab 2: SMP bring-up (arch/x86/smpboot.c: INIT, then SIPI, SIPI).
+def cpus_up(smp):
+    def fn(lines):
+        ev = json_lines(lines, "event", "boot")
+        if not ev:
+            return "no boot event"
+        on, found = ev[-1].get("cpus_online"), ev[-1].get("cpus_found")
+        if found != smp or on != smp:
+            return "the boot event says %s of %s CPUs online, want %d of %d" % (on, found, smp, smp)
+        return None
+    return fn
+
+
+RTT_RE = re.compile(r"^\s*# round_trip_to_every_cpu: cpu (\d+): round trip median (\d+) cycles")
+
+
+def rtt_figures(smp):
+    """The suite's figure for every cpu but 0: a median above 0."""
+    def fn(lines):
+        got = {}
+        for l in lines:
+            m = RTT_RE.match(l)
+            if m:
+                got[int(m.group(1))] = int(m.group(2))
+        missing = [c for c in range(1, smp) if not got.get(c)]
+        if missing:
+            return "no round trip figure for cpu %s" % ", ".join(map(str, missing))
+        return None
+    return fn
+
+
+L2 = lab(2, "SMP bring-up and the IPI round trip")
+boot(L2, "smp2", "test=smp", 2)
+boot(L2, "smp4", "test=smp,ipi", 4)
+boot(L2, "rtt4", "test=ipi_rtt", 4)
+check(L2, "2 of 2 CPUs online", "smp2", 10, all_of(cpus_up(2), exit_pass))
+check(L2, "4 of 4 CPUs online", "smp4", 10, cpus_up(4))
+check(L2, "smp suite, 4 CPUs", "smp4", 10,
+      all_of(cpus_up(4), suite_passes("smp", "tests/kernel/smp_test.c", 4, None, {})))
+check(L2, "ipi suite, 4 CPUs", "smp4", 10,
+      all_of(cpus_up(4), suite_passes("ipi", "tests/kernel/ipi_test.c", 4, None, {})))
+check(L2, "IPI round trip to every cpu, checked against the IPI counters (4 CPUs)", "rtt4", 20,
+      all_of(cpus_up(4), suite_passes("ipi_rtt", "tests/kernel/ipi_rtt_test.c", 4, None, {}),
+             rtt_figures(4)))
+
 # Lab 3: the slab fastpath (mm/slub.c: the irq and cmpxchg fastpaths).
 L3 = lab(3, "the slab fastpath")
 # The slab_fastpath suite, not slab: slab runs every scheme, and lab 4's is still a stub in
