@@ -638,10 +638,6 @@ check(L4, "hackbench: at most %d list_lock acquisitions per 1000 operations (4 C
 
 # ---- grading ----
 
-def sq(s):
-    return "'" + s.replace("'", "'\\''") + "'"
-
-
 def run_boot(tree, b, iso, log):
     """Boot tree's kernel with this tree's ISO tool and QEMU runner; return qemu-run's code."""
     elf = os.path.join(tree, "build", "slablab.elf")

@@ -420,11 +420,12 @@ scheme_copy() {
 # handout of lab N builds, boots and scores 0 on lab N's grader, every check failing on the
 # lab's panic; then lab[grade,full,short-boots], this tree scores full marks on every lab's
 # checks but the 4-CPU suites (lab[grade,full], all of them, with TEST_LABS=all). With
-# TEST_LABS=all (make test-labs) also lab[N,solution-back]: the handout with the files that
+# TEST_LABS=all (make test-labs) also lab[N,earlier-labs]: the handout of lab N scores full
+# marks on every lab before N; and lab[N,solution-back]: the handout with the files that
 # hold lab N's solutions copied back in scores full marks on lab N. A tree without solution
 # markers (a handout) has nothing to test here and says so.
 lab_tests() {
-    local labs n pts title dir out rc markers files f label only
+    local labs n pts title dir out rc markers files f label only earlier
     if ! markers=$("$py" tools/lab.py markers 2>&1); then
         fail "lab[markers]" "$markers"
         return
@@ -437,7 +438,7 @@ lab_tests() {
     while read -r n pts title; do
         label="lab[$n,handout]"
         dir=$PWD/$logdir/lab$n-handout
-        if want "$label" || { [ "${TEST_LABS:-}" = all ] && want "lab[$n,solution-back]"; }; then
+        if want "$label" || { [ "${TEST_LABS:-}" = all ] && { want "lab[$n,solution-back]" || want "lab[$n,earlier-labs]"; }; }; then
             rm -rf "$dir"
             if ! out=$("$py" tools/lab.py handout "$n" "$dir" 2>&1); then
                 fail "$label" "make handout LAB=$n failed: $out"
@@ -460,6 +461,28 @@ lab_tests() {
                 else
                     pass
                     echo "ok   $label  (score 0/$pts, every check on 'LAB$n: ... not implemented')"
+                fi
+            fi
+        fi
+        # The handout passes the labs before its own (their solutions are in it).
+        label="lab[$n,earlier-labs]"
+        earlier=$(awk -v n="$n" '$1 < n { print $1 }' <<<"$labs")
+        if [ "${TEST_LABS:-}" = all ] && [ -n "$earlier" ] && want "$label"; then
+            if [ "$dry_run" = 1 ]; then
+                echo "dry-run $label: tools/lab.py grade --lab M --tree $dir for M in" $earlier
+            else
+                local m bad=
+                for m in $earlier; do
+                    rc=0
+                    out=$("$py" tools/lab.py grade --lab "$m" --tree "$dir" --logdir "$logdir/lab$n-earlier-grade" 2>&1) || rc=$?
+                    printf '%s\n' "$out" >>"$logdir/lab$n-earlier-labs.log"
+                    [ "$rc" = 0 ] || bad+=" lab $m: ${out##*$'\n'};"
+                done
+                if [ -z "$bad" ]; then
+                    pass
+                    echo "ok   $label  (labs" $earlier "at full marks on lab $n's handout)"
+                else
+                    fail "$label" "on lab $n's handout:$bad (log: $logdir/lab$n-earlier-labs.log)"
                 fi
             fi
         fi
