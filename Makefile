@@ -7,6 +7,8 @@
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
 #   make deps       install the Debian packages the above need (as root), or print the apt line
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
+#   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
+#   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
@@ -14,7 +16,13 @@
 #   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
-#   SMP=4           number of CPUs QEMU gives the guest (1..255 under TCG)
+#   SMP=4           number of CPUs QEMU gives the guest (1..255 under QEMU 7.2's TCG; up to
+#                   1024 with a QEMU whose TCG has x2APIC, which tools/qemu10.sh provides:
+#                   q35, -cpu max,+x2apic and an intel-iommu in EIM mode are then chosen)
+#   APIC=auto       x2apic: the guest CPU gets x2APIC (QEMU 8 or later: tools/qemu10.sh's is
+#                   taken when the installed one is older); xapic: takes it away
+#   TOPOLOGY=       appended to -smp, e.g. TOPOLOGY=sockets=2,cores=3,threads=2 (APIC ids
+#                   with gaps)
 #   MEM=256M        guest memory (128M .. 16G)
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
@@ -32,7 +40,9 @@ ICOUNT ?= 0
 FIRMWARE ?= bios
 CMDLINE ?=
 TIMEOUT ?= 300
-export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
+APIC ?= auto
+TOPOLOGY ?=
+export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
 
 B := build
 # V=1 shows every command.
@@ -55,14 +65,31 @@ LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -
 
 CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
 ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
-OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS))
+OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) \
+	$(B)/gen/replay_sample.o
 
-.PHONY: all run test debug deps clean iso-cmdline host-tests bench-host model fuzz bench handout grade test-labs
+.PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
+	replay trace-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
 	$(Q)sed -n 's/^#define \(TRAMP_[A-Z0-9_]*\) \([0-9a-fx]*\).*/%define \1 \2/p' $< > $@
+
+# bench=replay's trace when GRUB loads none (bench/bench_replay.c): a recording, as bytes.
+REPLAY_SAMPLE := tests/traces/python-threads.trace
+$(B)/gen/replay_sample.c: $(REPLAY_SAMPLE)
+	@mkdir -p $(@D)
+	$(Q){ echo '/* $(REPLAY_SAMPLE), made by the Makefile */'; \
+	  echo '#include "kernel/types.h"'; \
+	  echo 'const u8 replay_sample[] __aligned(8) = {'; \
+	  od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const u64 replay_sample_len = sizeof(replay_sample);'; } > $@.tmp
+	$(Q)mv $@.tmp $@
+
+$(B)/gen/replay_sample.o: $(B)/gen/replay_sample.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -103,9 +130,12 @@ sq = '$(subst ','\'',$(1))'
 cmdline_q = $(call sq,$(value CMDLINE))
 
 # An ISO whose only entry boots with CMDLINE and no menu delay (make run, tools/test.sh).
+# MODULE=FILE: the entry also loads FILE as a multiboot2 module (a trace for bench=replay).
 OUT ?= $(B)/run.iso
+MODULE ?=
 iso-cmdline: $(B)/slablab.elf tools/mkiso.sh
-	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline $(cmdline_q)
+	$(Q)tools/mkiso.sh $(OUT) $(B)/slablab.elf --cmdline $(cmdline_q) \
+	  $(if $(MODULE),--module $(call sq,$(MODULE)))
 
 $(B)/test.iso: $(B)/slablab.elf tools/mkiso.sh
 	@$(if $(Q),echo "  ISO     $@")
@@ -137,6 +167,33 @@ bench:
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
 	  exit $$rc
 
+# make replay TRACE=FILE: bench=replay of a slab trace (docs/traces.md) on every scheme, the
+# knobs of make run; CMDLINE adds options (replay_cpus=, scheme=; a bench= of its own
+# replaces bench=replay, e.g. bench=replay,hackbench). The log is kept in
+# build/replay.log; tools/trace/slabtrace.py check runs first and stops a bad trace here.
+replay:
+	@tools/deps.sh run
+	@[ -n "$(TRACE)" ] || { echo "make replay: give the trace, TRACE=FILE (docs/traces.md)"; exit 2; }
+	@[ -f "$(TRACE)" ] || { echo "make replay: no file $(TRACE)"; exit 2; }
+	@python3 tools/trace/slabtrace.py check $(call sq,$(TRACE))
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/replay.iso MODULE=$(call sq,$(TRACE)) \
+	  CMDLINE=$(call sq,$(if $(filter bench=%,$(value CMDLINE)),,bench=replay )$(value CMDLINE)) >/dev/null
+	@ISO=$(B)/replay.iso LOG=$(B)/replay.log tools/qemu-run.sh
+
+# make trace-linux WORKLOAD=hackbench|fs: Debian's kernel (linux-image-amd64) booted in QEMU
+# traces Linux's kmem events while it runs the workload (tools/trace/linux/capture.sh, a few
+# minutes under TCG); the texts of tracefs, trace-cmd report and perf script are kept in
+# build/trace/linux/ and trace-cmd's is converted to build/trace/linux-WORKLOAD.trace,
+# ready for make replay TRACE=build/trace/linux-WORKLOAD.trace.
+WORKLOAD ?= hackbench
+trace-linux:
+	@tools/deps.sh trace
+	@tools/trace/linux/capture.sh $(call sq,$(WORKLOAD)) $(B)/trace/linux
+	@python3 tools/trace/slabtrace.py from-linux $(B)/trace/linux/$(WORKLOAD).trace-cmd.txt \
+	  -o $(B)/trace/linux-$(WORKLOAD).trace --source linux-6.1:$(WORKLOAD)
+	@echo "make replay TRACE=$(B)/trace/linux-$(WORKLOAD).trace"
+
 debug:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
@@ -151,7 +208,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*
 include arch/host/build.mk
 include tests/host/host.mk
 
-host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab
+host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check
 
 # libFuzzer over the slab allocator with every debug check on (tests/host/fuzz_slab.c), for
 # FUZZ_TIME seconds; its corpus is kept in build/fuzz-corpus/, a crash input in build/.
@@ -166,7 +223,7 @@ fuzz:
 # The matrix sets every run knob itself: the exported ones still at this file's defaults are
 # left out of tools/test.sh's environment, and it names (and ignores) any that are left, i.e.
 # given on the command line or in the environment (MEM=64M make test).
-RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT
+RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
@@ -174,6 +231,15 @@ test:
 
 # The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
 # pass of it): docs/ipi-protocol.md.
+# make test-big: the x2APIC boots and the 512- and 1024-CPU boots of test=smp,ipi,spinlock
+# (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
+# minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
+test-big:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_BIG=1 \
+	  TEST_FILTER='^(x2apic|big)\[' tools/test.sh
+
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full

@@ -48,7 +48,7 @@ const char *bench_accel(void);
 bool bench_emulated(void);
 
 /* What a boot with neither test= nor bench= runs (make run), and how long it takes. */
-#define BENCH_DEFAULT "fastpath,bulk,hackbench,remote,scaling,latency,memory"
+#define BENCH_DEFAULT "fastpath,bulk,hackbench,remote,scaling,latency,memory,replay"
 #define BENCH_DEFAULT_TIME "about a minute under QEMU's TCG with 4 CPUs on a 2-core host, six schemes"
 
 /* -1: a name that is not a benchmark, or a benchmark's self-check failed (bench_fail). */

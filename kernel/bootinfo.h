@@ -30,6 +30,13 @@ struct mem_region {
  */
 #define BOOT_CMDLINE_MAX 4096
 
+/* A multiboot2 module (GRUB's module2): bench=replay's trace. */
+#define BOOT_MAX_MODULES 8
+struct boot_module {
+	u64 start, end; /* physical = direct-map addresses; reserved from the page allocator */
+	char cmdline[64];
+};
+
 struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX];
 	size_t cmdline_len; /* the loader's whole command line: longer than cmdline[] is an error */
@@ -40,6 +47,8 @@ struct boot_info {
 	u64 mbi_start, mbi_end; /* the multiboot2 information itself */
 	bool efi;           /* booted through UEFI (an EFI system table tag was present) */
 	char loader[64];
+	struct boot_module modules[BOOT_MAX_MODULES];
+	int nr_modules;
 };
 
 extern struct boot_info boot_info;

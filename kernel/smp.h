@@ -27,6 +27,7 @@ extern int nr_cpu_ids;     /* CPUs online, numbered 0..nr_cpu_ids-1 */
 extern int nr_cpus_found;  /* enabled CPUs the firmware (ACPI MADT) lists */
 extern int nr_cpus_tried;  /* CPUs we tried to start, the boot CPU included (cpus= caps it) */
 extern int nr_cpus_skipped; /* CPUs left out on purpose (ap_skip=), not among those tried */
+extern int nr_cpus_unreachable; /* left out: APIC ids above 254 in xAPIC mode */
 extern int nr_cpus_gave_up; /* of those tried, did not answer in time */
 /* The arch's boot options: cpus= (0: all) and ap_skip= (-1: none). */
 extern unsigned int setup_max_cpus;

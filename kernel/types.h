@@ -68,7 +68,12 @@ typedef u64 phys_addr_t;
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 
-/* Upper bound on CPUs: QEMU's TCG stops at 255, xAPIC ids are 8 bits. */
-#define NR_CPUS 256
+/*
+ * Upper bound on CPUs, as distribution kernels have 8192: x2APIC ids are 32 bits, and
+ * QEMU 10's TCG boots 1024 vCPUs (q35 with an intel-iommu in EIM mode). Per-cpu memory is
+ * allocated for the CPUs present only; what scales with this is a few static tables
+ * (the MADT's CPUs, per-cpu offsets, the AP start slots) and cpumasks (512 bytes).
+ */
+#define NR_CPUS 4096
 
 #endif

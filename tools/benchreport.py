@@ -703,8 +703,15 @@ def plot_held(pl, log, emu):
                  lambda f: f.figure, "pages")
 
 
+def plot_replay(pl, log, emu):
+    figs = pick(log.of("replay"), "cycles_per_event", "cycles")
+    if figs:
+        bar_plot(pl, "replay", "replay: cycles per trace event per scheme%s" % emu, figs,
+                 lambda f: "%s (%s streams)" % (f.p("trace"), f.p("streams")), "cycles per event (median)")
+
+
 PLOTS = [plot_fastpath, plot_bulk, plot_hackbench, plot_scaling, plot_latency, plot_memory,
-         plot_remote, plot_held]
+         plot_remote, plot_held, plot_replay]
 
 # ---------------------------------------------------------------------------------------
 # Markdown: one section per benchmark
@@ -901,11 +908,13 @@ TITLES = {
     "scaling": "scaling: throughput against CPUs",
     "latency": "latency: cycles per operation under contention",
     "memory": "memory: pages held against bytes in use",
+    "replay": "replay: a slab trace on every scheme (docs/traces.md)",
 }
 
 PLOTS_OF = {
     "fastpath": ["fastpath"], "bulk": ["bulk"], "hackbench": ["hackbench"],
     "scaling": ["scaling"], "memory": ["memory"], "remote": ["remote"], "held": ["held"],
+    "replay": ["replay"],
 }
 
 # ---------------------------------------------------------------------------------------
@@ -926,6 +935,7 @@ HEADLINES = [
     ("latency", "p99", "cycles", {"op": "alloc"}, "lower", "alloc p99"),
     ("latency", "p99", "cycles", {"op": "free"}, "lower", "free p99"),
     ("memory", "peak_pages", "pages", {}, "lower", "peak pages"),
+    ("replay", "cycles_per_event", "cycles", {}, "lower", "replay: cycles per trace event"),
 ]
 
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks that the host tools slablab needs are present and installs missing Debian 12
-# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench]; no group means "build".
+# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench] [trace]; no group
+# means "build".
 #
 # Exit: 0 all present (prints nothing), 1 missing and could not install, 2 bad usage.
 # DEPS_NO_INSTALL=1 only checks and prints the apt-get line.
 set -euo pipefail
 
-# Each check is "kind:what:package". kind is cmd (on PATH), dir, file, or py (python3).
+# Each check is "kind:what:package". kind is cmd (on PATH), dir, file, glob (a file matching
+# the shell pattern what), or py (python3).
 # To add a group, add a case below and list its checks.
 checks_build=(
     cmd:make:make
@@ -38,23 +40,39 @@ checks_test=(
 checks_bench=(
     cmd:gnuplot:gnuplot-nox
 )
+# make trace-linux (tools/trace/linux/capture.sh): Debian's kernel booted in QEMU with an
+# initramfs of busybox (static), hackbench, trace-cmd and perf.
+checks_trace=(
+    glob:/boot/vmlinuz-*-amd64:linux-image-amd64
+    file:/bin/busybox:busybox-static
+    cmd:hackbench:rt-tests
+    cmd:trace-cmd:trace-cmd
+    cmd:perf:linux-perf
+    cmd:cpio:cpio
+    py:python3:python3
+)
 
 usage() {
-    echo "usage: tools/deps.sh [build|run|test|bench]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench|trace]..." >&2
     exit 2
 }
 
 want=()
+want_qemu10=0
 [ $# -eq 0 ] && set -- build
 for group in "$@"; do
     case "$group" in
     build) want+=("${checks_build[@]}") ;;
     run) want+=("${checks_build[@]}" "${checks_run[@]}") ;;
-    test) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}") ;;
+    test)
+        want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}")
+        want_qemu10=1
+        ;;
     bench) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}" "${checks_bench[@]}") ;;
+    trace) want+=("${checks_run[@]}" "${checks_trace[@]}") ;;
     -h | --help) usage ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test bench)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench trace)" >&2
         exit 2
         ;;
     esac
@@ -73,6 +91,7 @@ missing_packages() {
         cmd) command -v "$what" >/dev/null 2>&1 && continue ;;
         dir) [ -d "$what" ] && continue ;;
         file) [ -f "$what" ] && continue ;;
+        glob) compgen -G "$what" >/dev/null && continue ;;
         py) { [ -x /usr/bin/python3 ] || command -v python3 >/dev/null 2>&1; } && continue ;;
         esac
         case "$out" in *" $pkg "*) ;; *) out+="$pkg " ;; esac
@@ -81,8 +100,23 @@ missing_packages() {
     printf '%s' "${out% }"
 }
 
+# make test's x2APIC boots (x2APIC mode, sparse APIC ids, more than 255 CPUs) need a QEMU
+# whose TCG has x2APIC, 8.0 or later; Debian 12's is 7.2. tools/qemu10.sh fetches QEMU 10 from
+# Debian 12's backports once, beside the installed QEMU (which the other boots keep using).
+# Without it those boots are skipped with a line saying why; nothing else depends on it.
+qemu10() {
+    [ "$want_qemu10" = 1 ] && [ "${DEPS_NO_INSTALL:-0}" != 1 ] || return 0
+    "$(dirname "${BASH_SOURCE[0]}")/qemu10.sh" >/dev/null 2>&1 && return 0
+    "$(dirname "${BASH_SOURCE[0]}")/qemu10.sh" --fetch >/dev/null ||
+        echo "deps.sh: no QEMU with TCG x2APIC: make test will skip its x2APIC boots" >&2
+    return 0
+}
+
 missing=$(missing_packages)
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    qemu10
+    exit 0
+fi
 
 read -ra pkgs <<<"$missing"
 install_line="apt-get install -y --no-install-recommends ${pkgs[*]}"
@@ -108,4 +142,5 @@ if [ -n "$missing" ]; then
     echo "deps.sh: still missing after install: $missing" >&2
     exit 1
 fi
+qemu10
 exit 0

@@ -4,6 +4,9 @@
 #   tools/mkiso.sh OUT.iso KERNEL.elf GRUB.CFG          the ISO with the shipped menu
 #   tools/mkiso.sh OUT.iso KERNEL.elf --cmdline "ARGS"  one entry with ARGS, no menu delay
 #   tools/mkiso.sh --print-cfg --cmdline "ARGS"         print that entry's grub.cfg, build nothing
+#   ... --cmdline "ARGS" --module FILE                   the entry also loads FILE as a
+#                                                        multiboot2 module (bench=replay's
+#                                                        trace, docs/traces.md), /boot/trace
 # ARGS is split into words at blanks (spaces, tabs, newlines); each word reaches the kernel
 # as written, the words joined by single spaces. A word holding ' " or \ is refused (exit 2):
 # GRUB 2.06's multiboot2 command puts a backslash before each of those three characters in
@@ -25,7 +28,8 @@ grub_word() {
     printf "'%s'" "${1//\'/$q}"
 }
 
-# cmdline_cfg ARGS: the grub.cfg of one entry booting the kernel with ARGS.
+# cmdline_cfg ARGS [MODULE]: the grub.cfg of one entry booting the kernel with ARGS (and
+# loading /boot/trace as a module if MODULE is given).
 cmdline_cfg() {
     local LC_ALL=C words=() w args="" title=slablab
     local no_blanks=${1//[$' \t\n']/}
@@ -53,30 +57,37 @@ terminal_input serial console
 terminal_output serial console
 set timeout=0
 menuentry $(grub_word "$title") {
-    multiboot2 /boot/slablab.elf$args
+    multiboot2 /boot/slablab.elf$args${2:+
+    module2 /boot/trace trace}
     boot
 }
 CFG
 }
 
 if [ "${1-}" = --print-cfg ]; then
-    if [ "${2-}" != --cmdline ] || [ $# -gt 3 ]; then
-        die "usage: mkiso.sh --print-cfg --cmdline \"ARGS\""
+    if [ "${2-}" != --cmdline ] || { [ $# -gt 3 ] && { [ $# != 5 ] || [ "$4" != --module ]; }; }; then
+        die "usage: mkiso.sh --print-cfg --cmdline \"ARGS\" [--module FILE]"
     fi
-    cmdline_cfg "${3-}"
+    cmdline_cfg "${3-}" "${5-}"
     exit 0
 fi
 [ $# -ge 3 ] || die "usage: mkiso.sh OUT.iso KERNEL.elf GRUB.CFG | --cmdline \"ARGS\""
-out=$1 kernel=$2 cfg=$3
+out=$1 kernel=$2 cfg=$3 module=
+if [ "$cfg" = --cmdline ] && [ $# -gt 4 ]; then
+    [ $# = 6 ] && [ "$5" = --module ] || die "usage: mkiso.sh OUT.iso KERNEL.elf --cmdline \"ARGS\" [--module FILE]"
+    module=$6
+    [ -f "$module" ] || die "no module file '$module'"
+fi
 if [ "$cfg" = --cmdline ]; then
     # Checked (and the config made) before anything is built.
-    cfg_text=$(cmdline_cfg "${4-}")
+    cfg_text=$(cmdline_cfg "${4-}" "$module")
 fi
 tree=$(mktemp -d "${TMPDIR:-/tmp}/slablab-iso.XXXXXX")
 log=$(mktemp "${TMPDIR:-/tmp}/slablab-iso-log.XXXXXX")   # not inside the tree that goes on the ISO
 trap 'rm -rf "$tree" "$log"' EXIT
 mkdir -p "$tree/boot/grub"
 cp "$kernel" "$tree/boot/slablab.elf"
+[ -z "$module" ] || cp "$module" "$tree/boot/trace"
 if [ "$cfg" = --cmdline ]; then
     printf '%s\n' "$cfg_text" > "$tree/boot/grub/grub.cfg"
 else

@@ -11,11 +11,17 @@
 #   TIMEOUT=120            seconds before QEMU is killed (0 = none)
 #   LOG=file               also copy the serial output to this file
 #   QEMU_EXTRA="..."       extra QEMU arguments (split on spaces)
-#   MACHINE=pc             QEMU machine type (q35 is picked for KVM with SMP > 255)
+#   MACHINE=pc             QEMU machine type (q35 is picked for SMP > 255)
+#   APIC=auto|x2apic|xapic the guest CPU's APIC: x2apic adds +x2apic to -cpu (TCG needs QEMU
+#                          8 or later: --x2apic-probe), xapic takes it away; auto leaves -cpu
+#                          as it is, except that SMP > 255 needs x2apic
+#   TOPOLOGY=...           appended to -smp, e.g. sockets=2,cores=3,threads=2 (sparse APIC ids)
+#   QEMU=qemu-system-x86_64  the QEMU binary
 #   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
 #   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
 # Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
-#   what ACCEL=auto would choose), --dry-run (print the QEMU command), -h.
+#   what ACCEL=auto would choose), --x2apic-probe (print yes if $QEMU's TCG emulates x2APIC,
+#   else no and why on stderr), --dry-run (print the QEMU command), -h.
 # Exit: 0 kernel reported success (0x10), 1 test failure (0x11), 3 panic (0x12),
 #   4 no result (QEMU error, reset, triple fault), 124 timeout, 2 bad configuration.
 set -euo pipefail
@@ -29,7 +35,7 @@ die() {
 }
 
 usage() {
-    sed -n '3,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '3,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-2}"
 }
 
@@ -57,6 +63,23 @@ kvm_usable() {
     kvm_device_ok && kvm_hw_ok
 }
 
+# Does $QEMU's TCG emulate x2APIC? QEMU 7.2 does not ("TCG doesn't support requested
+# feature: x2apic", and the guest sees none); QEMU 8.0 added it, and with q35 and an
+# intel-iommu in EIM mode more than 255 vCPUs (Debian 12 backports has QEMU 10.0).
+x2apic_why=
+tcg_x2apic_ok() {
+    local v
+    v=$("${QEMU:-qemu-system-x86_64}" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+    if [ -z "$v" ]; then
+        x2apic_why="${QEMU:-qemu-system-x86_64} does not run or says no version"
+        return 1
+    fi
+    if [ "$v" -lt 8 ]; then
+        x2apic_why="QEMU $v's TCG has no x2APIC (8.0 added it); make deps as root installs QEMU 10 from Debian 12's backports"
+        return 1
+    fi
+}
+
 debug=0
 dry=0
 for arg in "$@"; do
@@ -65,6 +88,10 @@ for arg in "$@"; do
     --dry-run) dry=1 ;;
     --accel-probe)
         if kvm_usable; then echo kvm; else echo tcg; fi
+        exit 0
+        ;;
+    --x2apic-probe)
+        if tcg_x2apic_ok; then echo yes; else echo no; echo "qemu-run: $x2apic_why" >&2; fi
         exit 0
         ;;
     -h | --help) usage 0 ;;
@@ -83,6 +110,7 @@ ICOUNT=${ICOUNT:-0}
 FIRMWARE=${FIRMWARE:-bios}
 TIMEOUT=${TIMEOUT:-120}
 LOG=${LOG:-}
+QEMU_SET=${QEMU:-}
 QEMU=${QEMU:-qemu-system-x86_64}
 ELF=${ELF:-build/slablab.elf}
 
@@ -93,6 +121,11 @@ fi
 [ -f "$ISO" ] || die "ISO '$ISO' not found (build it first, e.g. make iso)"
 
 if ! [[ $SMP =~ ^[0-9]+$ ]] || [ "$SMP" -lt 1 ]; then die "SMP='$SMP' is not a CPU count"; fi
+APIC=${APIC:-auto}
+case "$APIC" in auto | x2apic | xapic) ;; *) die "APIC='$APIC' must be auto, x2apic or xapic" ;; esac
+TOPOLOGY=${TOPOLOGY:-}
+[[ $TOPOLOGY =~ ^([a-z]+=[0-9]+)?(,[a-z]+=[0-9]+)*$ ]] ||
+    die "TOPOLOGY='$TOPOLOGY' is not like sockets=2,cores=3,threads=2"
 [[ $MEM =~ ^[0-9]+[KMGTkmgt]?$ ]] || die "MEM='$MEM' is not a size like 256M or 4G"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "TIMEOUT='$TIMEOUT' is not a number of seconds"
 case "$ICOUNT" in 0 | "") ICOUNT=0 ;; 1) ;; *) die "ICOUNT='$ICOUNT' must be 0 or 1" ;; esac
@@ -125,28 +158,55 @@ kvm)
 esac
 
 machine=${MACHINE:-pc}
+big_args=()
+# x2APIC under TCG needs QEMU 8 or later: unless QEMU names one, take tools/qemu10.sh's
+# (the installed QEMU if new enough, else QEMU 10 fetched by make deps), saying so.
+if [ "$accel" = tcg ] && { [ "$APIC" = x2apic ] || [ "$SMP" -gt 255 ]; } && [ -z "${QEMU_SET:-}" ] &&
+    ! tcg_x2apic_ok && q10=$("$root/tools/qemu10.sh" 2>/dev/null); then
+    echo "qemu-run: $QEMU has no TCG x2APIC; using $q10" >&2
+    QEMU=$q10
+fi
 if [ "$SMP" -gt 255 ]; then
-    [ "$accel" = tcg ] && die "SMP=$SMP: TCG in QEMU 7.2 supports at most 255 CPUs (no x2APIC)"
-    [ "$SMP" -gt 288 ] && die "SMP=$SMP: QEMU 7.2 with KVM supports at most 288 CPUs (q35)"
+    if [ "$accel" = tcg ]; then
+        tcg_x2apic_ok || die "SMP=$SMP: more than 255 CPUs need x2APIC: $x2apic_why"
+        [ "$APIC" = xapic ] && die "SMP=$SMP cannot run with APIC=xapic (8-bit APIC ids)"
+        APIC=x2apic
+        # Interrupt remapping in EIM mode: what lets QEMU address 32-bit APIC ids.
+        big_args=(-device "intel-iommu,intremap=on,eim=on")
+    else
+        [ "$SMP" -gt 288 ] && die "SMP=$SMP: QEMU with KVM supports at most 288 CPUs (q35)"
+    fi
     [ -z "${MACHINE:-}" ] && machine=q35
     [ "$machine" = q35 ] || die "SMP=$SMP needs MACHINE=q35 (pc stops at 255)"
 fi
+if [ "$APIC" = x2apic ] && [ "$accel" = tcg ] && ! tcg_x2apic_ok; then
+    die "APIC=x2apic: $x2apic_why"
+fi
 
+cpu_model=max
 if [ "$accel" = kvm ]; then
-    accel_args=(-accel kvm -cpu "host,-arch-capabilities,+invtsc")
+    accel_args=(-accel kvm)
+    cpu_model="host,-arch-capabilities,+invtsc"
     accel_name=kvm
 elif [ "$ICOUNT" = 1 ]; then
-    accel_args=(-accel "tcg,thread=single" -icount shift=0 -cpu max)
+    accel_args=(-accel "tcg,thread=single" -icount shift=0)
     accel_name=tcg-icount
 else
-    accel_args=(-accel "tcg,thread=multi" -cpu max)
+    accel_args=(-accel "tcg,thread=multi")
     accel_name=tcg
 fi
 
+case "$APIC" in
+x2apic) cpu_model+=",+x2apic" ;;
+xapic) cpu_model+=",-x2apic" ;;
+esac
+smp_arg=$SMP${TOPOLOGY:+,$TOPOLOGY}
+
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
-qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -m "$MEM" -smp "$SMP"
-    "${fw_args[@]}" -display none -monitor none -no-reboot -boot d -cdrom "$ISO"
-    -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio "${extra_args[@]}")
+qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -cpu "$cpu_model" -m "$MEM"
+    -smp "$smp_arg" "${big_args[@]}" "${fw_args[@]}" -display none -monitor none -no-reboot
+    -boot d -cdrom "$ISO" -device "isa-debug-exit,iobase=0xf4,iosize=0x04" -serial stdio
+    "${extra_args[@]}")
 
 if [ "$debug" = 1 ]; then
     qemu_cmd+=(-s -S)
@@ -162,7 +222,7 @@ else
     fi
 fi
 
-echo "qemu-run: $accel_name smp=$SMP mem=$MEM firmware=$FIRMWARE machine=$machine" \
+echo "qemu-run: $accel_name smp=$smp_arg apic=$APIC mem=$MEM firmware=$FIRMWARE machine=$machine" \
     "timeout=$timeout_desc iso=$ISO" >&2
 
 if [ "$dry" = 1 ]; then

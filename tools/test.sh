@@ -25,7 +25,7 @@ cd "$root" || exit 2
 # Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
 # matrix is the same whatever the caller's environment says, and says so.
 ignored=()
-for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE; do
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE; do
     if [ -n "${!knob+set}" ]; then
         ignored+=("$knob=${!knob}")
         unset "$knob"
@@ -140,7 +140,7 @@ ktap() {
 boot() {
     local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
     shift 3
-    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE=
+    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY=
         QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo")
     if [ "$dry_run" = 1 ]; then
         env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
@@ -274,8 +274,13 @@ extra() {
     local label=$1 cmdline=$2 want_rc=$3 iso log envs=() why=() c k v tmo=$tmo_boot kout kdetail=
     shift 3
     want "$label" || return 0
+    local module=
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        envs+=("$1")
+        # TRACE=FILE: the ISO's entry loads FILE as a multiboot2 module (bench=replay)
+        case "$1" in
+        TRACE=*) module=${1#TRACE=} ;;
+        *) envs+=("$1") ;;
+        esac
         shift
     done
     [ $# -gt 0 ] && shift
@@ -285,10 +290,10 @@ extra() {
     base=${base%-}
     log=$logdir/$base.log
     iso=$test_iso
-    if [ -n "$cmdline" ]; then
+    if [ -n "$cmdline" ] || [ -n "$module" ]; then
         iso=$logdir/iso/$base.iso
-        if ! "$make_cmd" -s iso-cmdline CMDLINE="$cmdline" OUT="$iso" >"$log" 2>&1 || [ ! -f "$iso" ]; then
-            fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso (log: $log)"
+        if ! "$make_cmd" -s iso-cmdline CMDLINE="${cmdline:-test=all}" OUT="$iso" ${module:+MODULE="$module"} >"$log" 2>&1 || [ ! -f "$iso" ]; then
+            fail "$label" "could not build its ISO: make iso-cmdline CMDLINE=\"$cmdline\" OUT=$iso${module:+ MODULE=$module} (log: $log)"
             sed 's/^/    /' "$log" | tail -n 5
             return
         fi
@@ -532,6 +537,30 @@ lab_tests() {
     fi
 }
 
+# x2apic_boots: what QEMU 7.2 cannot show, on a QEMU whose TCG has x2APIC (tools/qemu10.sh:
+# the installed one if 8 or later, else QEMU 10 from Debian 12's backports, fetched by make
+# deps beside it): x2APIC mode on q35, x2apic=off (xAPIC on a CPU that has x2APIC), sparse
+# APIC ids (two sockets of three cores of two threads: ids with gaps), and more than 255
+# CPUs (x2APIC ids past 255 through an intel-iommu in EIM mode). Without such a QEMU they
+# are skipped with one line saying why. 1024 CPUs take minutes: make test-big.
+x2apic_boots() {
+    local q why
+    if ! q=$(tools/qemu10.sh 2>"$logdir/qemu10.log"); then
+        why=$(cat "$logdir/qemu10.log")
+        echo "skip x2apic[...]: ${why#qemu10.sh: }"
+        return 0
+    fi
+    extra "x2apic[q35,smp4]" "test=smp,ipi,spinlock" 0 QEMU="$q" SMP=4 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=true json:cpus_online=4 "CPUs online (x2 APIC)"
+    extra "x2apic[x2apic=off,q35,smp4]" "test=smp,ipi x2apic=off" 0 QEMU="$q" SMP=4 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=false json:cpus_online=4 "x2apic=off: xAPIC mode although the CPU has x2APIC"
+    extra "x2apic[sparse ids,sockets=2,cores=3,threads=2]" "test=smp,ipi" 0 QEMU="$q" SMP=12 TOPOLOGY=sockets=2,cores=3,threads=2 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=true json:cpus_online=12
+    extra "x2apic[smp300,test=smp]" "test=smp ap_timeout_ms=60000" 0 QEMU="$q" SMP=300 MEM=512M TIMEOUT=600 -- ktap json:x2apic=true json:cpus_online=300 json:cpus_found=300
+    # make test-big (TEST_BIG=1): the CPU-bound suites at 512 and 1024 CPUs; minutes each.
+    if [ "${TEST_BIG:-0}" = 1 ]; then
+        extra "big[smp512,test=smp,ipi,spinlock]" "test=smp,ipi,spinlock ap_timeout_ms=60000" 0 QEMU="$q" SMP=512 MEM=1G TIMEOUT=1800 -- ktap json:x2apic=true json:cpus_online=512
+        extra "big[smp1024,test=smp,ipi,spinlock]" "test=smp,ipi,spinlock ap_timeout_ms=60000" 0 QEMU="$q" SMP=1024 MEM=2G TIMEOUT=2400 -- ktap json:x2apic=true json:cpus_online=1024
+    fi
+}
+
 # ---------------------------------------------------------------------------------------
 echo "test.sh: host tests"
 host_tests
@@ -573,9 +602,57 @@ else
     extra "cmdline[ap_skip=2,smp4]" "test=smp ap_skip=2" 0 SMP=4 -- ktap json:cpus_online=3 json:cpus_found=4 "not starting the CPU with APIC id 2"
     extra "cmdline[bogus=1]" "bogus=1" 1 -- "unknown option" "valid options"
     extra "cmdline[cpus=abc]" "cpus=abc" 1 -- "cpus"
-    extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..256"
+    extra "cmdline[cpus=0]" "cpus=0" 1 -- "expected a number 1..4096"
     extra "cmdline[test=nosuch]" "test=nosuch" 1 -- "matches no suite" "suites in this kernel"
     extra "cmdline[bench=nosuch]" "bench=nosuch" 1 -- "no benchmark named"
+    # bench=replay (docs/traces.md): the recording built in, on 1 CPU; a capture of Linux's
+    # hackbench (tests/traces/linux-hackbench.trace) on 4; generated traces as modules: pairs (every free on another stream) at 4 CPUs and, with replay_cpus= putting
+    # each pair on one CPU, at 2 with no remote free; the cases a replay counts and skips;
+    # bad traces refused with what and where.
+    if want "bench[replay"; then
+        mkdir -p "$logdir/traces"
+        PYTHONPATH=tools/trace "$py" - "$logdir/traces" <<'PY' || fail "bench[replay traces]" "could not make the test traces"
+import sys
+import slabtrace as st
+out = sys.argv[1]
+st.synth("pairs", 4, 4000, 1).write(f"{out}/pairs.trace")
+w = st.TraceWriter("skips", 2)
+c = w.add_cache("conn", 200, 0, st.CACHE_FLAG_HWCACHE_ALIGN)
+w.event(0, st.EV_ALLOC, 10, 0, c)
+w.event(0, st.EV_KMALLOC, 20, 1, 0)
+w.event(0, st.EV_KMALLOC, 30, 2, (4096 << 10) + 1)
+w.event(0, st.EV_KMALLOC, 40, 3, 100000)
+w.event(0, st.EV_KMALLOC, 45, 5, 64)
+w.event(1, st.EV_FREE, 50, 0, c)
+w.event(1, st.EV_FREE, 60, 0, c)
+w.event(1, st.EV_KFREE, 70, 1)
+w.event(1, st.EV_KFREE, 80, 2)
+w.event(1, st.EV_KFREE, 90, 3)
+w.event(1, st.EV_KFREE, 95, 4)
+w.write(f"{out}/skips.trace")
+w = st.TraceWriter("deadlock", 2)
+w.event(0, st.EV_KFREE, 10, 0); w.event(0, st.EV_KMALLOC, 20, 1, 64)
+w.event(1, st.EV_KFREE, 10, 1); w.event(1, st.EV_KMALLOC, 20, 0, 64)
+w.write(f"{out}/deadlock.trace")
+PY
+    fi
+    extra "bench[replay,builtin,smp1]" "bench=replay bench_reps=1" 0 SMP=1 -- benchjson report \
+        "replay: trace ldpreload:python3: 3 streams on 1 CPUs" '"figure":"cycles_per_event"' '"figure":"live_at_end","value":36.0'
+    extra "bench[replay,pairs,smp4]" "bench=replay bench_reps=2" 0 SMP=4 TRACE="$logdir/traces/pairs.trace" -- benchjson \
+        "from the module GRUB loaded" "replay: trace synth-pairs: 4 streams on 4 CPUs" \
+        're:"scheme":"lock",.*"figure":"remote_frees","value":100.0' 're:"scheme":"ipi",.*"figure":"ipis","value":[1-9]'
+    extra "bench[replay,pairs,replay_cpus=0,0,1,1,smp2]" "bench=replay bench_reps=1 replay_cpus=0,0,1,1 scheme=lock,ipi" 0 SMP=2 TRACE="$logdir/traces/pairs.trace" -- benchjson \
+        "4 streams on 2 CPUs (replay_cpus=)" 're:"scheme":"ipi",.*"figure":"remote_frees","value":0.0'
+    extra "bench[replay,linux-hackbench,smp4]" "bench=replay bench_reps=1" 0 SMP=4 TRACE=tests/traces/linux-hackbench.trace -- benchjson \
+        "replay: trace linux-6.1:hackbench: 4 streams on 4 CPUs" '"figure":"cycles_per_event"'
+    extra "bench[replay,skips,smp2]" "bench=replay bench_reps=1" 0 SMP=2 TRACE="$logdir/traces/skips.trace" -- benchjson \
+        "skipped: 1 frees of ids never allocated, 1 double frees, 1 kmallocs of 0 bytes, 1 past the page allocator's 4096 KiB; 1 kmallocs past 8 KiB from the page allocator; 1 objects live at the end"
+    extra "bench[replay,bad:not-a-trace]" "bench=replay" 1 SMP=1 TRACE=README.md -- \
+        "bench replay: SELF-CHECK FAILED: the trace: not a slab trace (no SLABTRCE magic at the start)"
+    extra "bench[replay,bad:deadlock]" "bench=replay" 1 SMP=1 TRACE="$logdir/traces/deadlock.trace" -- \
+        "bench replay: SELF-CHECK FAILED: the trace: stream 0 event 0: deadlock: the free of id 0 waits for its allocation"
+    extra "bench[replay,replay_cpus=5,smp2]" "bench=replay replay_cpus=0,5" 1 SMP=2 -- \
+        "bench replay: SELF-CHECK FAILED: replay_cpus=0,5: CPU 5, but only CPUs 0..1 are online"
     extra "bench[fastpath,bulk,held]" "bench=fastpath,bulk,held" 0 -- '"bench":"bulk"' '"figure":"alloc_free_pair"' "improved" '"figure":"pages_held_idle"' report
     # The benchmark suite with small counts: every benchmark, its JSON and its self-checks
     # (a failed check makes the kernel exit 1); with no test= or bench=, the default run.
@@ -657,6 +734,7 @@ else
     extra "cpu[Opteron_G1,smp4,test=slab,slab_ipi]" "test=slab,slab_ipi" 0 SMP=4 QEMU_EXTRA="-cpu Opteron_G1" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
     extra "cpu[qemu64,-cx16,fastpath=cmpxchg]" "test=slab fastpath=cmpxchg" 1 QEMU_EXTRA="-cpu qemu64,-cx16" -- "fastpath=cmpxchg: this CPU has no CMPXCHG16B"
     extra "cpu[qemu64,-apic]" "test=smp" 1 SMP=1 QEMU_EXTRA="-cpu qemu64,-apic" -- "this CPU has no APIC"
+    x2apic_boots
 fi
 
 if [ "$dry_run" = 1 ] && [ "$failed" = 0 ]; then

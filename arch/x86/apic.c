@@ -7,8 +7,10 @@
  */
 #include "arch/x86/apic.h"
 #include "arch/x86/x86.h"
+#include "kernel/cmdline.h"
 #include "kernel/irqflags.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 
 #define APIC_BASE_EN (1ULL << 11)
 #define APIC_BASE_EXTD (1ULL << 10) /* x2APIC */
@@ -40,6 +42,12 @@
 bool x2apic_mode;
 static volatile u8 *xapic_mmio;
 
+/* Boot option x2apic= (README.md's table): auto, or off for xAPIC where that can be had. */
+static char x2apic_choice[8];
+static const char *const x2apic_choices[] = { "auto", "off", NULL };
+boot_param(x2apic, x2apic_choice, enum, x2apic_choices, "auto",
+	   "APIC mode: auto (x2APIC when the CPU has it) or off (xAPIC, unless the firmware enabled x2APIC)");
+
 static u32 apic_read(u32 reg)
 {
 	if (x2apic_mode)
@@ -55,7 +63,7 @@ static void apic_write(u32 reg, u32 v)
 		mmio_write32(xapic_mmio + reg, v);
 }
 
-static bool cpu_has_x2apic(void)
+bool apic_has_x2apic(void)
 {
 	u32 a, b, c, d;
 
@@ -67,8 +75,18 @@ void apic_init_bsp(u64 madt_lapic_addr)
 {
 	u64 base = rdmsr(MSR_APIC_BASE);
 
-	/* x2APIC when the CPU has it; firmware may already have switched to it (then we must). */
-	x2apic_mode = cpu_has_x2apic() || (base & APIC_BASE_EXTD);
+	/*
+	 * x2APIC when the CPU has it, unless x2apic=off; firmware may already have switched to
+	 * it, and x2APIC cannot be left for xAPIC without a reset (SDM vol. 3, 11.12.5): then we
+	 * must use it, and say that x2apic=off could not be followed.
+	 */
+	x2apic_mode = (apic_has_x2apic() && strcmp(x2apic_choice, "off")) || (base & APIC_BASE_EXTD);
+	if (!strcmp(x2apic_choice, "off"))
+		printk("apic: x2apic=off: %s\n",
+		       (base & APIC_BASE_EXTD) ? "the firmware enabled x2APIC mode, which cannot be "
+						 "left without a reset: using x2APIC"
+		       : apic_has_x2apic()      ? "xAPIC mode although the CPU has x2APIC"
+					       : "xAPIC mode (the CPU has no x2APIC anyway)");
 	xapic_mmio = (volatile u8 *)(uptr)(base & 0xffffff000ULL);
 	if (!x2apic_mode && madt_lapic_addr && madt_lapic_addr != (base & 0xffffff000ULL))
 		printk("apic: MADT says the APIC is at %#llx, the MSR says %#llx; using the MSR\n",

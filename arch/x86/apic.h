@@ -17,6 +17,7 @@
 #define VEC_SPURIOUS 0xff
 
 extern bool x2apic_mode;
+bool apic_has_x2apic(void); /* CPUID.01H:ECX.x2APIC[bit 21] */
 
 void apic_init_bsp(u64 madt_lapic_addr);
 void apic_init_cpu(void);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Read the multiboot2 information GRUB left for us: command line (tag 1), boot loader name
- * (2), memory map (6), EFI system table (11/12) and the ACPI RSDP (14: ACPI 1.0, 15: 2.0+).
+ * (2), modules (3), memory map (6), EFI system table (11/12) and the ACPI RSDP (14: ACPI 1.0, 15: 2.0+).
  * Everything is copied into boot_info, because under UEFI the structure sits in low memory
  * (about 0x4000) that we would otherwise hand out.
  */
@@ -14,6 +14,7 @@
 #define MB2_TAG_END 0
 #define MB2_TAG_CMDLINE 1
 #define MB2_TAG_LOADER 2
+#define MB2_TAG_MODULE 3
 #define MB2_TAG_MMAP 6
 #define MB2_TAG_EFI32 11
 #define MB2_TAG_EFI64 12
@@ -63,6 +64,20 @@ int multiboot_parse(u32 magic, u64 mbi)
 		case MB2_TAG_LOADER:
 			strlcpy(boot_info.loader, (const char *)(p + 8), sizeof(boot_info.loader));
 			break;
+		case MB2_TAG_MODULE: {
+			/* u32 mod_start, mod_end, then the module's command line (multiboot2 3.6.6) */
+			struct boot_module *m;
+
+			if (boot_info.nr_modules == BOOT_MAX_MODULES) {
+				printk("boot: more than %d modules; ignoring the rest\n", BOOT_MAX_MODULES);
+				break;
+			}
+			m = &boot_info.modules[boot_info.nr_modules++];
+			m->start = *(u32 *)(p + 8);
+			m->end = *(u32 *)(p + 12);
+			strlcpy(m->cmdline, (const char *)(p + 16), sizeof(m->cmdline));
+			break;
+		}
 		case MB2_TAG_MMAP: {
 			/* LAB1: BEGIN */
 			u32 esize = *(u32 *)(p + 8);

@@ -136,6 +136,10 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 
 	memblock_reserve((u64)(uptr)_kernel_start, (u64)(_kernel_end - _kernel_start), "kernel");
 	memblock_reserve(boot_info.mbi_start, boot_info.mbi_end - boot_info.mbi_start, "multiboot");
+	for (int i = 0; i < boot_info.nr_modules; i++) /* bench=replay reads them in place */
+		if (boot_info.modules[i].end > boot_info.modules[i].start)
+			memblock_reserve(boot_info.modules[i].start,
+					 boot_info.modules[i].end - boot_info.modules[i].start, "module");
 	if (acpi_init(boot_info.rsdp))
 		printk("slablab: no ACPI %s: running on the boot CPU only%s\n",
 		       acpi.present ? "MADT" : "tables",

@@ -68,6 +68,7 @@ static volatile int released; /* APs may go on past their arrival */
 u64 boot_aps_online_tsc;
 int nr_cpus_gave_up;
 int nr_cpus_skipped;
+int nr_cpus_unreachable;
 int nr_cpus_tried = 1;
 
 /* Boot options (README.md's table). */
@@ -129,6 +130,11 @@ int smp_prepare(unsigned int max_cpus)
 			       acpi.cpus[i].apic_id);
 			continue;
 		}
+		if (!x2apic_mode && acpi.cpus[i].apic_id > 0xfe) {
+			/* xAPIC destinations are 8 bits and 0xff is the broadcast: unreachable. */
+			nr_cpus_unreachable++;
+			continue;
+		}
 		if (max_cpus && (unsigned)nr_slots >= max_cpus)
 			continue; /* full, but ap_skip='s CPU may come later in the table */
 		slots[nr_slots].apic_id = acpi.cpus[i].apic_id;
@@ -143,11 +149,10 @@ int smp_prepare(unsigned int max_cpus)
 	if (acpi.nr_ignored)
 		printk("smp: %d more CPUs than slablab's limit of %d are left out\n", acpi.nr_ignored,
 		       NR_CPUS);
-	if (!x2apic_mode)
-		for (int i = 1; i < nr_slots; i++)
-			if (slots[i].apic_id > 0xfe)
-				panic("smp: CPU with APIC id %u needs x2APIC mode, which this CPU lacks",
-				      slots[i].apic_id);
+	if (nr_cpus_unreachable)
+		printk("smp: %d CPUs with APIC ids above 254 are left out: they need x2APIC mode (%s)\n",
+		       nr_cpus_unreachable,
+		       apic_has_x2apic() ? "x2apic=off chose xAPIC" : "this CPU has no x2APIC");
 	return nr_slots;
 }
 

@@ -338,6 +338,29 @@ int tsc_measure_clock(const char *name, struct tsc_estimate *est)
 	return -1;
 }
 
+/* Does any clock count, and does any give an estimate from the last measure()? */
+static bool clocks_count(void)
+{
+	for (int i = 0; i < NR_REFS; i++)
+		if (refs[i].ok)
+			return true;
+	return false;
+}
+
+static bool clocks_usable(void)
+{
+	for (int i = 0; i < NR_REFS; i++) {
+		struct tsc_estimate est;
+
+		if (!refs[i].ok)
+			continue;
+		estimate(&refs[i], &est);
+		if (est.khz)
+			return true;
+	}
+	return false;
+}
+
 /* ---- choosing ---- */
 
 static void cpuid_leaves(u64 *l15, u64 *hv, u64 *l16)
@@ -388,6 +411,16 @@ void tsc_init(void)
 	cpuid_leaves(&c[C_LEAF15].est.khz, &c[C_HV].est.khz, &c[C_LEAF16].est.khz);
 	probe_clocks(true);
 	measure(~0u);
+	/*
+	 * A host that preempts the emulator through every window of every clock (seen once at a
+	 * load average of 10 on 2 cores) leaves nothing to choose from although the clocks
+	 * count: measure again, a few times, before saying there is nothing to go by.
+	 */
+	for (int round = 1; round <= 4 && clocks_count() && !clocks_usable(); round++) {
+		printk("tsc: no clock gave enough usable windows (the host kept preempting us?); "
+		       "measuring again (%d of 4)\n", round);
+		measure(~0u);
+	}
 	for (int i = 0; i < NR_REFS; i++) {
 		struct clock_ref *r = &refs[i];
 		struct tsc_estimate *est = &c[ref_of[i]].est;

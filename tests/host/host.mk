@@ -22,6 +22,11 @@ $(HT)/test_tsc_calib: $(HT_OBJ)/plain/k/arch/x86/tsc_calib.o
 $(HT)/test_%: $(HT_OBJ)/plain/t/tests/host/test_%.o $(HT_COMMON)
 	$(HOSTCC) $(HOST_CFLAGS) $(HT_LDFLAGS) -o $@ $(filter %.o,$^)
 
+# trace_check: the kernel's slab trace reader (bench/trace.c) on a file, for
+# tests/host/test_trace.sh (not a test of its own: it takes the file to read).
+$(HT)/trace_check: $(HT_OBJ)/plain/t/tests/host/trace_check.o $(HT_OBJ)/plain/k/bench/trace.o $(HT_COMMON)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)
+
 # test_cmdline: the parser (kernel/cmdline.c) and the real options, those of every kernel
 # source with a line that starts with the word boot_param (so an option added anywhere is tested
 # without an edit here; kernel/cmdline.h). Those sources are built once more under
@@ -77,4 +82,5 @@ $(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o $(FUZZ_OBJS) $(HOST_LDS
 # Keep the objects: make would delete those it made only through the pattern rules.
 .SECONDARY: $(patsubst $(HT)/%,$(HT_OBJ)/plain/t/tests/host/%.o,$(HOST_TESTS)) $(HT_COMMON) \
 	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OPTS_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
+	$(HT_OBJ)/plain/t/tests/host/trace_check.o $(HT_OBJ)/plain/k/bench/trace.o \
 	$(HT_OBJ)/tsan/t/tests/host/test_slab_tsan.o $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o

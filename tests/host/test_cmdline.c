@@ -29,6 +29,7 @@ struct boot_options {
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
+	char x2apic[8];          /* APIC mode: auto, off */
 	char scheme[128];        /* schemes: "all" or a comma list */
 	bool scheme_given;
 	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
@@ -48,6 +49,7 @@ struct boot_options {
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
 	unsigned int mem_map;    /* 1: print the multiboot2 memory map at boot */
+	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 };
 
 static struct boot_options opts, want;
@@ -65,12 +67,14 @@ static const struct field {
 	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
 	  offsetof(struct boot_options, n##_given) }
 	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
-	F(ap_timeout_ms, UINT), F(ap_skip, UINT), FG(scheme, LIST), F(fastpath, ENUM),
+	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
 	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
+	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
+	F(replay_cpus, STR),
 #undef F
 #undef FG
 };
@@ -162,6 +166,8 @@ static const char *diff_opts(void)
 	DIFF(opts.ap_timeout_ms != want.ap_timeout_ms, "ap_timeout_ms %u want %u; ",
 	     opts.ap_timeout_ms, want.ap_timeout_ms);
 	DIFF(opts.ap_skip != want.ap_skip, "ap_skip %ld want %ld; ", opts.ap_skip, want.ap_skip);
+	DIFF(strcmp(opts.x2apic, want.x2apic), "x2apic \"%.8s\" want \"%.8s\"; ", opts.x2apic,
+	     want.x2apic);
 	DIFF(strcmp(opts.scheme, want.scheme), "scheme \"%.40s\" want \"%.40s\"; ", opts.scheme,
 	     want.scheme);
 	DIFF(opts.scheme_given != want.scheme_given, "scheme_given %d want %d; ",
@@ -202,6 +208,8 @@ static const char *diff_opts(void)
 	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
 	     opts.init_on_free, want.init_on_free);
 	DIFF(opts.mem_map != want.mem_map, "mem_map %u want %u; ", opts.mem_map, want.mem_map);
+	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
+	     opts.replay_cpus, want.replay_cpus);
 #undef DIFF
 	return out;
 }
@@ -261,6 +269,7 @@ static void defaults(void)
 	KT_EQ_S("default crash empty", d.crash, "");
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
+	KT_EQ_S("default x2apic=auto", d.x2apic, "auto");
 
 	KT_EQ_S("default scheme=partial", d.scheme, "partial");
 	KT_EQ_U("default scheme_given false", d.scheme_given, 0);
@@ -359,25 +368,35 @@ static void options(void)
 	reject("a repeated option whose second value is bad", "cpus=2 cpus=x", "cpus=", NULL);
 }
 
+static void apic_mode(void)
+{
+	want_defaults();
+	strcpy(want.x2apic, "off");
+	accept("x2apic=off", "x2apic=off");
+	strcpy(want.x2apic, "auto");
+	accept("x2apic=auto", "x2apic=auto");
+	reject("x2apic=on rejected, naming the choices", "x2apic=on", "x2apic", "auto", "off", NULL);
+}
+
 static void numbers(void)
 {
-	/* cpus: 1..256 (NR_CPUS) */
+	/* cpus: 1..4096 (NR_CPUS) */
 	want_defaults();
 	want.cpus = 1;
 	accept("cpus=1 lowest", "cpus=1");
-	want.cpus = 256;
-	accept("cpus=256 highest", "cpus=256");
-	reject("cpus=0 rejected", "cpus=0", "cpus", "'0'", "1..256", NULL);
-	reject("cpus=257 rejected", "cpus=257", "cpus", "'257'", "1..256", NULL);
+	want.cpus = 4096;
+	accept("cpus=4096 highest", "cpus=4096");
+	reject("cpus=0 rejected", "cpus=0", "cpus", "'0'", "1..4096", NULL);
+	reject("cpus=4097 rejected", "cpus=4097", "cpus", "'4097'", "1..4096", NULL);
 	reject("cpus=4294967297 rejected, not wrapped to 1", "cpus=4294967297", "cpus", NULL);
 	reject("cpus=4294967296 rejected, not wrapped to 0", "cpus=4294967296", "cpus", NULL);
 	want.cpus = 16;
 	accept("cpus=0x10 hex", "cpus=0x10");
 	want.cpus = 31;
 	accept("cpus=0X1f hex, upper X, mixed case", "cpus=0X1f");
-	want.cpus = 256;
-	accept("cpus=0x100 hex highest", "cpus=0x100");
-	reject("cpus=0x101 rejected", "cpus=0x101", "cpus", NULL);
+	want.cpus = 4096;
+	accept("cpus=0x1000 hex highest", "cpus=0x1000");
+	reject("cpus=0x1001 rejected", "cpus=0x1001", "cpus", NULL);
 	/* No octal (Linux's kstrtoul base 0 reads 010 as 8): a decimal leading zero is an error. */
 	reject("cpus=010 leading zero rejected", "cpus=010", "'010'", "cpus=", "leading zero",
 	       "octal", NULL);
@@ -566,6 +585,22 @@ static void schemes_and_bench_sizes(void)
 	       NULL);
 }
 
+/* replay_cpus=: CPU numbers, checked for shape here (against the CPUs online at replay). */
+static void replay_options(void)
+{
+	want_defaults();
+	strcpy(want.replay_cpus, "0,1,1,3");
+	accept("replay_cpus=0,1,1,3", "replay_cpus=0,1,1,3");
+	strcpy(want.replay_cpus, "7");
+	accept("replay_cpus=7 (one CPU for every stream)", "replay_cpus=7");
+	reject("replay_cpus= empty", "replay_cpus=", "replay_cpus=", NULL);
+	reject("replay_cpus=0,x", "replay_cpus=0,x", "'x' is not a CPU number", NULL);
+	reject("replay_cpus=0,,1", "replay_cpus=0,,1", "'' is not a CPU number", NULL);
+	reject("replay_cpus=1, trailing comma", "replay_cpus=1,", "ends with a comma", NULL);
+	reject("replay_cpus=01 leading zero", "replay_cpus=01", "'01' is not a CPU number", NULL);
+	reject("replay_cpus=-1", "replay_cpus=-1", "'-1' is not a CPU number", NULL);
+}
+
 /* test=, bench=, scheme=: comma lists without empty items, repeats or a lone word mixed in. */
 static void lists(void)
 {
@@ -635,11 +670,11 @@ static void messages(void)
 	int rc;
 
 	/* The same message in a small buffer: cut short and terminated, nothing past it. */
-	parse("cpus=999");
+	parse("cpus=9999");
 	strcpy(full, err);
 	small = malloc(16); /* exact size: ASan sees a write past it */
 	memset(small, 0x5a, 16);
-	rc = cmdline_parse("cpus=999", small, 16);
+	rc = cmdline_parse("cpus=9999", small, 16);
 	kt_check(rc == -1 && strlen(full) > 15 && !strncmp(small, full, 15) && small[15] == '\0',
 		 "error message cut to a 16-byte buffer", "rc %d, got \"%.16s\", full \"%s\"", rc,
 		 small, full);
@@ -827,6 +862,7 @@ int main(void)
 	defaults();
 	options();
 	numbers();
+	apic_mode();
 	bad_input();
 	schemes_and_bench_sizes();
 	lists();
@@ -834,5 +870,6 @@ int main(void)
 	messages();
 	slub_debug_specs();
 	slab_options();
+	replay_options();
 	return kt_finish();
 }

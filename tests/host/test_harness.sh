@@ -17,7 +17,8 @@ unset MAKEFLAGS MFLAGS MAKELEVEL TEST_QUICK
 # A matrix boot on the shipped test.iso, a boot with its own memory size, and the 255-CPU
 # boot with an ISO of its own (built, as in a real run).
 filter='^boot\[bios,tcg,smp1\]$|^boot\[uefi,tcg,smp8\]$|^mem\[4G,smp2\]$|^smp\[255,test=all\]$'
-inherited=(SMP=3 MEM=64M ACCEL=kvm ICOUNT=1 FIRMWARE=uefi TIMEOUT=7 MACHINE=q35
+inherited=(SMP=3 MEM=64M ACCEL=kvm ICOUNT=1 FIRMWARE=uefi TIMEOUT=7 MACHINE=q35 APIC=xapic
+    TOPOLOGY=sockets=3
     "QEMU_EXTRA=-cpu Opteron_G1" LOG=/nonexistent/log ISO=/nonexistent.iso ELF=/nonexistent.elf
     ALLOW_SLOW_KVM=1 "CMDLINE=test=smp")
 
@@ -49,7 +50,7 @@ has() {
             return 1
         fi
     done
-    for bad in "-m 64M" "-smp 3 " "-icount" "Opteron" "q35" "nonexistent" " 7 "; do
+    for bad in "-m 64M" "-smp 3 " "-icount" "Opteron" "q35" "nonexistent" " 7 " "-x2apic" "sockets=3"; do
         if [[ $c == *"$bad"* ]]; then
             echo "FAILED: $label: the inherited '$bad' is in:$c"
             return 1

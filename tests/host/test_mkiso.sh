@@ -123,6 +123,30 @@ quotes_and_backslash_refused() {
         refused $'test=smp\x01' "holds a control character"
 }
 
+# --module FILE: the entry loads /boot/trace as a multiboot2 module after the kernel
+# (bench=replay's trace); a missing file is refused before anything is built.
+module_entry() {
+    local rc=0 out
+    "$root/tools/mkiso.sh" --print-cfg --cmdline "bench=replay" --module /x >"$tmp/grub.cfg" || return 1
+    grub-script-check "$tmp/grub.cfg" || { cat "$tmp/grub.cfg"; return 1; }
+    if ! grep -A1 -x "    multiboot2 /boot/slablab.elf 'bench=replay'" "$tmp/grub.cfg" |
+        grep -qx "    module2 /boot/trace trace"; then
+        echo "FAILED: no module2 line after the multiboot2 line:"
+        cat "$tmp/grub.cfg"
+        return 1
+    fi
+    "$root/tools/mkiso.sh" --print-cfg --cmdline "bench=replay" | grep -q module2 &&
+        { echo "FAILED: a module2 line without --module"; return 1; }
+    out=$("$root/tools/mkiso.sh" "$tmp/no.iso" /nonexistent.elf --cmdline "bench=replay" --module "$tmp/none" 2>&1) || rc=$?
+    if [ "$rc" != 2 ] || [[ $out != *"no module file '$tmp/none'"* ]] || [ -e "$tmp/no.iso" ]; then
+        echo "FAILED: --module of a missing file exited $rc, said: $out"
+        return 1
+    fi
+    rc=0
+    out=$("$root/tools/mkiso.sh" "$tmp/no.iso" /nonexistent.elf --cmdline "bench=replay" --modul x 2>&1) || rc=$?
+    [ "$rc" = 2 ] && [[ $out == *usage* ]] || { echo "FAILED: a misspelt --module exited $rc: $out"; return 1; }
+}
+
 # The variable as the Makefile hands it on, NUL-separated per check: the word after
 # --cmdline in make iso-cmdline's mkiso.sh command, and the CMDLINE= word of the sub-make
 # that make run, make debug and make bench start; both as the shell would split them.
@@ -187,6 +211,7 @@ t semicolon_pipe_amp_redirect cfg_ok 'a;b c|d e&f g<h>i ;' 'a;b' 'c|d' 'e&f' 'g<
 t blanks_split_words cfg_ok $'  a\tb\n c  ' a b c
 t empty_cmdline cfg_ok ''
 t quotes_and_backslash_refused quotes_and_backslash_refused
+t module_entry module_entry
 t make_passes_cmdline_from_command_line make_passes cmd
 t make_passes_cmdline_from_environment make_passes env
 

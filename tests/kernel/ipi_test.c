@@ -8,6 +8,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "mm/slab.h"
 
 struct where {
 	int cpu;
@@ -72,12 +73,14 @@ static void async_call_completes(struct kunit *test)
 
 static void wakeup_ipi_reaches_every_cpu(struct kunit *test)
 {
-	struct ipi_stats before[NR_CPUS], after, me_before, me_after;
+	struct ipi_stats *before, after, me_before, me_after;
 	int me = smp_processor_id();
 	u64 deadline;
 
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
+	before = kcalloc((size_t)nr_cpu_ids, sizeof(*before), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
 		ipi_stats_get(cpu, &before[cpu]);
 	me_before = before[me];
@@ -97,6 +100,7 @@ static void wakeup_ipi_reaches_every_cpu(struct kunit *test)
 	}
 	ipi_stats_get(me, &me_after);
 	KUNIT_EXPECT_EQ(test, me_after.wakeup_sent - me_before.wakeup_sent, (u64)nr_cpu_ids - 1);
+	kfree(before);
 }
 
 /* Calls per CPU; the total stays bounded so that 255 emulated CPUs finish in seconds. */

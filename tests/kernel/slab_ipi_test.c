@@ -93,13 +93,13 @@ static bool wait_flag(int *flag)
 
 struct chain {
 	struct kmem_cache *s;
+	long produced, consumed;
+	int errors;
 	struct {
 		void *ring[CHAIN_RING]; /* filled by the previous cpu, emptied by this one */
 		unsigned int head, tail; /* head: producer's, tail: consumer's */
 		int sleeping;            /* the consumer halts until the producer's wake-up IPI */
-	} __aligned(64) q[NR_CPUS];
-	long produced, consumed;
-	int errors;
+	} __aligned(64) q[]; /* [nr_cpu_ids] */
 };
 
 static void chain_cpu(struct kunit *test, void *arg)
@@ -167,7 +167,8 @@ static void chain_cpu(struct kunit *test, void *arg)
 
 static void producer_consumer_chain(struct kunit *test)
 {
-	struct chain *ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	size_t size = sizeof(struct chain) + (size_t)nr_cpu_ids * sizeof(((struct chain *)0)->q[0]);
+	struct chain *ch = kzalloc(size, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, ch);
 	for (unsigned int i = 0; slab_scheme_name(i); i++) {
@@ -176,7 +177,7 @@ static void producer_consumer_chain(struct kunit *test)
 		struct slab_cache_info info;
 		u64 t0;
 
-		memset(ch, 0, sizeof(*ch));
+		memset(ch, 0, size);
 		ch->s = make(test, scheme, 64);
 		t0 = get_cycles();
 		kunit_run_on_all_cpus(test, chain_cpu, ch);

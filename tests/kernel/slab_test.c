@@ -545,8 +545,8 @@ static void cross_cpu_frees(struct kunit *test)
 struct stress {
 	u64 seed;
 	long ops;
-	void *mailbox[NR_CPUS][MAILBOX];
 	int errors;
+	void *mailbox[][MAILBOX]; /* [nr_cpu_ids] */
 };
 
 static u64 xorshift(u64 *s)
@@ -644,7 +644,8 @@ static void drain_mailboxes(void *arg)
 
 static void random_stress_all_cpus(struct kunit *test)
 {
-	struct stress *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	struct stress *st = kzalloc(sizeof(*st) + (size_t)nr_cpu_ids * sizeof(st->mailbox[0]),
+				    GFP_KERNEL);
 	struct cpumask all;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);

@@ -552,8 +552,8 @@ struct dstress {
 	struct kmem_cache *s[2];
 	u64 seed;
 	long ops;
-	void *box[NR_CPUS][16];
 	int bad;
+	void *box[][16]; /* [nr_cpu_ids] */
 };
 
 static void dstress_cpu(struct kunit *test, void *arg)
@@ -609,7 +609,8 @@ static void drain_boxes(void *arg)
 
 static void stress_all_cpus_then_validate(struct kunit *test)
 {
-	struct dstress *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	struct dstress *st = kzalloc(sizeof(*st) + (size_t)nr_cpu_ids * sizeof(st->box[0]),
+				     GFP_KERNEL);
 	struct cpumask all;
 	struct counts c;
 

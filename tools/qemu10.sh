@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A QEMU whose TCG emulates x2APIC (QEMU 8.0 added it; Debian 12's own is 7.2), for the boots
+# QEMU 7.2 cannot do: x2APIC mode, sparse 32-bit APIC ids, more than 255 CPUs. Prints the
+# path of a qemu-system-x86_64 to use and exits 0, or says why there is none and exits 1.
+#
+#   tools/qemu10.sh           the installed QEMU if it is 8 or later, else the copy fetched
+#                             before (below), else none
+#   tools/qemu10.sh --fetch   the same, but first fetch the copy if there is none: Debian 12's
+#                             backports suite has QEMU 10.0 (qemu-system-x86, -common, -data,
+#                             seabios). The packages come from the mirror this machine's apt
+#                             sources already name (never a host written here), with apt's own
+#                             signature checks, into a private apt state; they are unpacked
+#                             (dpkg -x) beside the installed QEMU, which stays as it is: the
+#                             rest of make test keeps running on Debian's default QEMU. No root
+#                             is needed.
+#
+# The copy lives in $SLABLAB_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/slablab)/qemu-10;
+# its bin/qemu-system-x86_64 is a wrapper that points QEMU at its own firmware (-L).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${SLABLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slablab}
+dir=$cache/qemu-10
+wrapper=$dir/bin/qemu-system-x86_64
+suite=bookworm-backports
+pkgs=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
+
+major() {
+    "$1" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p'
+}
+
+usable() {
+    local v
+    v=$(major "$1")
+    [ -n "$v" ] && [ "$v" -ge 8 ]
+}
+
+fetch=0
+case "${1:-}" in
+"") ;;
+--fetch) fetch=1 ;;
+-h | --help)
+    sed -n '3,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    exit 0
+    ;;
+*)
+    echo "qemu10.sh: unknown argument '$1' (--fetch, --help)" >&2
+    exit 2
+    ;;
+esac
+
+if command -v qemu-system-x86_64 >/dev/null && usable qemu-system-x86_64; then
+    command -v qemu-system-x86_64
+    exit 0
+fi
+if [ -x "$wrapper" ] && usable "$wrapper"; then
+    echo "$wrapper"
+    exit 0
+fi
+if [ "$fetch" = 0 ]; then
+    echo "qemu10.sh: no QEMU with TCG x2APIC: the installed one is $(major qemu-system-x86_64 || echo none), and no copy in $dir (tools/qemu10.sh --fetch, or make deps, fetches QEMU 10 from Debian 12's backports)" >&2
+    exit 1
+fi
+
+# The mirror: the first URI of a Debian source for bookworm (deb822 .sources or one-line).
+mirror=
+for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    mirror=$(awk '
+        /^[[:space:]]*$/ { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) { print uri; exit } uri = ""; suites = "" }
+        /^URIs:/ { uri = $2 }
+        /^Suites:/ { $1 = ""; suites = $0 " " }
+        END { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) print uri }' "$f" | head -n 1)
+    [ -n "$mirror" ] && break
+done
+if [ -z "$mirror" ]; then
+    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+        awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { if ($(i + 1) == "bookworm") { print $i; exit } } }')
+fi
+if [ -z "$mirror" ]; then
+    echo "qemu10.sh: no Debian bookworm source in /etc/apt to take a mirror from; the x2APIC boots need QEMU 8 or later" >&2
+    exit 1
+fi
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -f "$keyring" ] || { echo "qemu10.sh: $keyring is missing (package debian-archive-keyring)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/sources" "$work/lists/partial" "$work/archives/partial"
+printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+    "$mirror" "$suite" "$keyring" >"$work/sources/backports.sources"
+apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/sources"
+    -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::Archives=$work/archives"
+    -o "Dir::Cache=$work" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=$(id -un)")
+echo "qemu10.sh: fetching QEMU 10 from $mirror $suite into $dir (the installed QEMU is left alone)" >&2
+if ! apt-get "${apt_opts[@]}" -q update >"$work/log" 2>&1; then
+    echo "qemu10.sh: apt-get update of $suite failed:" >&2
+    tail -n 3 "$work/log" >&2
+    exit 1
+fi
+if ! (cd "$work/archives" && apt-get "${apt_opts[@]}" -q download \
+    $(for p in "${pkgs[@]}"; do printf '%s/%s ' "$p" "$suite"; done)) >>"$work/log" 2>&1; then
+    echo "qemu10.sh: could not download ${pkgs[*]} from $suite:" >&2
+    tail -n 3 "$work/log" >&2
+    exit 1
+fi
+rm -rf "$dir.new"
+mkdir -p "$dir.new/bin"
+for deb in "$work"/archives/*.deb; do
+    dpkg -x "$deb" "$dir.new/root"
+done
+cat >"$dir.new/bin/qemu-system-x86_64" <<EOF
+#!/bin/sh
+# QEMU 10 from Debian 12's backports, unpacked by tools/qemu10.sh; its own firmware first.
+exec "$dir/root/usr/bin/qemu-system-x86_64" -L "$dir/root/usr/share/qemu" -L "$dir/root/usr/share/seabios" "\$@"
+EOF
+chmod +x "$dir.new/bin/qemu-system-x86_64"
+rm -rf "$dir"
+mv "$dir.new" "$dir"
+if ! usable "$wrapper"; then
+    echo "qemu10.sh: the unpacked QEMU does not run: $("$dir/root/usr/bin/qemu-system-x86_64" --version 2>&1 | head -n 1)" >&2
+    exit 1
+fi
+echo "qemu10.sh: $("$wrapper" --version | head -n 1) in $dir" >&2
+echo "$wrapper"
