@@ -73,7 +73,6 @@ static const struct field {
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
-	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
 	F(replay_cpus, STR),
 #undef F
 #undef FG
