@@ -11,6 +11,9 @@
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
+#   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
+#   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
+#   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under QEMU 7.2's TCG; up to
@@ -72,7 +75,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
-	replay trace-linux
+	replay trace-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -258,6 +261,29 @@ test-big:
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full
+
+# The course labs (docs/labs/, tools/lab.py). OUT is also iso-cmdline's: its default here is
+# build/labN. TREE: the tree to grade (default this one), built with its own Makefile and
+# booted with this tree's ISO tool, QEMU runner and checks; CHECK: only the checks whose
+# name matches this regex.
+LAB ?=
+TREE ?= .
+CHECK ?=
+handout:
+	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
+	@python3 tools/lab.py handout $(call sq,$(LAB)) \
+	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/lab$(LAB),$(OUT)))
+
+grade:
+	@tools/deps.sh run
+	@python3 tools/lab.py grade $(if $(LAB),--lab $(call sq,$(LAB))) --tree $(call sq,$(TREE)) \
+	  $(if $(CHECK),--only $(call sq,$(CHECK)))
+
+test-labs:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) \
+	  TEST_LABS=all TEST_FILTER='^lab\[' tools/test.sh
 
 clean:
 	rm -rf $(B)

@@ -74,6 +74,11 @@ void smp_call_function(smp_call_func_t fn, void *info, int wait); /* all others 
 void on_each_cpu(smp_call_func_t fn, void *info, int wait);        /* all, caller too */
 
 void smp_send_reschedule(int cpu); /* the wake-up IPI, counted */
+/*
+ * n synchronous cross-calls to cpu (not this one), each timed in cycles into samples[],
+ * which it leaves sorted; returns the median, 0 on bad arguments (kernel/smp_rtt.c).
+ */
+u64 smp_call_round_trip(int cpu, unsigned int n, u64 *samples);
 
 struct smp_ipi_handler {
 	const char *name;

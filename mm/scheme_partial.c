@@ -26,13 +26,14 @@ static inline struct partial_cpu *pc(struct kmem_cache_cpu *c)
 	return c->priv;
 }
 
-static unsigned int budget_slabs(struct kmem_cache *s)
+static inline unsigned int budget_slabs(struct kmem_cache *s)
 {
 	return MAX(1u, DIV_ROUND_UP(s->cpu_partial * 2, s->objects));
 }
 
 static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
+	/* LAB4: BEGIN */
 	struct slab *slab = pc(c)->partial;
 	void *freelist;
 	unsigned long counters;
@@ -50,14 +51,12 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	c->slab = slab;
 	stat(s, c, CPU_PARTIAL_ALLOC);
 	return freelist;
+	/* LAB4: END */
 }
 
 static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	struct kmem_cache_node *n = get_node(s);
-	struct slab *slab, *tmp;
 	void *freelist = NULL;
-	int objects, available = 0;
 
 	while (pc(c)->partial) {
 		freelist = take_cpu_partial(s, c);
@@ -67,6 +66,11 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		 * objects while frozen); leave it as a full cpu slab and look further. */
 		c->slab = NULL;
 	}
+	/* LAB4: BEGIN */
+	struct kmem_cache_node *n = get_node(s);
+	struct slab *slab, *tmp;
+	int objects, available = 0;
+
 	if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
 		return NULL;
 	slub_lock_node(s, c, n);
@@ -88,11 +92,13 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	}
 	spin_unlock(&n->list_lock);
 	return freelist;
+	/* LAB4: END */
 }
 
 static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				    struct slab *slab)
 {
+	/* LAB4: BEGIN */
 	struct slab *old = pc(c)->partial;
 
 	if (old && (unsigned)old->slabs >= budget_slabs(s)) {
@@ -104,6 +110,7 @@ static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu 
 	slab->next = old;
 	slab->slabs = (old ? old->slabs : 0) + 1;
 	pc(c)->partial = slab;
+	/* LAB4: END */
 }
 
 static void partial_flush_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)

@@ -518,6 +518,7 @@ static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct km
 
 static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
+	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	void *object;
@@ -533,10 +534,12 @@ static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp
 	}
 	local_irq_restore(flags);
 	return object;
+	/* LAB3: END */
 }
 
 static __always_inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
+	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
 	void *object, *next;
@@ -562,6 +565,7 @@ redo:
 	}
 	stat(s, c, ALLOC_FASTPATH);
 	return object;
+	/* LAB3: END */
 }
 
 /* One object from the cpu slab, for a layer in front of it. Interrupts off. */
@@ -690,6 +694,7 @@ static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *
 static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
 					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
+	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 
@@ -710,12 +715,14 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 		__slab_free(s, c, slab, head, tail, cnt, caller);
 	}
 	local_irq_restore(flags);
+	/* LAB3: END */
 }
 
 static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab *slab,
 					      void *head, void *tail, unsigned int cnt, void *caller,
 					      bool hardened)
 {
+	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
 	unsigned long tid, flags;
 	void *freelist;
@@ -745,6 +752,7 @@ redo:
 			__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
 		local_irq_restore(flags);
 	}
+	/* LAB3: END */
 }
 
 static __attribute__((always_inline)) inline void slab_free(struct kmem_cache *s,

@@ -453,6 +453,122 @@ scheme_copy() {
     rm -rf "$dir"
 }
 
+# lab_tests: the course labs (docs/labs/, tools/lab.py). For each lab N: lab[N,handout], the
+# handout of lab N builds, boots and scores 0 on lab N's grader, every check failing on the
+# lab's panic; then lab[grade,full,short-boots], this tree scores full marks on every lab's
+# checks but the 4-CPU suites (lab[grade,full], all of them, with TEST_LABS=all). With
+# TEST_LABS=all (make test-labs) also lab[N,earlier-labs]: the handout of lab N scores full
+# marks on every lab before N; and lab[N,solution-back]: the handout with the files that
+# hold lab N's solutions copied back in scores full marks on lab N. A tree without solution
+# markers (a handout) has nothing to test here and says so.
+lab_tests() {
+    local labs n pts title dir out rc markers files f label only earlier
+    if ! markers=$("$py" tools/lab.py markers 2>&1); then
+        fail "lab[markers]" "$markers"
+        return
+    fi
+    if [[ $markers == *"markers: 0 regions"* ]]; then
+        echo "note: no solution markers in this tree (a lab handout?): no lab tests"
+        return
+    fi
+    labs=$("$py" tools/lab.py labs)
+    while read -r n pts title; do
+        label="lab[$n,handout]"
+        dir=$PWD/$logdir/lab$n-handout
+        if want "$label" || { [ "${TEST_LABS:-}" = all ] && { want "lab[$n,solution-back]" || want "lab[$n,earlier-labs]"; }; }; then
+            rm -rf "$dir"
+            if ! out=$("$py" tools/lab.py handout "$n" "$dir" 2>&1); then
+                fail "$label" "make handout LAB=$n failed: $out"
+                continue
+            fi
+        fi
+        if want "$label"; then
+            if [ "$dry_run" = 1 ]; then
+                echo "dry-run $label: tools/lab.py grade --lab $n --tree $dir"
+            else
+                rc=0
+                out=$("$py" tools/lab.py grade --lab "$n" --tree "$dir" --logdir "$logdir/lab$n-handout-grade" 2>&1) || rc=$?
+                printf '%s\n' "$out" >"$logdir/lab$n-handout.log"
+                if [ "$rc" != 1 ] || [[ $out != *"score: 0/$pts"* ]]; then
+                    fail "$label" "grade exited $rc, want 1 with score 0/$pts: ${out##*$'\n'} (log: $logdir/lab$n-handout.log)"
+                elif grep -F "  FAIL " <<<"$out" | grep -vqF "LAB$n: "; then
+                    fail "$label" "a check failed for another reason than lab $n's stubs (log: $logdir/lab$n-handout.log)"
+                elif grep -qF "  ok   " <<<"$out"; then
+                    fail "$label" "a check passed on the handout (log: $logdir/lab$n-handout.log)"
+                else
+                    pass
+                    echo "ok   $label  (score 0/$pts, every check on 'LAB$n: ... not implemented')"
+                fi
+            fi
+        fi
+        # The handout passes the labs before its own (their solutions are in it).
+        label="lab[$n,earlier-labs]"
+        earlier=$(awk -v n="$n" '$1 < n { print $1 }' <<<"$labs")
+        if [ "${TEST_LABS:-}" = all ] && [ -n "$earlier" ] && want "$label"; then
+            if [ "$dry_run" = 1 ]; then
+                echo "dry-run $label: tools/lab.py grade --lab M --tree $dir for M in" $earlier
+            else
+                local m bad=
+                for m in $earlier; do
+                    rc=0
+                    out=$("$py" tools/lab.py grade --lab "$m" --tree "$dir" --logdir "$logdir/lab$n-earlier-grade" 2>&1) || rc=$?
+                    printf '%s\n' "$out" >>"$logdir/lab$n-earlier-labs.log"
+                    [ "$rc" = 0 ] || bad+=" lab $m: ${out##*$'\n'};"
+                done
+                if [ -z "$bad" ]; then
+                    pass
+                    echo "ok   $label  (labs" $earlier "at full marks on lab $n's handout)"
+                else
+                    fail "$label" "on lab $n's handout:$bad (log: $logdir/lab$n-earlier-labs.log)"
+                fi
+            fi
+        fi
+        label="lab[$n,solution-back]"
+        if [ "${TEST_LABS:-}" = all ] && want "$label"; then
+            files=$(sed -n "s/^\([^:]*\):[0-9-]* LAB$n\$/\1/p" <<<"$markers" | sort -u)
+            for f in $files; do cp "$root/$f" "$dir/$f"; done
+            if [ "$dry_run" = 1 ]; then
+                echo "dry-run $label: tools/lab.py grade --lab $n --tree $dir"
+            else
+                rc=0
+                out=$("$py" tools/lab.py grade --lab "$n" --tree "$dir" --logdir "$logdir/lab$n-back-grade" 2>&1) || rc=$?
+                printf '%s\n' "$out" >"$logdir/lab$n-solution-back.log"
+                if [ "$rc" = 0 ] && [[ $out == *"score: $pts/$pts"* ]]; then
+                    pass
+                    echo "ok   $label  (score $pts/$pts with $(echo $files) copied back)"
+                else
+                    fail "$label" "grade exited $rc: ${out##*$'\n'} (log: $logdir/lab$n-solution-back.log)"
+                    grep -F "  FAIL " <<<"$out" | sed 's/^/    /'
+                fi
+            fi
+        fi
+        [ "${TEST_LABS:-}" = all ] || rm -rf "$dir"
+    done <<<"$labs"
+    # make test grades the checks of short boots (everything but the 4-CPU suites, which
+    # the scheme[lock|partial,...] boots above run too); make test-labs grades them all.
+    label="lab[grade,full]" only=()
+    if [ "${TEST_LABS:-}" != all ]; then
+        label="lab[grade,full,short-boots]"
+        only=(--only '^(?!slab suite.*4 CPUs)')
+    fi
+    want "$label" || return 0
+    if [ "$dry_run" = 1 ]; then
+        echo "dry-run $label: tools/lab.py grade ${only[*]}"
+        return
+    fi
+    rc=0
+    out=$("$py" tools/lab.py grade "${only[@]}" --logdir "$logdir/lab-full-grade" 2>&1) || rc=$?
+    printf '%s\n' "$out" >"$logdir/lab-full.log"
+    pts=$(sed -n 's/^score: \([0-9]*\)\/\1\b.*/\1/p' <<<"$out")
+    if [ "$rc" = 0 ] && [ -n "$pts" ] && [ "$pts" -gt 0 ]; then
+        pass
+        echo "ok   $label  (score $pts/$pts)"
+    else
+        fail "$label" "grade exited $rc: ${out##*$'\n'} (log: $logdir/lab-full.log)"
+        grep -F "  FAIL " <<<"$out" | sed 's/^/    /'
+    fi
+}
+
 # x2apic_boots: what QEMU 7.2 cannot show, on a QEMU whose TCG has x2APIC (tools/qemu10.sh:
 # the installed one if 8 or later, else QEMU 10 from Debian 12's backports, fetched by make
 # deps beside it): x2APIC mode on q35, x2apic=off (xAPIC on a CPU that has x2APIC), sparse
@@ -605,6 +721,7 @@ PY
     extra "cmdline[scheme=lock,fastpath=cmpxchg]" "test=slab scheme=lock fastpath=cmpxchg slabinfo=1" 0 -- ktap "kmalloc-256          lock          cmpxchg"
     scheme_boots
     scheme_copy
+    lab_tests
     extra "cmdline[scheme=sheaves,smp4]" "test=all scheme=sheaves sheaf_capacity=8 slabinfo=1" 0 SMP=4 -- ktap "kmalloc-256          sheaves" "sheaf_alloc="
     extra "slub_debug[kmalloc FZPU,partial,hardened,smp4]" "test=slub_debug,slab slub_debug=FZPU,kmalloc-* slub_debug_mode=partial freelist_hardened=1 freelist_random=1 init_on_alloc=1 init_on_free=1 slabinfo=1 seed=7" 0 SMP=4 TIMEOUT=600 -- ktap "debug=FZPU mode=partial" "freelist_hardened freelist_random init_on_alloc init_on_free" "BUG TestSlub_RZ_alloc: Right Redzone overwritten" "Allocated in"
     extra "slub_debug[every cache FZPU,locked]" "test=slub_debug,smp slub_debug=FZPU slabinfo=1" 0 -- ktap "kmalloc-64           lock" "debug=FZPU mode=locked"

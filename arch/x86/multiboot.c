@@ -7,6 +7,7 @@
  * (about 0x4000) that we would otherwise hand out.
  */
 #include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
@@ -80,6 +81,7 @@ int multiboot_parse(u32 magic, u64 mbi)
 			break;
 		}
 		case MB2_TAG_MMAP: {
+			/* LAB1: BEGIN */
 			u32 esize = *(u32 *)(p + 8);
 			u64 e;
 
@@ -100,6 +102,7 @@ int multiboot_parse(u32 magic, u64 mbi)
 				r->type = m->type;
 			}
 			break;
+			/* LAB1: END */
 		}
 		case MB2_TAG_FRAMEBUFFER: {
 			/*
@@ -155,4 +158,39 @@ int multiboot_parse(u32 magic, u64 mbi)
 		p += ALIGN_UP((u64)tag->size, 8);
 	}
 	return 0;
+}
+
+/* LAB1: BEGIN */
+static unsigned int mem_map_option;
+boot_param(mem_map, mem_map_option, uint, (0, 1), 0,
+	   "1: print the multiboot2 memory map at boot, a line per region as Linux's e820 lines");
+
+static const char *mem_type_name(u32 type)
+{
+	static const char *const names[] = { [MEM_USABLE] = "usable",
+					     [MEM_RESERVED] = "reserved",
+					     [MEM_ACPI_RECLAIM] = "ACPI data",
+					     [MEM_ACPI_NVS] = "ACPI NVS",
+					     [MEM_BAD] = "unusable" };
+
+	return type < ARRAY_SIZE(names) && names[type] ? names[type] : "type unknown";
+}
+/* LAB1: END */
+
+/*
+ * mem_map=1: the memory map as the boot loader gave it, one line per region in the format
+ * of Linux's e820 lines ("BIOS-e820: [mem 0x...-0x...] usable"), inclusive ends.
+ */
+void multiboot_print_map(void)
+{
+	/* LAB1: BEGIN */
+	if (!mem_map_option)
+		return;
+	for (int i = 0; i < boot_info.nr_regions; i++) {
+		const struct mem_region *r = &boot_info.regions[i];
+
+		printk("mem_map: [mem 0x%016llx-0x%016llx] %s\n", (unsigned long long)r->base,
+		       (unsigned long long)(r->base + r->len - 1), mem_type_name(r->type));
+	}
+	/* LAB1: END */
 }

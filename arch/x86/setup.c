@@ -28,6 +28,7 @@
 
 int multiboot_parse(u32 magic, u64 mbi);
 void screen_init(void); /* arch/x86/screen.c */
+void multiboot_print_map(void);
 extern char _kernel_start[], _kernel_end[];
 
 static char accel_name[16] = "hw";
@@ -133,6 +134,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 		printk("cmdline: the command line was: %s\n", boot_info.cmdline);
 		kernel_exit(KEXIT_FAIL);
 	}
+	multiboot_print_map();
 
 	memblock_reserve((u64)(uptr)_kernel_start, (u64)(_kernel_end - _kernel_start), "kernel");
 	memblock_reserve(boot_info.mbi_start, boot_info.mbi_end - boot_info.mbi_start, "multiboot");

@@ -60,7 +60,9 @@ static struct boot_slot slots[NR_CPUS];
 static int nr_slots;
 static u64 tramp_page;
 static u64 *ap_stacks;
+/* LAB2: BEGIN */
 static u64 init_sent_tsc;
+/* LAB2: END */
 static u32 ap_ticket;
 static volatile int released; /* APs may go on past their arrival */
 u64 boot_aps_online_tsc;
@@ -189,9 +191,11 @@ void smp_boot_begin(void)
 	tp->ticket = (u64)(uptr)&ap_ticket;
 	tp->nstacks = (u32)(nr_slots - 1);
 	mb();
+	/* LAB2: BEGIN */
 	for (int i = 1; i < nr_slots; i++)
 		apic_send_init(slots[i].apic_id);
 	init_sent_tsc = rdtsc();
+	/* LAB2: END */
 }
 
 static int slot_state(int i)
@@ -219,6 +223,7 @@ void smp_boot_finish(void)
 		page_alloc_init();
 		goto done;
 	}
+	/* LAB2: BEGIN */
 	/* The INIT wants 10 ms before the SIPI (Intel SDM, MP initialisation). */
 	while (rdtsc() - init_sent_tsc < ns_to_cycles(10000000))
 		cpu_relax();
@@ -229,6 +234,7 @@ void smp_boot_finish(void)
 	for (int i = 1; i < nr_slots; i++)
 		if (slot_state(i) == SLOT_WAITING)
 			apic_send_sipi(slots[i].apic_id, (u8)(tramp_page >> 12));
+	/* LAB2: END */
 	page_alloc_init(); /* useful work while the APs come up */
 	deadline = rdtsc() + ns_to_cycles((u64)ap_timeout_ms * 1000000);
 	while (count_state(SLOT_WAITING) && rdtsc() < deadline)

@@ -48,6 +48,7 @@ struct boot_options {
 	unsigned int freelist_random;
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
+	unsigned int mem_map;    /* 1: print the multiboot2 memory map at boot */
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 	char replay_pace[16];    /* bench=replay: asap, original */
 	unsigned int replay_scale; /* replay_pace=original: recorded times in percent */
@@ -75,7 +76,7 @@ static const struct field {
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
-	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT),
+	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
 	F(replay_cpus, STR), F(replay_pace, ENUM), F(replay_scale, UINT),
 	F(exit, ENUM), F(reboot, ENUM),
 #undef F
@@ -210,6 +211,7 @@ static const char *diff_opts(void)
 	     opts.init_on_alloc, want.init_on_alloc);
 	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
 	     opts.init_on_free, want.init_on_free);
+	DIFF(opts.mem_map != want.mem_map, "mem_map %u want %u; ", opts.mem_map, want.mem_map);
 	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
 	     opts.replay_cpus, want.replay_cpus);
 	DIFF(strcmp(opts.replay_pace, want.replay_pace), "replay_pace \"%.16s\" want \"%.16s\"; ",
@@ -304,6 +306,7 @@ static void defaults(void)
 	KT_EQ_U("default replay_scale 100 (as recorded)", d.replay_scale, 100);
 	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
 	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");
+	KT_EQ_U("default mem_map 0", d.mem_map, 0);
 
 	want_defaults();
 	accept("empty command line: defaults", "");

@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Host test for tools/lab.py (docs/labs/): the handout tool on a small tree of its own (nested
+# regions, a solution file, the output text exactly), on bad markers (each fails naming the
+# file and line, and writes nothing), on this tree (no marker text or history left, a stub
+# per region); and the grader's checks on serial logs made here (--from-logs): a complete
+# log passes, and a case left out, a case twice, a wrong plan, counters at zero, a figure
+# over its bound or a panic each fail with the reason. KTAP (flat) at the end.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+lab="python3 $root/tools/lab.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- the handout tool on a tree of its own ----
+src=$tmp/src
+mkdir -p "$src/mm"
+cat >"$src/mm/a.c" <<'EOF'
+#include "mm/slub.h"
+
+/* LAB3: BEGIN */
+static int helper(int x)
+{
+	return x + 1;
+}
+/* LAB3: END */
+
+int f(int x)
+{
+	/* LAB3: BEGIN */
+	int y = helper(x);
+	/* LAB4: BEGIN */
+	y *= 2; /* the lab 4 part */
+	/* LAB4: END */
+	return y;
+	/* LAB3: END */
+}
+
+void g(void)
+{
+	/* LAB4: BEGIN */
+	h();
+	/* LAB4: END */
+}
+EOF
+printf '/* LAB4: FILE */\nint lab4_solution;\n' >"$src/mm/scheme_mine.c"
+printf '/* LAB3: FILE */\nint lab3_solution;\n' >"$src/mm/scheme_three.c"
+printf 'text with /* LAB3: BEGIN */ in a document\n' >"$src/notes.md"
+
+handout_3_exact() {
+    local out=$tmp/h3 rc=0
+    $lab handout 3 "$out" --src "$src" >"$tmp/h3.out" 2>&1 || rc=$?
+    [ "$rc" = 0 ] || { echo "exit $rc:"; cat "$tmp/h3.out"; return 1; }
+    diff -u - "$out/mm/a.c" <<'EOF' || return 1
+#include "mm/slub.h"
+#include "kernel/printk.h"
+
+
+int f(int x)
+{
+	panic("LAB3: %s: not implemented (docs/labs/lab3.md)", __func__);
+}
+
+void g(void)
+{
+	panic("LAB4: %s: not implemented (docs/labs/lab4.md)", __func__);
+}
+EOF
+    [ ! -e "$out/mm/scheme_mine.c" ] || { echo "lab 4's solution file is in the lab 3 handout"; return 1; }
+    [ ! -e "$out/mm/scheme_three.c" ] || { echo "lab 3's solution file is in the lab 3 handout"; return 1; }
+    cmp -s "$src/notes.md" "$out/notes.md" || { echo "notes.md changed"; return 1; }
+    grep -q "lab 3 handout" "$out/HANDOUT" || { echo "no HANDOUT naming lab 3"; return 1; }
+    grep -q "2 regions replaced by stubs, 1 declaration regions removed, 2 solution files left out" "$tmp/h3.out" ||
+        { echo "summary: $(cat "$tmp/h3.out")"; return 1; }
+}
+
+handout_4_keeps_lab3() {
+    local out=$tmp/h4 rc=0
+    $lab handout 4 "$out" --src "$src" >"$tmp/h4.out" 2>&1 || rc=$?
+    [ "$rc" = 0 ] || { echo "exit $rc:"; cat "$tmp/h4.out"; return 1; }
+    diff -u - "$out/mm/a.c" <<'EOF' || return 1
+#include "mm/slub.h"
+#include "kernel/printk.h"
+
+static int helper(int x)
+{
+	return x + 1;
+}
+
+int f(int x)
+{
+	int y = helper(x);
+	panic("LAB4: %s: not implemented (docs/labs/lab4.md)", __func__);
+	return y;
+}
+
+void g(void)
+{
+	panic("LAB4: %s: not implemented (docs/labs/lab4.md)", __func__);
+}
+EOF
+    [ ! -e "$out/mm/scheme_mine.c" ] || { echo "lab 4's solution file is in the lab 4 handout"; return 1; }
+    [ "$(cat "$out/mm/scheme_three.c")" = "int lab3_solution;" ] ||
+        { echo "lab 3's solution file: '$(cat "$out/mm/scheme_three.c" 2>&1)', want it without its FILE line"; return 1; }
+}
+
+# bad NAME LINE... -- WANT: a file bad.c of those lines fails with WANT (file:line: ...) on
+# stderr and exit 1, and the output directory is not created.
+bad() {
+    local b=$tmp/bad-$1 want out rc=0
+    shift
+    mkdir -p "$b/mm"
+    : >"$b/mm/bad.c"
+    while [ "$1" != -- ]; do printf '%s\n' "$1" >>"$b/mm/bad.c"; shift; done
+    want=$2
+    out=$($lab handout 3 "$b.out" --src "$b" 2>&1) || rc=$?
+    [ "$rc" = 1 ] || { echo "exit $rc, want 1: $out"; return 1; }
+    [[ $out == *"$want"* ]] || { echo "want '$want', got: $out"; return 1; }
+    [ ! -e "$b.out" ] || { echo "the output directory was created"; return 1; }
+}
+
+unbalanced_begin() { bad ub 'int x;' '/* LAB3: BEGIN */' 'int y;' -- "mm/bad.c:2: LAB3: BEGIN without an END"; }
+unbalanced_end() { bad ue 'int x;' '/* LAB3: END */' -- "mm/bad.c:2: LAB3: END without a BEGIN"; }
+unknown_lab() { bad ul '/* LAB9: BEGIN */' '/* LAB9: END */' -- "mm/bad.c:1: LAB9: no such lab in this course"; }
+nested_wrongly() {
+    bad nw '/* LAB4: BEGIN */' '/* LAB3: BEGIN */' '/* LAB3: END */' '/* LAB4: END */' -- \
+        "mm/bad.c:2: LAB3: BEGIN inside LAB4's region (from line 1)"
+}
+nested_same_lab() {
+    bad ns '/* LAB3: BEGIN */' '/* LAB3: BEGIN */' '/* LAB3: END */' '/* LAB3: END */' -- \
+        "mm/bad.c:2: LAB3: BEGIN inside LAB3's region"
+}
+crossing() {
+    bad cr '/* LAB3: BEGIN */' '/* LAB4: BEGIN */' '/* LAB3: END */' '/* LAB4: END */' -- \
+        "mm/bad.c:3: LAB3: END while LAB4's region (from line 2) is open"
+}
+misspelt() { bad ms 'int x;' '/* LAB3: BEGN */' -- "mm/bad.c:2: not a marker"; }
+not_alone() { bad na '/* LAB3: BEGIN */' 'x = 1; /* LAB3: END */' -- "mm/bad.c:2: not a marker"; }
+file_not_first() { bad ff 'int x;' '/* LAB3: FILE */' -- "mm/bad.c:2: LAB3: FILE must be the first line"; }
+
+refuses_nonempty_out() {
+    local out rc=0
+    mkdir -p "$tmp/full"
+    : >"$tmp/full/x"
+    out=$($lab handout 3 "$tmp/full" --src "$src" 2>&1) || rc=$?
+    [ "$rc" = 2 ] && [[ $out == *"exists and is not an empty directory"* ]] || { echo "exit $rc: $out"; return 1; }
+    out=$($lab handout 7 "$tmp/h7" --src "$src" 2>&1) && { echo "lab 7 accepted"; return 1; }
+    [[ $out == *"no lab 7 in this course"* ]] || { echo "lab 7: $out"; return 1; }
+}
+
+# ---- the handout of this tree ----
+this_tree_handout() {
+    local out=$tmp/real rc=0 n f
+    $lab markers >"$tmp/markers.out" 2>&1 || { echo "markers:"; cat "$tmp/markers.out"; return 1; }
+    if [ -f "$root/HANDOUT" ]; then
+        echo "# SKIP a lab handout: its solutions are gone (HANDOUT)"
+        return 0
+    fi
+    $lab handout 3 "$out" >"$tmp/real.out" 2>&1 || rc=$?
+    [ "$rc" = 0 ] || { echo "exit $rc:"; cat "$tmp/real.out"; return 1; }
+    [ ! -e "$out/.git" ] || { echo "the handout has a .git"; return 1; }
+    [ ! -e "$out/build" ] || { echo "the handout has a build/"; return 1; }
+    for f in tools/lab.py docs/labs/lab1.md docs/labs/lab3.md docs/labs/lab4.md Makefile; do
+        [ -f "$out/$f" ] || { echo "no $f in the handout"; return 1; }
+    done
+    if grep -rnE 'LAB[0-9]+: (BEGIN|END|FILE)' --include='*.c' --include='*.h' "$out"; then
+        echo "marker text left in the handout"
+        return 1
+    fi
+    # Every region of lab 3 and 4 is one stub now (markers lists them all, none nested;
+    # those at column 0, "decl", just go).
+    for n in 3 4; do
+        want=$(grep -c " LAB$n\$" "$tmp/markers.out")
+        got=$(grep -rhF "panic(\"LAB$n: %s: not implemented" --include='*.c' "$out" | wc -l)
+        [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab $n: $got stubs for $want regions"; return 1; }
+    done
+    # Lab 1's are kept in lab 3's handout, markers gone; its own handout has the stubs.
+    grep -qF 'boot_param(mem_map, mem_map_option' "$out/arch/x86/multiboot.c" ||
+        { echo "lab 1's option is not in the lab 3 handout"; return 1; }
+    $lab handout 1 "$tmp/real1" >"$tmp/real1.out" 2>&1 || { cat "$tmp/real1.out"; return 1; }
+    ! grep -qF 'mem_map_option' "$tmp/real1/arch/x86/multiboot.c" ||
+        { echo "lab 1's option is still in the lab 1 handout"; return 1; }
+    want=$(grep -c " LAB1\$" "$tmp/markers.out")
+    got=$(grep -c 'panic("LAB1: %s: not implemented' "$tmp/real1/arch/x86/multiboot.c")
+    [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab 1: $got stubs for $want regions"; return 1; }
+    # The solutions' code is gone: lines only the regions had.
+    for f in 'unfreeze_partials(s, c, old);' 'cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid'; do
+        grep -rqF "$f" "$root/mm" || { echo "'$f' is not in the tree: update this test"; return 1; }
+        ! grep -rqF "$f" "$out/mm" || { echo "'$f' is still in the handout"; return 1; }
+    done
+}
+
+# ---- the grader on logs made here ----
+# slab_log FILE SMP SCHEME COUNTERS [EDIT]: a serial log as a passing boot of
+# test=slab_fastpath with slabinfo=1 prints it, every case this tree declares ok; EDIT a sed
+# script applied.
+slab_log() {
+    local file=$1 smp=$2 scheme=$3 counters=$4 edit=${5:-} i=0 c cases
+    cases=$(sed -n 's/^[[:space:]]*KUNIT_CASE(\([a-z0-9_]*\)).*/\1/p' "$root/tests/kernel/slab_fastpath_test.c")
+    {
+        echo "qemu-run: tcg smp=$smp"
+        echo '  Booting `slablab test=slab'"'"
+        echo "{\"event\":\"boot\",\"cpus_online\":$smp,\"cpus_found\":$smp}"
+        echo "KTAP version 1"
+        echo "1..1"
+        echo "    KTAP version 1"
+        echo "    # Subtest: slab_fastpath"
+        echo "    1..$(wc -l <<<"$cases")"
+        for c in $cases; do
+            i=$((i + 1))
+            echo "    ok $i $c"
+        done
+        echo "ok 1 slab_fastpath"
+        echo "slabinfo - version: slablab 1"
+        echo "kmalloc-64           $scheme          irq               0         64      64     64     0        1        0  $counters"
+        echo '{"event":"exit","result":"pass","code":16,"uptime_ms":100}'
+    } | sed "${edit:-p;d}" >"$file"
+}
+
+# grade_logs LAB DIR: lab.py grade --from-logs on DIR; its output in $gout, exit in $grc.
+grade_logs() {
+    grc=0
+    gout=$($lab grade --lab "$1" --logdir "$2" --from-logs 2>&1) || grc=$?
+}
+
+lab3_logs() {
+    local d=$1 edit=${2:-} fig=${3:-115.0}
+    mkdir -p "$d"
+    slab_log "$d/lab3-slab-smp1.log" 1 lock "alloc_fastpath=1200 free_fastpath=1300" "$edit"
+    slab_log "$d/lab3-slab-smp4.log" 4 lock "alloc_fastpath=1200 free_fastpath=1300"
+    {
+        echo '  Booting `slablab bench=fastpath'"'"
+        for fp in irq cmpxchg; do
+            echo "{\"bench\":\"fastpath\",\"scheme\":\"lock\",\"fastpath\":\"$fp\",\"size\":64,\"pairs\":1000,\"reps\":3,\"figure\":\"alloc_free_pair\",\"value\":$fig,\"unit\":\"cycles\",\"accel\":\"tcg\",\"emulated\":true,\"cpus\":1}"
+        done
+        echo '{"event":"exit","result":"pass","code":16,"uptime_ms":100}'
+    } >"$d/lab3-fastpath-icount.log"
+}
+
+grader_full_marks() {
+    lab3_logs "$tmp/g-ok"
+    grade_logs 3 "$tmp/g-ok"
+    [ "$grc" = 0 ] && [[ $gout == *"score: 70/70"* ]] || { echo "exit $grc: $gout"; return 1; }
+}
+
+# grader_fails NAME EDIT WANT [FIGURE]: the 1-CPU slab log edited by EDIT (sed) loses that
+# check's 20 points with WANT in its FAIL line.
+grader_fails() {
+    local d=$tmp/g-$1
+    lab3_logs "$d" "$2" "${4:-115.0}"
+    grade_logs 3 "$d"
+    [ "$grc" = 1 ] || { echo "exit $grc, want 1: $gout"; return 1; }
+    grep -F "FAIL" <<<"$gout" | grep -qF -- "$3" || { echo "want a FAIL line with '$3': $gout"; return 1; }
+}
+
+grader_case_left_out() { grader_fails left '/ok [0-9]* double_free_is_refused$/d;s/^    1\.\.\([0-9]*\)$/    1..5/' "planned 5 cases"; }
+grader_case_missing() { grader_fails missing '/ok [0-9]* double_free_is_refused$/d' "did not report double_free_is_refused"; }
+grader_case_twice() { grader_fails twice 's/^\(    ok [0-9]* \)double_free_is_refused$/&\n\1double_free_is_refused/' "reported double_free_is_refused more than once"; }
+grader_case_failed() { grader_fails failed 's/^    ok \([0-9]* stress_every_cpu\)$/    not ok \1/' "failed: stress_every_cpu"; }
+grader_unknown_case() { grader_fails unknown 's/ double_free_is_refused$/ all_good_trust_me/' "declares nowhere: all_good_trust_me"; }
+grader_counters_zero() { grader_fails zero 's/alloc_fastpath=1200/alloc_fastpath=0/' "alloc_fastpath is 0 over the kmalloc caches of lock"; }
+grader_counters_short() { grader_fails short 's/free_fastpath=1300/free_fastpath=999/' "free_fastpath is 999 over the kmalloc caches of lock, want at least 1000"; }
+grader_wrong_cpus() { grader_fails cpus 's/"cpus_online":1/"cpus_online":2/' "reported 2 CPUs online, want 1"; }
+grader_over_budget() { grader_fails budget '' "an alloc+free pair is 151.0 cycles, the bound is 150" 151.0; }
+grader_panic() {
+    grader_fails panic '/ok [0-9]* stress_every_cpu$/,$c\
+KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented (docs/labs/lab3.md)' \
+        "kernel panic: KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented"
+}
+grader_bad_lab() {
+    local out rc=0
+    out=$($lab grade --lab 9 --logdir "$tmp/g9" --from-logs 2>&1) || rc=$?
+    [ "$rc" = 2 ] && [[ $out == *"no lab 9 in this course"* ]] || { echo "exit $rc: $out"; return 1; }
+}
+
+t handout_3_exact handout_3_exact
+t handout_4_keeps_lab3 handout_4_keeps_lab3
+t unbalanced_begin unbalanced_begin
+t unbalanced_end unbalanced_end
+t unknown_lab unknown_lab
+t nested_wrongly nested_wrongly
+t nested_same_lab nested_same_lab
+t crossing crossing
+t misspelt misspelt
+t not_alone not_alone
+t file_not_first file_not_first
+t refuses_nonempty_out refuses_nonempty_out
+t this_tree_handout this_tree_handout
+t grader_full_marks grader_full_marks
+t grader_case_left_out grader_case_left_out
+t grader_case_missing grader_case_missing
+t grader_case_twice grader_case_twice
+t grader_case_failed grader_case_failed
+t grader_unknown_case grader_unknown_case
+t grader_counters_zero grader_counters_zero
+t grader_counters_short grader_counters_short
+t grader_wrong_cpus grader_wrong_cpus
+t grader_over_budget grader_over_budget
+t grader_panic grader_panic
+t grader_bad_lab grader_bad_lab
+ktap_report
