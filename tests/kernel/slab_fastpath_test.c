@@ -17,6 +17,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/slab.h"
+#include "tests/kernel/slab_test_helpers.h"
 
 #define MAX_FP 2
 
@@ -161,65 +162,15 @@ static void double_free_is_refused(struct kunit *test)
 }
 
 /* Cpu 0 sends cpu 1 cross-calls that allocate and free while cpu 1 loops on the fastpath. */
-struct fp_race {
-	struct kmem_cache *s;
-	volatile int stop;
-	int errors;
-	long handler_ops;
-};
-
-static void fp_handler(void *arg)
-{
-	struct fp_race *r = arg;
-	u64 *p = kmem_cache_alloc(r->s, GFP_ATOMIC);
-
-	if (!p) {
-		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	p[0] = 0x5151;
-	if (p[0] != 0x5151)
-		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-	kmem_cache_free(r->s, p);
-	__atomic_fetch_add(&r->handler_ops, 1, __ATOMIC_RELAXED);
-}
-
-static void fp_race_cpu(struct kunit *test, void *arg)
-{
-	struct fp_race *r = arg;
-
-	if (smp_processor_id() == 0) {
-		for (int i = 0; i < 2000; i++)
-			smp_call_function_single(1, fp_handler, r, 1);
-		r->stop = 1;
-		return;
-	}
-	if (smp_processor_id() != 1)
-		return;
-	while (!r->stop) {
-		u64 *a = kmem_cache_alloc(r->s, GFP_KERNEL), *b = kmem_cache_alloc(r->s, GFP_KERNEL);
-
-		KUNIT_ASSERT_NOT_NULL(test, a);
-		KUNIT_ASSERT_NOT_NULL(test, b);
-		a[0] = (u64)(uptr)a;
-		b[0] = (u64)(uptr)b;
-		cpu_relax();
-		if (a == b || a[0] != (u64)(uptr)a || b[0] != (u64)(uptr)b)
-			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		kmem_cache_free(r->s, b);
-		kmem_cache_free(r->s, a);
-	}
-}
-
 static void interrupts_inside_the_fastpath(struct kunit *test)
 {
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
 	for_each_fastpath(v) {
-		struct fp_race r = { .s = fp_cache(test, v, 64) };
+		struct irq_race r = { .s = fp_cache(test, v, 64), .calls = 2000, .wait_every = 1 };
 		struct slab_cache_info info;
 
-		kunit_run_on_all_cpus(test, fp_race_cpu, &r);
+		kunit_run_on_all_cpus(test, irq_race_cpu, &r);
 		KUNIT_EXPECT_EQ_MSG(test, r.errors, 0, "%s", v->name);
 		KUNIT_EXPECT_EQ(test, r.handler_ops, 2000);
 		kmem_cache_info(r.s, &info);

@@ -14,6 +14,7 @@
 #include "mm/slab.h"
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
+#include "tests/kernel/slab_test_helpers.h"
 
 struct variant {
 	const char *scheme;
@@ -285,20 +286,13 @@ static void bulk_alloc_and_free(struct kunit *test)
 static void bulk_all_or_nothing(struct kunit *test)
 {
 	struct kmem_cache *s = make_cache(test, usable(V_PARTIAL_CMPXCHG), 2048, 0, 0, NULL);
-	struct page *hog = NULL;
+	struct page *hog;
 	unsigned long free_before, objects = 0;
 	static void *p[4096];
 	struct slab_cache_info info;
 
 	/* Leave about 64 order-3 slabs' worth (2 MiB) of memory. */
-	while (nr_free_pages() > 512) {
-		struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0);
-
-		if (!pg)
-			break;
-		*(struct page **)page_address(pg) = hog;
-		hog = pg;
-	}
+	hog = hog_memory(512);
 	free_before = nr_free_pages();
 	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL | __GFP_NOWARN, 4096, p), 0);
 	kmem_cache_shrink(s);
@@ -306,23 +300,23 @@ static void bulk_all_or_nothing(struct kunit *test)
 	objects = info.active_objects;
 	KUNIT_EXPECT_EQ(test, objects, 0);
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_before);
-	while (hog) {
-		struct page *next = *(struct page **)page_address(hog);
-
-		__free_pages(hog, 0);
-		hog = next;
-	}
+	unhog_memory(hog);
 	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, 100, p), 100);
 	kmem_cache_free_bulk(s, 100, p);
 	kmem_cache_destroy(s);
 }
 
-/* Allocate until NULL, free everything, allocate again: no hang, no leak. */
+/*
+ * Allocate until NULL, free everything, allocate again: no hang, no leak. All but 8 MiB is
+ * taken away in big blocks first, so the cache runs dry after a few thousand objects
+ * whatever the machine's memory.
+ */
 static void exhaustion_then_recovery(struct kunit *test)
 {
 	for_each_variant(v) {
 		unsigned long free_before = nr_free_pages(), n = 0;
 		struct kmem_cache *s = make_cache(test, v, 4000, 0, 0, NULL);
+		struct page *hog = hog_memory(2048);
 		void *chain = NULL, *p;
 
 		while ((p = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN))) {
@@ -337,9 +331,10 @@ static void exhaustion_then_recovery(struct kunit *test)
 			kmem_cache_free(s, chain);
 			chain = p;
 		}
-		p = kmem_cache_alloc(s, GFP_KERNEL);
+		p = kmem_cache_alloc(s, GFP_KERNEL); /* from what the frees gave back */
 		KUNIT_EXPECT_NOT_NULL(test, p);
 		kmem_cache_free(s, p);
+		unhog_memory(hog);
 		kmem_cache_destroy(s);
 		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s: %lu objects", VNAME(v),
 				    n);
@@ -785,69 +780,17 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
  * stamped and checked; under "cmpxchg" an interrupted fastpath must retry (its tid changed),
  * under "irq" the handler waits for interrupts to come back on.
  */
-struct irq_race {
-	struct kmem_cache *s;
-	volatile int stop;
-	int errors;
-	long handler_ops;
-};
-
-static void handler_alloc_free(void *arg)
-{
-	struct irq_race *r = arg;
-	u64 *p = kmem_cache_alloc(r->s, GFP_ATOMIC);
-
-	if (!p) {
-		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	p[0] = 0x1111;
-	p[1] = (u64)(uptr)p;
-	if (p[0] != 0x1111 || p[1] != (u64)(uptr)p)
-		__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-	kmem_cache_free(r->s, p);
-	r->handler_ops++;
-}
-
-static void loop_on_fastpath(struct kunit *test, void *arg)
-{
-	struct irq_race *r = arg;
-
-	if (smp_processor_id() == 0) {
-		for (int i = 0; i < 3000; i++)
-			smp_call_function_single(1, handler_alloc_free, r, i % 4 == 0);
-		r->stop = 1;
-		return;
-	}
-	if (smp_processor_id() != 1)
-		return;
-	while (!r->stop) {
-		u64 *a = kmem_cache_alloc(r->s, GFP_KERNEL), *b = kmem_cache_alloc(r->s, GFP_KERNEL);
-
-		KUNIT_ASSERT_NOT_NULL(test, a);
-		KUNIT_ASSERT_NOT_NULL(test, b);
-		KUNIT_EXPECT_PTR_NE(test, a, b);
-		a[0] = 0xaaaa;
-		b[0] = 0xbbbb;
-		a[1] = (u64)(uptr)a;
-		b[1] = (u64)(uptr)b;
-		cpu_relax();
-		if (a[0] != 0xaaaa || b[0] != 0xbbbb || a[1] != (u64)(uptr)a || b[1] != (u64)(uptr)b)
-			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-		kmem_cache_free(r->s, b);
-		kmem_cache_free(r->s, a);
-	}
-}
-
 static void interrupt_handlers_allocate_too(struct kunit *test)
 {
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
 	for_each_variant(v) {
-		struct irq_race r = { .s = make_cache(test, v, 64, 0, 0, NULL) };
+		struct irq_race r = {
+			.s = make_cache(test, v, 64, 0, 0, NULL), .calls = 3000, .wait_every = 4
+		};
 		struct slab_cache_info info;
 
-		kunit_run_on_all_cpus(test, loop_on_fastpath, &r);
+		kunit_run_on_all_cpus(test, irq_race_cpu, &r);
 		/* The last calls were not waited for: let them finish before counting. */
 		kmem_cache_shrink(r.s);
 		KUNIT_EXPECT_EQ_MSG(test, r.errors, 0, "%s/%s", VNAME(v));
@@ -866,15 +809,12 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 	for_each_variant(v) {
 		struct kmem_cache *s = make_cache(test, v, 512, 0, 0, NULL);
 		struct slab_sheaf *sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 100);
-		struct page *hog = NULL, *pg;
+		struct page *hog;
 		void *got[100];
 
 		KUNIT_ASSERT_NOT_NULL(test, sheaf);
 		KUNIT_EXPECT_EQ(test, kmem_cache_sheaf_size(sheaf), 100);
-		while ((pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0))) {
-			*(struct page **)page_address(pg) = hog;
-			hog = pg;
-		}
+		hog = hog_memory(0);
 		/* Memory is gone: the cache may fail, the sheaf may not. */
 		for (int i = 0; i < 100; i++) {
 			got[i] = kmem_cache_alloc_from_sheaf(s, GFP_KERNEL | __GFP_ZERO, sheaf);
@@ -883,11 +823,7 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 				KUNIT_EXPECT_EQ(test, *(u64 *)got[i], 0);
 		}
 		KUNIT_EXPECT_NULL(test, kmem_cache_alloc_from_sheaf(s, GFP_KERNEL, sheaf));
-		while (hog) {
-			pg = *(struct page **)page_address(hog);
-			__free_pages(hog, 0);
-			hog = pg;
-		}
+		unhog_memory(hog);
 		for (int i = 0; i < 100; i++)
 			kmem_cache_free(s, got[i]);
 		kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
