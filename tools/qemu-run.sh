@@ -74,16 +74,7 @@ kvm_usable() {
 # intel-iommu in EIM mode more than 255 vCPUs (Debian 12 backports has QEMU 10.0).
 x2apic_why=
 tcg_x2apic_ok() {
-    local v
-    v=$("${QEMU:-qemu-system-x86_64}" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
-    if [ -z "$v" ]; then
-        x2apic_why="${QEMU:-qemu-system-x86_64} does not run or says no version"
-        return 1
-    fi
-    if [ "$v" -lt 8 ]; then
-        x2apic_why="QEMU $v's TCG has no x2APIC (8.0 added it); make deps as root installs QEMU 10 from Debian 12's backports"
-        return 1
-    fi
+    x2apic_why=$("$(dirname "${BASH_SOURCE[0]}")/qemu10.sh" --check "${QEMU:-qemu-system-x86_64}")
 }
 
 debug=0

@@ -6,9 +6,12 @@
 #
 #   tools/qemu10.sh           the installed QEMU if it is 8 or later, else the copy fetched
 #                             before (below), else none
-#   tools/qemu10.sh --fetch   the same, but first fetch the copy if there is none: Debian 12's
-#                             backports suite has QEMU 10.0 (qemu-system-x86, -common, -data,
-#                             seabios). The packages come from the mirror this machine's apt
+#   tools/qemu10.sh --check QEMU  exit 0 if the QEMU binary QEMU emulates x2APIC under TCG
+#                             (version 8 or later), else say why on stdout and exit 1; the one
+#                             place that reads a QEMU's version (tools/qemu-run.sh asks here)
+#   tools/qemu10.sh --fetch   the same as without an argument, but first fetch the copy if
+#                             there is none: Debian 12's backports suite has QEMU 10.0
+#                             (qemu-system-x86, -common, -data, seabios). The packages come from the mirror this machine's apt
 #                             sources already name (never a host written here), with apt's own
 #                             signature checks, into a private apt state; they are unpacked
 #                             (dpkg -x) beside the installed QEMU, which stays as it is: the
@@ -40,12 +43,25 @@ fetch=0
 case "${1:-}" in
 "") ;;
 --fetch) fetch=1 ;;
+--check)
+    [ $# = 2 ] || { echo "qemu10.sh: usage: qemu10.sh --check QEMU" >&2; exit 2; }
+    v=$(major "$2") || v=
+    if [ -z "$v" ]; then
+        echo "$2 does not run or says no version"
+        exit 1
+    fi
+    if [ "$v" -lt 8 ]; then
+        echo "QEMU $v's TCG has no x2APIC (8.0 added it); make deps as root installs QEMU 10 from Debian 12's backports"
+        exit 1
+    fi
+    exit 0
+    ;;
 -h | --help)
-    sed -n '3,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '3,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
     exit 0
     ;;
 *)
-    echo "qemu10.sh: unknown argument '$1' (--fetch, --help)" >&2
+    echo "qemu10.sh: unknown argument '$1' (--check QEMU, --fetch, --help)" >&2
     exit 2
     ;;
 esac
