@@ -3,7 +3,8 @@
 # Model-checks tools/model/ipi.pml (the ipi schemes' remote-free and ownership-transfer
 # protocol, docs/ipi-protocol.md) with spin, and prints KTAP: one line per run.
 #
-#   tools/model/check.sh           what make test runs (about half a minute): 2 cpus, every
+#   tools/model/check.sh           what make test runs (about half a minute on one CPU, the
+#                                  runs side by side on as many as there are): 2 cpus, every
 #                                  scheme, exhaustive; 3 cpus, every scheme, bitstate (a
 #                                  partial search); and two seeded bugs that must be caught
 #   tools/model/check.sh --full    make model: larger workloads, 3 cpus exhaustive where it
@@ -44,15 +45,14 @@ else
 fi
 runs+=("2 1 2 1 exhaustive 1" "2 0 2 1 exhaustive 2")
 
-echo "KTAP version 1"
-echo "1..${#runs[@]}"
-n=0
-bad=0
-for r in "${runs[@]}"; do
-    read -r ncpu mode ops0 opsn search bug <<<"$r"
-    n=$((n + 1))
+# one N RUN: checks one run in its own directory and prints its KTAP line (and comments).
+one() {
+    local n=$1 ncpu mode ops0 opsn search bug name defs cflags panargs t0 out secs errors states why
+    read -r ncpu mode ops0 opsn search bug <<<"$2"
     name="$ncpu cpus, ${mode_name[$mode]}, $search"
     [ "$bug" != 0 ] && name="$name, seeded bug $bug is caught"
+    mkdir -p "$work/run$n"
+    cd "$work/run$n" || return 1
     defs=(-DNCPU="$ncpu" -DMODE="$mode" -DMAXOPS="$ops0" -DOPSN="$opsn" -DBUG="$bug")
     # -O0 in the quick runs: gcc -O2 takes longer on pan.c than the searches themselves.
     cflags=(-O0 -DSAFETY -DMEMLIM=8000)
@@ -67,8 +67,7 @@ for r in "${runs[@]}"; do
         ! gcc "${cflags[@]}" -o pan pan.c >gcc.log 2>&1; then
         echo "not ok $n $name"
         sed 's/^/# /' spin.log gcc.log | head -20
-        bad=1
-        continue
+        return 1
     fi
     rm -f ipi.pml.trail
     out=$(./pan "${panargs[@]}" 2>&1)
@@ -80,7 +79,7 @@ for r in "${runs[@]}"; do
     if [ -z "$errors" ]; then
         echo "not ok $n $name"
         sed 's/^/# /' <<<"$out" | head -20
-        bad=1
+        return 1
     elif [ "$bug" = 0 ] && [ "$errors" = 0 ] && ! grep -q 'max search depth too small' <<<"$out"; then
         echo "ok $n $name"
         echo "# $states states, ${secs} s"
@@ -90,8 +89,32 @@ for r in "${runs[@]}"; do
     else
         echo "not ok $n $name"
         echo "# errors: $errors${why:+; $why}"
-        [ -f ipi.pml.trail ] && echo "# trail: spin -t -p ${defs[*]} $model (in $work)"
-        bad=1
+        [ -f ipi.pml.trail ] && echo "# trail: spin -t -p ${defs[*]} $model (in $work/run$n)"
+        return 1
     fi
+}
+
+# The runs are independent: as many at once as there are CPUs (MODEL_JOBS=N to choose),
+# each printing into its own file, printed in order at the end.
+jobs=${MODEL_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
+echo "KTAP version 1"
+echo "1..${#runs[@]}"
+n=0
+running=0
+for r in "${runs[@]}"; do
+    n=$((n + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    (one "$n" "$r" >"$work/run$n.out" 2>&1; echo $? >"$work/run$n.rc") &
+    running=$((running + 1))
+done
+wait
+bad=0
+for ((i = 1; i <= n; i++)); do
+    cat "$work/run$i.out"
+    [ "$(cat "$work/run$i.rc" 2>/dev/null)" = 0 ] || bad=1
 done
 exit $bad
