@@ -143,85 +143,49 @@ static void defaults_into(struct boot_options *o)
 	snap(o);
 }
 
-/* Lists the fields in which opts and want differ; "" when none do. */
+/* A field's number (UINT fields: 1, 4 or 8 bytes wide; 8-byte ones may be signed). */
+static long long field_num(const struct boot_options *o, const struct field *f)
+{
+	const char *v = (const char *)o + f->off;
+
+	switch (f->size) {
+	case 1: return *(const u8 *)v;
+	case 4: return *(const u32 *)v;
+	default: return *(const long long *)v;
+	}
+}
+
+/*
+ * Lists the fields in which opts and want differ, from fields[] (so a new option is compared
+ * once it has its row there); "" when none do. Strings are shown up to 40 characters.
+ */
 static const char *diff_opts(void)
 {
-	static char out[2048];
+	static char out[4096];
 	size_t n = 0;
 
 	out[0] = '\0';
-#define DIFF(cond, ...)                                                                            \
-	do {                                                                                       \
-		if (cond)                                                                          \
-			n += (size_t)snprintf(out + n, sizeof(out) - n, __VA_ARGS__);              \
-	} while (0)
-	DIFF(strcmp(opts.test, want.test), "test \"%.40s\" want \"%.40s\"; ", opts.test, want.test);
-	DIFF(opts.test_given != want.test_given, "test_given %d want %d; ", opts.test_given,
-	     want.test_given);
-	DIFF(strcmp(opts.bench, want.bench), "bench \"%.40s\" want \"%.40s\"; ", opts.bench,
-	     want.bench);
-	DIFF(opts.bench_given != want.bench_given, "bench_given %d want %d; ", opts.bench_given,
-	     want.bench_given);
-	DIFF(opts.cpus != want.cpus, "cpus %u want %u; ", opts.cpus, want.cpus);
-	DIFF(opts.seed != want.seed, "seed %llu want %llu; ", (unsigned long long)opts.seed,
-	     (unsigned long long)want.seed);
-	DIFF(strcmp(opts.crash, want.crash), "crash \"%.32s\" want \"%.32s\"; ", opts.crash,
-	     want.crash);
-	DIFF(opts.ap_timeout_ms != want.ap_timeout_ms, "ap_timeout_ms %u want %u; ",
-	     opts.ap_timeout_ms, want.ap_timeout_ms);
-	DIFF(opts.ap_skip != want.ap_skip, "ap_skip %ld want %ld; ", opts.ap_skip, want.ap_skip);
-	DIFF(strcmp(opts.x2apic, want.x2apic), "x2apic \"%.8s\" want \"%.8s\"; ", opts.x2apic,
-	     want.x2apic);
-	DIFF(strcmp(opts.scheme, want.scheme), "scheme \"%.40s\" want \"%.40s\"; ", opts.scheme,
-	     want.scheme);
-	DIFF(opts.scheme_given != want.scheme_given, "scheme_given %d want %d; ",
-	     opts.scheme_given, want.scheme_given);
-	DIFF(opts.bench_reps != want.bench_reps, "bench_reps %u want %u; ", opts.bench_reps,
-	     want.bench_reps);
-	DIFF(opts.hackbench_groups != want.hackbench_groups, "hackbench_groups %u want %u; ",
-	     opts.hackbench_groups, want.hackbench_groups);
-	DIFF(opts.hackbench_loops != want.hackbench_loops, "hackbench_loops %u want %u; ",
-	     opts.hackbench_loops, want.hackbench_loops);
-	DIFF(opts.remote_objects != want.remote_objects, "remote_objects %u want %u; ",
-	     opts.remote_objects, want.remote_objects);
-	DIFF(opts.scaling_ops != want.scaling_ops, "scaling_ops %u want %u; ", opts.scaling_ops,
-	     want.scaling_ops);
-	DIFF(opts.latency_samples != want.latency_samples, "latency_samples %u want %u; ",
-	     opts.latency_samples, want.latency_samples);
-	DIFF(strcmp(opts.fastpath, want.fastpath), "fastpath \"%.16s\" want \"%.16s\"; ",
-	     opts.fastpath, want.fastpath);
-	DIFF(opts.cpu_partial != want.cpu_partial, "cpu_partial %u want %u; ", opts.cpu_partial,
-	     want.cpu_partial);
-	DIFF(opts.slabinfo != want.slabinfo, "slabinfo %u want %u; ", opts.slabinfo,
-	     want.slabinfo);
-	DIFF(opts.ipi_wait_us != want.ipi_wait_us, "ipi_wait_us %u want %u; ", opts.ipi_wait_us,
-	     want.ipi_wait_us);
-	DIFF(opts.sheaf_capacity != want.sheaf_capacity, "sheaf_capacity %u want %u; ",
-	     opts.sheaf_capacity, want.sheaf_capacity);
-	DIFF(strcmp(opts.slub_debug, want.slub_debug), "slub_debug \"%.40s\" want \"%.40s\"; ",
-	     opts.slub_debug, want.slub_debug);
-	DIFF(strcmp(opts.slub_debug_mode, want.slub_debug_mode),
-	     "slub_debug_mode \"%.16s\" want \"%.16s\"; ", opts.slub_debug_mode,
-	     want.slub_debug_mode);
-	DIFF(opts.freelist_hardened != want.freelist_hardened, "freelist_hardened %u want %u; ",
-	     opts.freelist_hardened, want.freelist_hardened);
-	DIFF(opts.freelist_random != want.freelist_random, "freelist_random %u want %u; ",
-	     opts.freelist_random, want.freelist_random);
-	DIFF(opts.init_on_alloc != want.init_on_alloc, "init_on_alloc %u want %u; ",
-	     opts.init_on_alloc, want.init_on_alloc);
-	DIFF(opts.init_on_free != want.init_on_free, "init_on_free %u want %u; ",
-	     opts.init_on_free, want.init_on_free);
-	DIFF(opts.mem_map != want.mem_map, "mem_map %u want %u; ", opts.mem_map, want.mem_map);
-	DIFF(strcmp(opts.replay_cpus, want.replay_cpus), "replay_cpus \"%.40s\" want \"%.40s\"; ",
-	     opts.replay_cpus, want.replay_cpus);
-	DIFF(strcmp(opts.replay_pace, want.replay_pace), "replay_pace \"%.16s\" want \"%.16s\"; ",
-	     opts.replay_pace, want.replay_pace);
-	DIFF(opts.replay_scale != want.replay_scale, "replay_scale %u want %u; ",
-	     opts.replay_scale, want.replay_scale);
-	DIFF(strcmp(opts.exit, want.exit), "exit \"%.16s\" want \"%.16s\"; ", opts.exit, want.exit);
-	DIFF(strcmp(opts.reboot, want.reboot), "reboot \"%.16s\" want \"%.16s\"; ", opts.reboot,
-	     want.reboot);
-#undef DIFF
+	for (size_t i = 0; i < ARRAY_SIZE(fields) && n < sizeof(out) - 1; i++) {
+		const struct field *f = &fields[i];
+		const char *a = (const char *)&opts + f->off, *b = (const char *)&want + f->off;
+
+		if (f->type == BOOT_PARAM_UINT) {
+			if (field_num(&opts, f) != field_num(&want, f))
+				n += (size_t)snprintf(out + n, sizeof(out) - n, "%s %lld want %lld; ",
+						      f->name, field_num(&opts, f),
+						      field_num(&want, f));
+		} else if (strncmp(a, b, f->size)) {
+			n += (size_t)snprintf(out + n, sizeof(out) - n,
+					      "%s \"%.40s\" want \"%.40s\"; ", f->name, a, b);
+		}
+		if (n < sizeof(out) - 1 && f->given_off &&
+		    *(const bool *)((const char *)&opts + f->given_off) !=
+			    *(const bool *)((const char *)&want + f->given_off))
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s_given %d want %d; ",
+					      f->name,
+					      *(const bool *)((const char *)&opts + f->given_off),
+					      *(const bool *)((const char *)&want + f->given_off));
+	}
 	return out;
 }
 
