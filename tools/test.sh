@@ -6,6 +6,7 @@
 # Environment:
 #   TEST_QUICK=1       host tests and the bios/tcg smp1 + smp4 boots only
 #   TEST_FILTER=REGEX  run only the tests whose label matches (bash regex), e.g. 'uefi|crash'
+#   TEST_HOST_JOBS=N   host tests run at once (default: the number of CPUs)
 #   TEST_ACCELS="tcg"  accelerators for the matrix (default: tcg, plus kvm when
 #                      tools/qemu-run.sh --accel-probe says kvm)
 #   TEST_DRY_RUN=1     boot nothing: print each selected boot's QEMU command (qemu-run.sh
@@ -202,9 +203,15 @@ kernel_grep() {
 }
 
 # ---------------------------------------------------------------------------------------
-# (a) host tests: built executables build/host/test_* and scripts tests/host/test_*.sh
+# (a) host tests: built executables build/host/test_* and scripts tests/host/test_*.sh.
+# They are independent processes and several of them wait more than they compute (threads
+# that hand objects to each other), so they run side by side, as many at once as there are
+# CPUs (TEST_HOST_JOBS=N to choose); each one's results are printed in order when all are done.
 host_tests() {
-    local exe name label log rc any=0 t0
+    local exe name label log any=0 jobs running=0 i
+    local -a labels=() logs=() exes=()
+    jobs=${TEST_HOST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+    [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
     for exe in build/host/test_* tests/host/test_*.sh; do
         if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then continue; fi
         name=${exe##*/}
@@ -217,15 +224,30 @@ host_tests() {
             echo "dry-run $label: ./$exe"
             continue
         fi
-        t0=${EPOCHREALTIME/./}
-        rc=0
+        labels+=("$label") logs+=("$log") exes+=("$exe")
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n
+            running=$((running - 1))
+        fi
         # The spin model check (test_ipi_model) took 68 s on the busy host: 600 s bounds a hang.
-        timeout -k 5 600 "./$exe" </dev/null >"$log" 2>&1 || rc=$?
-        if ktap "$log" "$label" --host; then
+        (
+            t0=${EPOCHREALTIME/./}
+            rc=0
+            timeout -k 5 600 "./$exe" </dev/null >"$log" 2>&1 || rc=$?
+            echo "$rc $(seconds_since "$t0")" >"$log.rc"
+        ) &
+        running=$((running + 1))
+    done
+    wait
+    for i in "${!labels[@]}"; do
+        local rc=1 secs=?
+        [ -f "${logs[$i]}.rc" ] && read -r rc secs <"${logs[$i]}.rc"
+        rm -f "${logs[$i]}.rc"
+        if ktap "${logs[$i]}" "${labels[$i]}" --host; then
             if [ "$rc" != 0 ]; then
-                fail "$label: exit code" "exited $rc although its KTAP results passed (log: $log)"
+                fail "${labels[$i]}: exit code" "exited $rc although its KTAP results passed (log: ${logs[$i]})"
             else
-                echo "ok   $label  $(seconds_since "$t0") s  ($ktap_summary)"
+                echo "ok   ${labels[$i]}  $secs s  ($ktap_summary)"
             fi
         fi
     done
