@@ -639,11 +639,15 @@ elif [ "${TEST_QUICK:-0}" = 1 ]; then
     matrix_boot bios tcg 4
 else
     echo "test.sh: boot matrix ($accels)"
+    # Every CPU count under SeaBIOS; OVMF at 1 and 4 (what differs under UEFI, the memory
+    # map, the tables and the trampoline's place, does not depend on the CPU count past one
+    # AP; screen[uefi,...] and crash[...,uefi] boot it too).
     for accel in $accels; do
-        for fw in bios uefi; do
-            for smp in 1 2 4 8; do
-                matrix_boot "$fw" "$accel" "$smp"
-            done
+        for smp in 1 2 4 8; do
+            matrix_boot bios "$accel" "$smp"
+        done
+        for smp in 1 4; do
+            matrix_boot uefi "$accel" "$smp"
         done
     done
 
