@@ -26,7 +26,8 @@ struct tsc_estimate;
 void tsc_init(void);
 /*
  * Measures the TSC again against one clock ("hpet", "pm-timer", "pit") as tsc_init does,
- * interrupts off; -1 if the machine does not have that clock or it does not count.
+ * interrupts off, and again (a few times) while no window was usable; -1 if the machine does
+ * not have that clock or it does not count. est->khz is 0 if no round gave an estimate.
  */
 int tsc_measure_clock(const char *name, struct tsc_estimate *est);
 

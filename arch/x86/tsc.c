@@ -317,6 +317,50 @@ static void measure(unsigned which)
 	}
 }
 
+/* Of the clocks in `which` (a bit per REF_*): does any count, and does any of those give an
+ * estimate from the last measure()? */
+static bool clocks_count(unsigned int which)
+{
+	for (int i = 0; i < NR_REFS; i++)
+		if ((which & (1u << i)) && refs[i].ok)
+			return true;
+	return false;
+}
+
+static bool clocks_usable(unsigned int which)
+{
+	for (int i = 0; i < NR_REFS; i++) {
+		struct tsc_estimate est;
+
+		if (!(which & (1u << i)) || !refs[i].ok)
+			continue;
+		estimate(&refs[i], &est);
+		if (est.khz)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * measure(which), and again, up to MEASURE_ROUNDS times in all, while clocks in `which` count
+ * but none gave a usable estimate: a host that preempts the emulator through every window of
+ * every clock (seen at a load average of 10 on 2 cores, and in the time suite: 0 of 15
+ * windows, QEMU 10, UEFI, 4 vCPUs on 2 busy cores) leaves nothing to go by otherwise. `who`
+ * non-NULL: say so on the console each time.
+ */
+#define MEASURE_ROUNDS 5
+static void measure_until_usable(unsigned int which, const char *who)
+{
+	measure(which);
+	for (int round = 1; round < MEASURE_ROUNDS && clocks_count(which) && !clocks_usable(which);
+	     round++) {
+		if (who)
+			printk("%s: no clock gave enough usable windows (the host kept preempting "
+			       "us?); measuring again (%d of %d)\n", who, round, MEASURE_ROUNDS - 1);
+		measure(which);
+	}
+}
+
 int tsc_measure_clock(const char *name, struct tsc_estimate *est)
 {
 	unsigned long flags;
@@ -328,7 +372,7 @@ int tsc_measure_clock(const char *name, struct tsc_estimate *est)
 		local_irq_save(flags);
 		probe_clocks(false);
 		if (refs[i].ok) {
-			measure(1u << i);
+			measure_until_usable(1u << i, NULL);
 			estimate(&refs[i], est);
 			est->windows = refs[i].nkhz + refs[i].dropped;
 		}
@@ -336,29 +380,6 @@ int tsc_measure_clock(const char *name, struct tsc_estimate *est)
 		return refs[i].ok ? 0 : -1;
 	}
 	return -1;
-}
-
-/* Does any clock count, and does any give an estimate from the last measure()? */
-static bool clocks_count(void)
-{
-	for (int i = 0; i < NR_REFS; i++)
-		if (refs[i].ok)
-			return true;
-	return false;
-}
-
-static bool clocks_usable(void)
-{
-	for (int i = 0; i < NR_REFS; i++) {
-		struct tsc_estimate est;
-
-		if (!refs[i].ok)
-			continue;
-		estimate(&refs[i], &est);
-		if (est.khz)
-			return true;
-	}
-	return false;
 }
 
 /* ---- choosing ---- */
@@ -410,17 +431,7 @@ void tsc_init(void)
 
 	cpuid_leaves(&c[C_LEAF15].est.khz, &c[C_HV].est.khz, &c[C_LEAF16].est.khz);
 	probe_clocks(true);
-	measure(~0u);
-	/*
-	 * A host that preempts the emulator through every window of every clock (seen once at a
-	 * load average of 10 on 2 cores) leaves nothing to choose from although the clocks
-	 * count: measure again, a few times, before saying there is nothing to go by.
-	 */
-	for (int round = 1; round <= 4 && clocks_count() && !clocks_usable(); round++) {
-		printk("tsc: no clock gave enough usable windows (the host kept preempting us?); "
-		       "measuring again (%d of 4)\n", round);
-		measure(~0u);
-	}
+	measure_until_usable(~0u, "tsc");
 	for (int i = 0; i < NR_REFS; i++) {
 		struct clock_ref *r = &refs[i];
 		struct tsc_estimate *est = &c[ref_of[i]].est;
