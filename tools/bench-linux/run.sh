@@ -13,10 +13,14 @@
 # than one CPU, so ICOUNT=1 needs SMP=1 (make bench-linux sets it); this script refuses
 # ICOUNT=1 with SMP>1 rather than boot a kernel that does not come up.
 # The kernel runs with init_on_alloc=0 (Debian turns it on: every allocation would be
-# zeroed, which slablab does not do) and slab_nomerge (the module's caches stay its own).
+# zeroed, which slablab does not do), slab_nomerge (the module's caches stay its own) and
+# tsc=reliable: QEMU's vCPU TSCs run off one host clock, but Linux's TSC warp check fails
+# under TCG and it would fall back to the HPET, every clock read an emulated MMIO access
+# (the scheduler's wake-ups in remote pay for it: about 50000 emulated cycles per object
+# against 13000-57000 with it, on this loaded host); slablab reads the TSC.
 # Knobs: SMP (4), MEM (256M), ACCEL (auto), ICOUNT (0), TIMEOUT (600 s), LINUX_BENCH
 # (fastpath,bulk,remote), BENCH_REPS (0: the benchmarks' defaults, 21 and 5),
-# REMOTE_OBJECTS (50000).
+# REMOTE_OBJECTS (50000), LINUX_APPEND (more kernel options, e.g. nohz=off).
 # Exit: 0 measured, 1 build, boot or benchmark failure, 2 bad usage or a missing package.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,7 +78,8 @@ make -s -C "$kdir" M="$(cd "$out/module" && pwd)" modules >"$out/module/build.lo
     { cat "$out/module/build.log" >&2; die "the module did not build (log: $out/module/build.log)"; }
 grep -i "warning" "$out/module/build.log" >&2 || true
 
-append="console=ttyS0 panic=-1 quiet loglevel=4 printk.time=0 init_on_alloc=0 slab_nomerge"
+append="console=ttyS0 panic=-1 quiet loglevel=4 printk.time=0 init_on_alloc=0 slab_nomerge tsc=reliable"
+append+=${LINUX_APPEND:+ $LINUX_APPEND}
 rootfs=$(mktemp -d "${TMPDIR:-/tmp}/bench-linux-initramfs.XXXXXX")
 trap 'rm -f "$dry"; rm -rf "$rootfs"' EXIT
 mkdir -p "$rootfs"/{bin,dev,proc,sys}
