@@ -219,8 +219,8 @@ trace-linux:
 # tools/bench-linux/run.sh builds slabbench.ko against Debian's linux-headers for the
 # installed linux-image-amd64 and boots that kernel (init_on_alloc=0) into
 # build/bench-linux/linux.log; slablab boots BENCH_LINUX_CMDLINE (or CMDLINE) into
-# build/bench-linux/slablab.log; build/bench-linux/compare.md sets Linux against lock/irq and
-# partial/irq (tools/benchreport.py --compare --pair). ICOUNT=1 boots both with SMP=1: Linux
+# build/bench-linux/slablab.log; build/bench-linux/compare.md sets Linux against lock and
+# partial with each fastpath (tools/benchreport.py --compare --pair). ICOUNT=1 boots both with SMP=1: Linux
 # 6.1 hangs at "x86: Booting SMP configuration" under -icount with more CPUs (and remote,
 # which needs two, measures nothing). BENCH_REPS=N: bench_reps= on both sides.
 BENCH_LINUX_CMDLINE := bench=fastpath,bulk,remote scheme=lock,partial
@@ -238,7 +238,7 @@ bench-linux:
 	@SMP=$(bl_smp) ISO=$(B)/bench-linux/slablab.iso LOG=$(B)/bench-linux/slablab.log \
 	  TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh >/dev/null
 	@python3 tools/benchreport.py --compare $(B)/bench-linux/linux.log \
-	  $(B)/bench-linux/slablab.log --pair linux=lock/irq,partial/irq -o $(B)/bench-linux/compare.md
+	  $(B)/bench-linux/slablab.log --pair linux=lock/irq,lock/cmpxchg,partial/irq,partial/cmpxchg -o $(B)/bench-linux/compare.md
 	@echo "bench-linux: A is Linux, B slablab; a few rows of $(B)/bench-linux/compare.md:"
 	@grep -E -e '^\| scheme \|' -e '\| 256 \| alloc_free_pair \| cycles' \
 	  -e '\| (16|250) \| bulk_per_object \| cycles' -e '\| (throughput|per_object) \|' \

@@ -1154,9 +1154,15 @@ def compare(a, b, pair=None):
         if const:
             lines += ["Same for every row: " + ", ".join("%s=%s" % kv for kv in const) + ".", ""]
         rows = []
+        # A paired figure of A stands under several keys: rows where it meets B's, else one.
+        shown = {id(fa[k]) for k in keys if k in fa and k in fb}
         for k in keys:
             x, y = fa.get(k), fb.get(k)
             f = y or x
+            if y is None:
+                if id(x) in shown:
+                    continue
+                shown.add(id(x))
             only_a += y is None
             only_b += x is None
             ratio = None
