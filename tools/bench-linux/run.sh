@@ -25,15 +25,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-die() { echo "bench-linux: $*" >&2; exit "${2:-1}"; }
+die() { echo "bench-linux: $1" >&2; exit "${2:-1}"; }
 [ $# = 1 ] || { echo "usage: tools/bench-linux/run.sh OUTDIR" >&2; exit 2; }
 out=$1
 SMP=${SMP:-4} MEM=${MEM:-256M} ACCEL=${ACCEL:-auto} ICOUNT=${ICOUNT:-0}
 tmo=${TIMEOUT:-600} benches=${LINUX_BENCH:-fastpath,bulk,remote}
 reps=${BENCH_REPS:-0} objects=${REMOTE_OBJECTS:-50000}
-[[ $reps =~ ^[0-9]+$ ]] || die "BENCH_REPS='$reps' is not a number" 2
+[[ $reps =~ ^[0-9]+$ ]] && [ "$reps" -le 101 ] || die "BENCH_REPS='$reps' is not a number of runs up to 101" 2
 [[ $objects =~ ^[1-9][0-9]*$ ]] || die "REMOTE_OBJECTS='$objects' is not a positive number" 2
-[[ $benches =~ ^[a-z]+(,[a-z]+)*$ ]] || die "LINUX_BENCH='$benches' is not a list like fastpath,bulk" 2
+[[ $benches =~ ^(fastpath|bulk|remote|all)(,(fastpath|bulk|remote|all))*$ ]] ||
+    die "LINUX_BENCH='$benches': a list of fastpath, bulk, remote (or all)" 2
 [[ $tmo =~ ^[0-9]+$ ]] || die "TIMEOUT='$tmo' is not a number of seconds" 2
 if [ "$ICOUNT" = 1 ] && [ "$SMP" != 1 ]; then
     die "ICOUNT=1 with SMP=$SMP: Linux 6.1 hangs at \"x86: Booting SMP configuration\" under -icount with more than one CPU; use SMP=1" 2
