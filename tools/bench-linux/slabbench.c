@@ -316,6 +316,7 @@ static void remote_abort(int pair, const char *what, u64 got, u64 want)
 
 static u32 room(struct ring *q, u32 tail)
 {
+	/* acquire: the consumer's reads of the slots it gave back come before our rewrites */
 	return RING - (tail - smp_load_acquire(&q->head));
 }
 
@@ -345,7 +346,7 @@ static void producer(int pair)
 			q->slot[(tail + k) % RING] = p;
 		}
 		tail += n;
-		smp_store_release(&q->tail, tail);
+		smp_store_release(&q->tail, tail); /* the slots and the objects' tags, then tail */
 		wake_up(&q->cons_wq);
 	}
 }
@@ -357,7 +358,7 @@ static void consumer(int pair)
 	u64 i = 0;
 
 	while (i < remote_objects && !aborted()) {
-		u32 tail = smp_load_acquire(&q->tail);
+		u32 tail = smp_load_acquire(&q->tail); /* pairs with the producer's release */
 
 		if (tail == head) { /* empty: sleep until the producer has published more */
 			q->waits[1]++;
@@ -376,7 +377,7 @@ static void consumer(int pair)
 			}
 			kmem_cache_free(rr.s, p);
 		}
-		smp_store_release(&q->head, head);
+		smp_store_release(&q->head, head); /* our slot reads, then the room they leave */
 		wake_up(&q->prod_wq);
 	}
 }
@@ -468,7 +469,7 @@ static void run_remote(int nreps)
 			rr.rings[p].waits[0] = rr.rings[p].waits[1] = 0;
 		}
 		t0 = now();
-		smp_store_release(&rr.go, true);
+		smp_store_release(&rr.go, true); /* the reset rings, then the start */
 		wake_up_all(&rr.go_wq);
 		wait_event(rr.done_wq, atomic_read(&rr.done) == 2 * pairs);
 		atomic_set(&rr.done, 0);
