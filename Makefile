@@ -10,6 +10,8 @@
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
+#   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
+#                   slablab, one boot each with the same QEMU command, side by side
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
@@ -75,7 +77,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
-	replay trace-linux handout grade test-labs
+	replay trace-linux bench-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -211,6 +213,36 @@ trace-linux:
 	@python3 tools/trace/slabtrace.py from-linux $(B)/trace/linux/$(WORKLOAD).trace-cmd.txt \
 	  -o $(B)/trace/linux-$(WORKLOAD).trace --source linux-6.1:$(WORKLOAD)
 	@echo "make replay TRACE=$(B)/trace/linux-$(WORKLOAD).trace"
+
+# make bench-linux: slablab's bench=fastpath,bulk,remote on Linux's own SLUB and on slablab,
+# one boot each with the same QEMU command (tools/qemu-run.sh's for SMP, MEM, ACCEL, ICOUNT):
+# tools/bench-linux/run.sh builds slabbench.ko against Debian's linux-headers for the
+# installed linux-image-amd64 and boots that kernel (init_on_alloc=0) into
+# build/bench-linux/linux.log; slablab boots BENCH_LINUX_CMDLINE (or CMDLINE) into
+# build/bench-linux/slablab.log; build/bench-linux/compare.md sets Linux against lock and
+# partial with each fastpath (tools/benchreport.py --compare --pair). ICOUNT=1 boots both with SMP=1: Linux
+# 6.1 hangs at "x86: Booting SMP configuration" under -icount with more CPUs (and remote,
+# which needs two, measures nothing). BENCH_REPS=N: bench_reps= on both sides.
+BENCH_LINUX_CMDLINE := bench=fastpath,bulk,remote scheme=lock,partial
+BENCH_REPS ?=
+bl_smp := $(if $(filter 1,$(ICOUNT)),1,$(SMP))
+bench-linux:
+	@tools/deps.sh linux
+	@$(if $(filter 1,$(ICOUNT)),$(if $(filter-out 1,$(SMP)),echo "bench-linux: ICOUNT=1: both boots get SMP=1 (Linux 6.1 hangs at \"x86: Booting SMP configuration\" under -icount with more CPUs)";))
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@mkdir -p $(B)/bench-linux
+	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/bench-linux/slablab.iso \
+	  CMDLINE=$(call sq,$(if $(value CMDLINE),$(value CMDLINE),$(value BENCH_LINUX_CMDLINE))$(if $(BENCH_REPS), bench_reps=$(BENCH_REPS))) >/dev/null
+	@SMP=$(bl_smp) TIMEOUT=$(BENCH_TIMEOUT) BENCH_REPS=$(or $(BENCH_REPS),0) \
+	  tools/bench-linux/run.sh $(B)/bench-linux
+	@SMP=$(bl_smp) ISO=$(B)/bench-linux/slablab.iso LOG=$(B)/bench-linux/slablab.log \
+	  TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh >/dev/null
+	@python3 tools/benchreport.py --compare $(B)/bench-linux/linux.log \
+	  $(B)/bench-linux/slablab.log --pair linux=lock/irq,lock/cmpxchg,partial/irq,partial/cmpxchg -o $(B)/bench-linux/compare.md
+	@echo "bench-linux: A is Linux, B slablab; a few rows of $(B)/bench-linux/compare.md:"
+	@grep -E -e '^\| scheme \|' -e '\| 256 \| alloc_free_pair \| cycles' \
+	  -e '\| (16|250) \| bulk_per_object \| cycles' -e '\| (throughput|per_object) \|' \
+	  $(B)/bench-linux/compare.md | grep -v -e '| — |' || true
 
 debug:
 	@tools/deps.sh run

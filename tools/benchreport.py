@@ -6,6 +6,8 @@
   benchreport.py LOG [-o DIR] [--no-plots]   DIR/BENCH.csv, DIR/*.png, DIR/report.md
                                              (DIR defaults to build/report)
   benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
+        [--pair S=T[/FP],...]                A's scheme S against B's T (tools/bench-linux:
+                                             linux=lock/irq,partial/irq)
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
   benchreport.py --from-qr TEXT|FILE [--against LOG]
@@ -1093,11 +1095,38 @@ def write_report(log, outdir, plotter, csvs):
 # Compare mode
 
 
-def fig_key(f):
-    return (f.bench, tuple(sorted((k, f.p(k)) for k in f.params)), f.figure, f.unit)
+def fig_key(f, params=None):
+    params = f.params if params is None else params
+    return (f.bench, tuple(sorted((k, text(v)) for k, v in params.items())), f.figure, f.unit)
 
 
-def compare(a, b):
+def parse_pair(spec):
+    """--pair A=B[/FP][,B[/FP]...]: (A, [(B, FP or None), ...]), or None if malformed."""
+    m = re.fullmatch(r"([^=,/\s]+)=([^=,/\s]+(?:/[^=,/\s]+)?(?:,[^=,/\s]+(?:/[^=,/\s]+)?)*)", spec)
+    if not m:
+        return None
+    return m.group(1), [tuple(t.split("/", 1)) if "/" in t else (t, None)
+                        for t in m.group(2).split(",")]
+
+
+def paired_figs(figs, pair):
+    """A's figures by key; with pair (tools/bench-linux: A's "linux" against B's lock/irq
+    and partial/irq), a figure of A's scheme is filed under each B scheme (and fastpath,
+    where the figure has one) so that it lines up with B's figure of the same shape."""
+    d = {}
+    for f in figs:
+        if pair and f.p("scheme") == pair[0]:
+            for scheme, fp in pair[1]:
+                params = dict(f.params, scheme=scheme)
+                if fp and "fastpath" in params:
+                    params["fastpath"] = fp
+                d[fig_key(f, params)] = f
+        else:
+            d[fig_key(f)] = f
+    return d
+
+
+def compare(a, b, pair=None):
     lines = ["# slablab benchmark comparison", "",
              "A: `%s`%s  " % (a.name, " — **emulated** (TCG)" if a.emulated() else ""),
              "B: `%s`%s" % (b.name, " — **emulated** (TCG)" if b.emulated() else ""), ""]
@@ -1108,7 +1137,10 @@ def compare(a, b):
     rows = [[k, ma.get(k, "—"), mb.get(k, "—")] for k in ordered(list(ma) + list(mb))
             if k != "source"]
     lines += ["## Machines", ""] + md_table(["", "A", "B"], rows) + [""]
-    fa = last_by([f for f in a.figs if f.bench != "meta" and f.figure != "hist"], fig_key)
+    if pair:
+        lines += ["A's scheme `%s` is set against B's %s (--pair): the rows name B's." % (
+            pair[0], ", ".join("`%s`" % "/".join(x for x in t if x) for t in pair[1])), ""]
+    fa = paired_figs([f for f in a.figs if f.bench != "meta" and f.figure != "hist"], pair)
     fb = last_by([f for f in b.figs if f.bench != "meta" and f.figure != "hist"], fig_key)
     benches = ordered(a.benches() + b.benches())
     only_a = only_b = 0
@@ -1116,15 +1148,21 @@ def compare(a, b):
         keys = ordered([k for k in fa if k[0] == bench] + [k for k in fb if k[0] == bench])
         if not keys:
             continue
-        allf = [fa[k] for k in keys if k in fa] + [fb[k] for k in keys if k in fb]
+        allf = [fb[k] if k in fb else fa[k] for k in keys]
         vary, const = varying(allf)
         lines += ["## %s" % bench, ""]
         if const:
             lines += ["Same for every row: " + ", ".join("%s=%s" % kv for kv in const) + ".", ""]
         rows = []
+        # A paired figure of A stands under several keys: rows where it meets B's, else one.
+        shown = {id(fa[k]) for k in keys if k in fa and k in fb}
         for k in keys:
             x, y = fa.get(k), fb.get(k)
-            f = x or y
+            f = y or x
+            if y is None:
+                if id(x) in shown:
+                    continue
+                shown.add(id(x))
             only_a += y is None
             only_b += x is None
             ratio = None
@@ -1216,6 +1254,8 @@ def main(argv):
     ap.add_argument("logs", nargs="+", metavar="LOG")
     ap.add_argument("-o", "--out", help="output dir (report) or file (compare)")
     ap.add_argument("--compare", action="store_true", help="compare two logs: A B")
+    ap.add_argument("--pair", metavar="A=B[/FP],...",
+                    help="--compare: A's scheme A against B's schemes (and fastpaths)")
     ap.add_argument("--no-plots", action="store_true", help="do not run gnuplot")
     ap.add_argument("--check", action="store_true",
                     help="check one log against the JSON contract; write nothing")
@@ -1226,6 +1266,15 @@ def main(argv):
             print("benchreport: --check takes one log and no other option", file=sys.stderr)
             return 2
         return run_check(args.logs[0])
+    pair = None
+    if args.pair is not None:
+        pair = parse_pair(args.pair)
+        if not args.compare or pair is None:
+            ap.print_usage(sys.stderr)
+            print("benchreport: --pair goes with --compare and reads like linux=lock/irq,"
+                  "partial/irq" if pair is None else "benchreport: --pair goes with --compare",
+                  file=sys.stderr)
+            return 2
     if len(args.logs) != (2 if args.compare else 1):
         ap.print_usage(sys.stderr)
         print("benchreport: %s" % ("--compare takes two logs" if args.compare else
@@ -1247,7 +1296,7 @@ def main(argv):
                   file=sys.stderr)
 
     if args.compare:
-        md = compare(logs[0], logs[1])
+        md = compare(logs[0], logs[1], pair)
         if args.out:
             with open(args.out, "w") as out:
                 out.write(md + "\n")

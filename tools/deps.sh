@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks that the host tools slablab needs are present and installs missing Debian 12
-# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench] [trace]; no group
+# packages (as root). Usage: tools/deps.sh [build] [run] [test] [bench] [trace] [linux]; no group
 # means "build".
 #
 # Exit: 0 all present (prints nothing), 1 missing and could not install, 2 bad usage.
@@ -53,9 +53,23 @@ checks_trace=(
     cmd:cpio:cpio
     py:python3:python3
 )
+# make bench-linux (tools/bench-linux/run.sh): a module built by kbuild against Debian's
+# headers for the installed linux-image-amd64 (linux-headers-amd64 pulls the same version
+# when both come from the same archive; run.sh names the exact package when they differ),
+# booted with busybox in an initramfs.
+checks_linux=(
+    cmd:make:make
+    cmd:gcc:gcc
+    glob:/boot/vmlinuz-*-amd64:linux-image-amd64
+    glob:/usr/src/linux-headers-*-amd64/Makefile:linux-headers-amd64
+    file:/bin/busybox:busybox-static
+    cmd:cpio:cpio
+    cmd:gzip:gzip
+    py:python3:python3
+)
 
 usage() {
-    echo "usage: tools/deps.sh [build|run|test|bench|trace]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench|trace|linux]..." >&2
     exit 2
 }
 
@@ -72,9 +86,10 @@ for group in "$@"; do
         ;;
     bench) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}" "${checks_bench[@]}") ;;
     trace) want+=("${checks_run[@]}" "${checks_trace[@]}") ;;
+    linux) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_linux[@]}") ;;
     -h | --help) usage ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test bench trace)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench trace linux)" >&2
         exit 2
         ;;
     esac

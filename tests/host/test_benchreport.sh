@@ -3,7 +3,8 @@
 # Host test for tools/benchreport.py: turns tests/host/bench-samples/suite.log (every benchmark
 # of the JSON contract, histogram lines, \r, GRUB's escapes, a cut-off last line, a benchmark
 # the tool does not know) into CSVs, plots and report.md, compares it with suite-hw.log, and
-# checks the contents. Prints its own results as KTAP (flat), like the other host tests.
+# checks the contents; sets linux-6.1.log (make bench-linux) against slablab-tcg.log with
+# --pair. Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
@@ -176,6 +177,45 @@ compare_mode() {
             "| partial | 10 | time | ms | 3000.0 | 300.0 | 0.10× |" \
             "| CPU model | QEMU TCG CPU version 2.5+ | AMD EPYC 7713 |" \
             "> One log is emulated and the other is not: B/A mixes emulator speed with CPU speed."
+}
+
+# make bench-linux's logs (tools/bench-linux/): a cut of a real Linux 6.1 log (the module's
+# lines, "scheme":"linux", among the console's) keeps the contract, and --pair sets its figures
+# against slablab's lock/irq and partial/irq ones of the same shape. Ratios by hand:
+# 646.5/610.6 = 1.059, 632.8/610.6 = 1.036, 76.7/120.1 = 0.639, 948649.4/141508.4 = 6.704.
+linux_pair() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log
+    checks 0 "$l" "benchreport: $l: 4 figures from 3 benchmarks, as the contract says" || return 1
+    "$py" "$root/tools/benchreport.py" --compare "$l" "$s" --pair linux=lock/irq,partial/irq \
+        -o "$out/linux.md" >/dev/null 2>&1 || { echo "FAILED: --compare --pair exited $?"; return 1; }
+    has "$out/linux.md" \
+        "A's scheme \`linux\` is set against B's \`lock/irq\`, \`partial/irq\` (--pair): the rows name B's." \
+        "| lock | irq | alloc_free_pair | cycles | 610.6 | 646.5 | 1.06× |" \
+        "| partial | irq | alloc_free_pair | cycles | 610.6 | 632.8 | 1.04× |" \
+        "| partial | cmpxchg | alloc_free_pair | cycles | — | 671.4 | — |" \
+        "| partial | irq | bulk_per_object | cycles | 120.1 | 76.7 | 0.64× |" \
+        "| partial | throughput | objects_per_s | 141508.4 | 948649.4 | 6.70× |" \
+        "| linux | per_object | cycles | 29680.2 | — | — |" \
+        "Notes: 1 figure(s) only in A, 1 only in B (shown with —)." || return 1
+    # Linux's bulk figure met partial/irq's: no row of it alone for lock/irq, which has none.
+    if grep -q "| linux | slub |" "$out/linux.md"; then
+        echo "FAILED: a paired figure that met B's also stands alone:"; grep "| linux |" "$out/linux.md"
+        return 1
+    fi
+    # Without --pair the schemes differ, so nothing lines up.
+    "$py" "$root/tools/benchreport.py" --compare "$l" "$s" -o "$out/nopair.md" >/dev/null 2>&1 &&
+        has "$out/nopair.md" "| linux | slub | alloc_free_pair | cycles | 610.6 | — | — |"
+}
+
+pair_bad_usage() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log r=0
+    "$py" "$root/tools/benchreport.py" --compare "$l" "$s" --pair linux >/dev/null 2>"$out/pair.err" || r=$?
+    [ "$r" = 2 ] && grep -q "reads like linux=lock/irq" "$out/pair.err" ||
+        { echo "FAILED: --pair linux exited $r"; cat "$out/pair.err"; return 1; }
+    r=0
+    "$py" "$root/tools/benchreport.py" "$l" --pair linux=lock -o "$out/p" >/dev/null 2>"$out/pair.err" || r=$?
+    [ "$r" = 2 ] && grep -q "goes with --compare" "$out/pair.err" ||
+        { echo "FAILED: --pair without --compare exited $r"; cat "$out/pair.err"; return 1; }
 }
 
 no_figures_fails() {
@@ -364,6 +404,8 @@ t md_source_tables md_source_tables
 t plots plots
 t partial_log partial_log
 t compare_mode compare_mode
+t linux_pair linux_pair
+t pair_bad_usage pair_bad_usage
 t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet
