@@ -281,7 +281,7 @@ test:
 
 # The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
 # pass of it): docs/ipi-protocol.md.
-# make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock
+# make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab
 # (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
 # minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
 test-big:

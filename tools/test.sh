@@ -607,15 +607,18 @@ x2apic_boots() {
         echo "skip x2apic[...]: ${why#qemu10.sh: }"
         return 0
     fi
+    extra "x2apic[q35,smp1]" "test=smp,ipi,spinlock" 0 QEMU="$q" SMP=1 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=true json:cpus_online=1
+    extra "x2apic[uefi,q35,smp8]" "test=smp,ipi,spinlock" 0 QEMU="$q" SMP=8 MACHINE=q35 APIC=x2apic FIRMWARE=uefi -- ktap json:x2apic=true json:cpus_online=8 json:firmware=uefi
     extra "x2apic[q35,smp4]" "test=smp,ipi,spinlock" 0 QEMU="$q" SMP=4 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=true json:cpus_online=4 "CPUs online (x2 APIC)"
     extra "x2apic[x2apic=off,q35,smp4]" "test=smp,ipi x2apic=off" 0 QEMU="$q" SMP=4 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=false json:cpus_online=4 "x2apic=off: xAPIC mode although the CPU has x2APIC"
     extra "x2apic[sparse ids,sockets=2,cores=3,threads=2]" "test=smp,ipi" 0 QEMU="$q" SMP=12 TOPOLOGY=sockets=2,cores=3,threads=2 MACHINE=q35 APIC=x2apic -- ktap json:x2apic=true json:cpus_online=12
     extra "x2apic[smp300,test=smp]" "test=smp ap_timeout_ms=60000" 0 QEMU="$q" SMP=300 MEM=512M TIMEOUT=600 -- ktap json:x2apic=true json:cpus_online=300 json:cpus_found=300
-    # make test-big (TEST_BIG=1): the CPU-bound suites at 256, 512 and 1024 CPUs; minutes each.
+    # make test-big (TEST_BIG=1): the CPU-bound suites and the slab suite at 256, 512 and 1024
+    # CPUs; minutes each.
     if [ "${TEST_BIG:-0}" = 1 ]; then
-        extra "big[smp256,test=smp,ipi,spinlock]" "test=smp,ipi,spinlock ap_timeout_ms=60000" 0 QEMU="$q" SMP=256 MEM=512M TIMEOUT=1200 -- ktap json:x2apic=true json:cpus_online=256
-        extra "big[smp512,test=smp,ipi,spinlock]" "test=smp,ipi,spinlock ap_timeout_ms=60000" 0 QEMU="$q" SMP=512 MEM=1G TIMEOUT=1800 -- ktap json:x2apic=true json:cpus_online=512
-        extra "big[smp1024,test=smp,ipi,spinlock]" "test=smp,ipi,spinlock ap_timeout_ms=60000" 0 QEMU="$q" SMP=1024 MEM=2G TIMEOUT=2400 -- ktap json:x2apic=true json:cpus_online=1024
+        extra "big[smp256,test=smp,ipi,spinlock,slab]" "test=smp,ipi,spinlock,slab ap_timeout_ms=60000" 0 QEMU="$q" SMP=256 MEM=512M TIMEOUT=1200 -- ktap json:x2apic=true json:cpus_online=256
+        extra "big[smp512,test=smp,ipi,spinlock,slab]" "test=smp,ipi,spinlock,slab ap_timeout_ms=60000" 0 QEMU="$q" SMP=512 MEM=1G TIMEOUT=1800 -- ktap json:x2apic=true json:cpus_online=512
+        extra "big[smp1024,test=smp,ipi,spinlock,slab]" "test=smp,ipi,spinlock,slab ap_timeout_ms=60000" 0 QEMU="$q" SMP=1024 MEM=2G TIMEOUT=2400 -- ktap json:x2apic=true json:cpus_online=1024
     fi
 }
 
