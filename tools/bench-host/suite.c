@@ -373,6 +373,91 @@ void bench_arch_end(void)
 	       (unsigned long long)((mono_ns() - t_start) / 1000000), nr_cpu_ids);
 }
 
+/*
+ * ---- bench=host_ipi_rtt: what an IPI costs here ----
+ * A synchronous cross-call from CPU 0 to CPU 1 and back (kernel/smp_rtt.c, the ipi_rtt
+ * suite's measurement): to a CPU halted in its idle loop (sigsuspend, or a futex with
+ * host_ipi=poll) and to one spinning with interrupts on (in cpu_relax, a poll point). The
+ * figure a hardware IPI has is about 1-2 us end to end (docs/BENCHMARKS.md).
+ */
+struct rtt_busy {
+	int stop;
+	u64 *samples;
+	unsigned int n;
+	u64 median;
+};
+
+static void rtt_busy_cpu(void *arg)
+{
+	struct rtt_busy *b = arg;
+
+	if (smp_processor_id() == 0) {
+		b->median = smp_call_round_trip(1, b->n, b->samples);
+		__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
+	} else {
+		while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE))
+			cpu_relax();
+	}
+}
+
+static void run_ipi_rtt(void)
+{
+	unsigned int n = bench_reps(1000);
+	u64 *samples = kmalloc_array(n, sizeof(u64), GFP_KERNEL);
+	char params[96], a[24], b[24], c[24], d[24];
+
+	if (nr_cpu_ids < 2) {
+		printk("host_ipi_rtt: needs 2 CPUs (this run has 1): nothing measured\n");
+		kfree(samples);
+		return;
+	}
+	if (!samples) {
+		bench_fail("host_ipi_rtt", "no memory for %u samples", n);
+		return;
+	}
+	printk("%u synchronous cross-calls CPU 0 -> CPU 1 -> CPU 0, IPIs by %s; median and "
+	       "p10/p90\n", n, ipi_mode);
+	printk("%-10s %12s %12s %12s %10s\n", "target", "cycles", "p10", "p90", "ns");
+	for (int busy = 0; busy < 2; busy++) {
+		struct rtt_busy rb = { .samples = samples, .n = n };
+		struct cpumask mask;
+		struct bench_stats st;
+		const char *target = busy ? "spinning" : "halted";
+
+		if (busy) {
+			cpumask_clear(&mask);
+			cpumask_set_cpu(0, &mask);
+			cpumask_set_cpu(1, &mask);
+			smp_run_on_cpus(&mask, rtt_busy_cpu, &rb);
+		} else {
+			rb.median = smp_call_round_trip(1, n, samples);
+		}
+		if (!rb.median) {
+			bench_fail("host_ipi_rtt", "a cross-call to a %s CPU was lost", target);
+			break;
+		}
+		bench_summarize(samples, (int)n, 1, &st);
+		snprintf(params, sizeof(params), "\"target\":\"%s\",\"host_ipi\":\"%s\"", target,
+			 ipi_mode);
+		bench_json("host_ipi_rtt", params, "round_trip", st.median, "cycles", &st);
+		bench_json("host_ipi_rtt", params, "round_trip_ns", bench_tenths_to_ns(st.median),
+			   "ns", NULL);
+		printk("%-10s %12s %12s %12s %10s\n", target, bench_fmt(a, sizeof(a), st.median),
+		       bench_fmt(b, sizeof(b), st.p10), bench_fmt(c, sizeof(c), st.p90),
+		       bench_fmt(d, sizeof(d), bench_tenths_to_ns(st.median)));
+	}
+	kfree(samples);
+}
+
+static const struct bench ipi_rtt_bench = {
+	.name = "host_ipi_rtt",
+	.what = "the host's IPI (signal or mailbox): a cross-call's round trip to a halted and "
+		"a spinning CPU",
+	.run = run_ipi_rtt,
+	.order = 5,
+};
+bench_register(ipi_rtt_bench);
+
 /* ---- the replay trace: a file where the kernel has GRUB's module ---- */
 
 static int load_trace(const char *path)
