@@ -4,7 +4,8 @@
 # bench-suite-peer, tools/bench-host/suite.c; docs/host-build.md), with small counts on 2
 # thread-CPUs: every benchmark runs for every scheme, every JSON line parses and says
 # "accel":"host", "emulated":false; no self-check fails; each CPU's thread is pinned to a
-# core of its own (as the kernel reports its affinity), also under taskset; IPIs go by
+# core of its own (as the kernel reports its affinity), also under taskset; the logs keep
+# tools/benchreport.py's JSON contract (--check); IPIs go by
 # signal or, with host_ipi=poll, by mailbox only (the run's counters), the remote and
 # hackbench benchmarks checking every object either way; the peers (glibc's malloc and
 # each of jemalloc, mimalloc, tcmalloc that is installed, by LD_PRELOAD) run hackbench,
@@ -81,6 +82,7 @@ every_benchmark_every_scheme() {
     for b in $names; do
         grep -q "^== bench $b: [0-9]* ms ==" "$tmp/all.log" || { echo "bench $b did not run"; return 1; }
     done
+    python3 "$root/tools/benchreport.py" --check "$tmp/all.log" >/dev/null || return 1
     schemes=$(sed -n 's/.*"benches":"[^"]*","schemes":"\([^"]*\)".*/\1/p' "$tmp/all.log")
     [ -n "$schemes" ] || { echo "no schemes on the meta line"; return 1; }
     check "$tmp/all.log" \
@@ -137,6 +139,7 @@ peer_runs() {
     fi
     run "$log" "${pre[@]}" "$peer" host_peer="$name" bench=hackbench,remote,scaling,latency \
         "${small[@]}" || return 1
+    python3 "$root/tools/benchreport.py" --check "$log" >/dev/null || return 1
     check "$log" \
         "all(any(o['bench'] == b and o.get('scheme') == '$name' for o in lines) for b in ('hackbench', 'remote', 'scaling', 'latency'))" \
         "not any(o.get('scheme') not in (None, '$name') for o in lines if o['bench'] != 'summary')" \

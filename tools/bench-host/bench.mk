@@ -16,7 +16,7 @@ $(BH)/t/%.o: HOST_GLUE_CFLAGS := -fno-builtin-malloc -fno-builtin-free
 BH_OBJS := $(call host_objs,$(BH)) $(BH)/t/tools/bench-host/bench.o
 
 # The kernel's benchmark suite on real cores (tools/bench-host/suite.c): every bench/*.c and
-# the replay sample the kernel links, kernel/smp_rtt.c for the IPI round trip, and the
+# the replay sample the kernel links, and the
 # .benches section (arch/host/benches.ld). bench-suite-peer is the same program with the
 # kmem_cache calls bench/ makes wrapped (tools/bench-host/peer.c): the peers' malloc/free.
 BS_OBJS := $(call host_objs,$(BH)) $(patsubst %.c,$(BH)/k/%.o,$(wildcard bench/*.c)) \
