@@ -16,7 +16,11 @@
  * - "Interrupts off": HOST_SMP=1 blocks the IPI signals (pthread_sigmask); HOST_SMP=2 sets
  *   a thread-local flag, and a signal that finds it set is recorded and run when the flag
  *   is cleared (host_irq_replay), so the benchmark's fastpath makes no system call.
+ * - host_ipi=poll (HOST_SMP=2, host_ipi_poll set by tools/bench-host/suite.c): no signal;
+ *   the sender sets the IPI's bit in the target's host_irq_pending, which the target takes
+ *   when it enables interrupts, in cpu_relax() and when it halts (on a futex word).
  * - arch_idle ("sti; hlt") is sigsuspend: interrupts on and wait for one, atomically.
+ * - host_smp_pin: each CPU's thread binds itself to a core of its own before it runs.
  * - CPUs 1.. run the kernel's own cpu_idle_loop(), so kernel/smp.c's smp_run_on_cpus()
  *   gives them work and its cross-calls reach them; on_each_cpu() from slub.c works as in
  *   the kernel, on CPUs that are busy in the allocator or idle alike.
@@ -188,7 +192,8 @@ void host_irq_replay(void)
 
 		host_irq_off = 1;
 		__asm__ __volatile__("" ::: "memory");
-		bits = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_RELAXED);
+		/* Acquire: with host_ipi=poll the bits come from other CPUs (send_ipi). */
+		bits = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_ACQUIRE);
 		if (bits)
 			run_ipis(bits);
 		__asm__ __volatile__("" ::: "memory");
