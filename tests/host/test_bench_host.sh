@@ -166,6 +166,19 @@ t "peer glibc on hackbench, remote, scaling, latency" peer_runs glibc ""
 t "peer jemalloc on hackbench, remote, scaling, latency" peer_runs jemalloc libjemalloc.so.2
 t "peer mimalloc on hackbench, remote, scaling, latency" peer_runs mimalloc libmimalloc.so.2
 t "peer tcmalloc on hackbench, remote, scaling, latency" peer_runs tcmalloc libtcmalloc.so.4
+# A benchmark whose self-check fails (hackbench without the memory for its queues) makes the
+# run exit 1 and say so.
+self_check_failure_exits_1() {
+    have_build || return 1
+    local out rc=0
+    out=$(timeout "$limit" "$suite" host_mem=64 bench=hackbench scheme=lock bench_reps=1 \
+        hackbench_groups=1000 cpus=2 2>&1) || rc=$?
+    [ "$rc" = 1 ] || { echo "exit $rc, not 1"; tail -n 5 <<<"$out"; return 1; }
+    grep -q "SELF-CHECK FAILED: no memory for the queues" <<<"$out" ||
+        { echo "no self-check failure in:"; tail -n 5 <<<"$out"; return 1; }
+}
+
+t "a failed self-check exits 1" self_check_failure_exits_1
 t "host_ipi=bogus is refused" bad_option "signal" "$suite" host_ipi=bogus bench=none
 t "test= (a kernel option the suite has not) is refused" bad_option "test" "$suite" test=all
 t "host_peer= without bench-suite-peer is refused" bad_option "bench-suite-peer" "$suite" \
