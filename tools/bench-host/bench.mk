@@ -15,12 +15,11 @@ $(eval $(call host_flavour,$(BH),$(HOSTCC),$(BH_CFLAGS),))
 $(BH)/t/%.o: HOST_GLUE_CFLAGS := -fno-builtin-malloc -fno-builtin-free
 BH_OBJS := $(call host_objs,$(BH)) $(BH)/t/tools/bench-host/bench.o
 
-# The kernel's benchmark suite on real cores (tools/bench-host/suite.c): every bench/*.c and
-# the replay sample the kernel links, and the
-# .benches section (arch/host/benches.ld). bench-suite-peer is the same program with the
+# The kernel's benchmark suite on real cores (tools/bench-host/suite.c): every bench/*.c, the
+# replay sample the kernel links, and the .benches section (arch/host/benches.ld). bench-suite-peer is the same program with the
 # kmem_cache calls bench/ makes wrapped (tools/bench-host/peer.c): the peers' malloc/free.
 BS_OBJS := $(call host_objs,$(BH)) $(patsubst %.c,$(BH)/k/%.o,$(wildcard bench/*.c)) \
-	$(BH)/k/kernel/smp_rtt.o $(BH)/k/$(B)/gen/replay_sample.o \
+	$(BH)/k/$(B)/gen/replay_sample.o \
 	$(BH)/t/tools/bench-host/suite.o
 BS_LDFLAGS := $(HOST_SMP_LDFLAGS) -Wl,-T,arch/host/benches.ld
 PEER_WRAPS := kmem_cache_create_scheme kmem_cache_alloc kmem_cache_free kmem_cache_destroy \
