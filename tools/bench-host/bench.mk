@@ -16,8 +16,9 @@ $(BH)/t/%.o: HOST_GLUE_CFLAGS := -fno-builtin-malloc -fno-builtin-free
 BH_OBJS := $(call host_objs,$(BH)) $(BH)/t/tools/bench-host/bench.o
 
 # The kernel's benchmark suite on real cores (tools/bench-host/suite.c): every bench/*.c, the
-# replay sample the kernel links, and the .benches section (arch/host/benches.ld). bench-suite-peer is the same program with the
-# kmem_cache calls bench/ makes wrapped (tools/bench-host/peer.c): the peers' malloc/free.
+# replay sample the kernel links, and the .benches section (arch/host/benches.ld).
+# bench-suite-peer is the same program with the kmem_cache calls bench/ makes wrapped
+# (tools/bench-host/peer.c): the peers' malloc/free.
 BS_OBJS := $(call host_objs,$(BH)) $(patsubst %.c,$(BH)/k/%.o,$(wildcard bench/*.c)) \
 	$(BH)/k/$(B)/gen/replay_sample.o \
 	$(BH)/t/tools/bench-host/suite.o
