@@ -315,18 +315,21 @@ void bench_arch_meta(void)
 	uname(&u);
 	snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
 	json_clean(kernel);
-	printk("bench-host: %s, glibc %s; %d CPUs on %d allowed cores%s; IPIs by %s; governor %s, "
-	       "boost %s; loadavg %s%s%s\n", kernel, gnu_get_libc_version(), nr_cpu_ids, nr_cores,
+	printk("bench-host: %s, glibc %s; %d CPUs on %d allowed cores (%ld online)%s; IPIs by %s; "
+	       "governor %s, boost %s; loadavg %s%s%s\n", kernel, gnu_get_libc_version(),
+	       nr_cpu_ids, nr_cores, sysconf(_SC_NPROCESSORS_ONLN),
 	       nr_cpu_ids > nr_cores ? " (MORE CPUs THAN CORES: they share, figures are not "
 	       "real-core figures)" : "", ipi_mode, gov, boost, loadavg_start,
 	       peer_name[0] ? "; peer " : "", peer_name);
-	printk("{\"bench\":\"host_meta\",\"kernel\":\"%s\",\"glibc\":\"%s\",\"cores_allowed\":%d,"
+	printk("{\"bench\":\"host_meta\",\"kernel\":\"%s\",\"glibc\":\"%s\",\"cores_online\":%ld,"
+	       "\"cores_allowed\":%d,"
 	       "\"host_ipi\":\"%s\",\"governor\":\"%s\",\"boost\":\"%s\",\"loadavg_start\":\"%s\","
 	       "\"peer\":\"%s\",\"peer_version\":\"%s\",\"malloc_from\":\"%s\",\"pin_errors\":%d,"
 	       "\"figure\":\"machine\",\"value\":0,\"unit\":\"none\",\"accel\":\"host\","
 	       "\"emulated\":false,\"cpus\":%d}\n",
-	       kernel, gnu_get_libc_version(), nr_cores, ipi_mode, gov, boost, loadavg_start,
-	       peer_name, peer_version, peer_name[0] ? peer_malloc_file() : "", pin_errors,
+	       kernel, gnu_get_libc_version(), sysconf(_SC_NPROCESSORS_ONLN), nr_cores, ipi_mode,
+	       gov, boost, loadavg_start, peer_name, peer_version,
+	       peer_name[0] ? peer_malloc_file() : "", pin_errors,
 	       nr_cpu_ids);
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		int c = host_core[cpu];
