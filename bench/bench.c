@@ -83,6 +83,25 @@ void bench_stats_cycles_to_ms(struct bench_stats *st)
 	st->max = cycles_to_ns(st->max) / 1000000;
 }
 
+/*
+ * What an arch adds to the run (arch hooks, weak here: the kernel adds nothing). The host
+ * build (tools/bench-host/suite.c) puts the machine's noise there: a fragment for every
+ * figure's JSON line (",\"nivcsw\":3", involuntary context switches since the line before),
+ * and lines after the meta line and after the summary.
+ */
+__attribute__((weak)) const char *bench_arch_figure_extra(void)
+{
+	return "";
+}
+
+__attribute__((weak)) void bench_arch_meta(void)
+{
+}
+
+__attribute__((weak)) void bench_arch_end(void)
+{
+}
+
 void bench_json(const char *bench, const char *params, const char *figure, u64 value,
 		const char *unit, const struct bench_stats *sp)
 {
@@ -91,16 +110,17 @@ void bench_json(const char *bench, const char *params, const char *figure, u64 v
 	if (sp)
 		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
 		       "\"p10\":%s,\"p90\":%s,\"min\":%s,\"max\":%s,\"accel\":\"%s\",\"emulated\":%s,"
-		       "\"cpus\":%d}\n",
+		       "\"cpus\":%d%s}\n",
 		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit,
 		       bench_fmt(a, sizeof(a), sp->p10), bench_fmt(b, sizeof(b), sp->p90),
 		       bench_fmt(c, sizeof(c), sp->min), bench_fmt(d, sizeof(d), sp->max),
-		       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids);
+		       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids,
+		       bench_arch_figure_extra());
 	else
 		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
-		       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n",
+		       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d%s}\n",
 		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit, bench_accel(),
-		       bench_emulated() ? "true" : "false", nr_cpu_ids);
+		       bench_emulated() ? "true" : "false", nr_cpu_ids, bench_arch_figure_extra());
 }
 
 void bench_json_signed(const char *bench, const char *params, const char *figure, s64 value,
@@ -109,9 +129,9 @@ void bench_json_signed(const char *bench, const char *params, const char *figure
 	char v[32];
 
 	printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
-	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n",
+	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d%s}\n",
 	       bench, params, figure, bench_fmt_signed(v, sizeof(v), value), unit, bench_accel(),
-	       bench_emulated() ? "true" : "false", nr_cpu_ids);
+	       bench_emulated() ? "true" : "false", nr_cpu_ids, bench_arch_figure_extra());
 }
 
 /* Is name in the comma list (or is "all" in it)? For bench= and scheme=. */
@@ -145,6 +165,12 @@ void bench_select_schemes(const char *list)
 	for (unsigned i = 0; (name = slab_scheme_name(i)) && nr_schemes < MAX_SCHEMES; i++)
 		if (list_has(list, name))
 			schemes[nr_schemes++] = name;
+}
+
+void bench_select_peer(const char *name)
+{
+	schemes[0] = name;
+	nr_schemes = 1;
 }
 
 int bench_nr_schemes(void)
@@ -367,6 +393,7 @@ static void print_meta(const char *benches)
 	printk("\"options\":\"%s\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\","
 	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n", opts, bench_accel(),
 	       bench_emulated() ? "true" : "false", nr_cpu_ids);
+	bench_arch_meta();
 }
 
 /* ---- seeded random numbers ---- */
@@ -545,6 +572,7 @@ int bench_run_selected(const char *filter)
 		       (unsigned long long)((ktime_ns() - t0) / 1000000));
 	}
 	print_summary();
+	bench_arch_end();
 	if (nr_headlines)
 		results_for_screen();
 	if (nr_failures) {

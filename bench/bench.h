@@ -51,6 +51,16 @@ bool bench_emulated(void);
 #define BENCH_DEFAULT "fastpath,bulk,hackbench,remote,scaling,latency,memory,replay"
 #define BENCH_DEFAULT_TIME "about a minute under QEMU's TCG with 4 CPUs on a 2-core host, six schemes"
 
+/*
+ * Arch hooks, empty in the kernel (weak in bench.c): the host build's noise figures
+ * (tools/bench-host/suite.c). bench_arch_figure_extra: a fragment appended to every JSON
+ * line (",\"key\":value..." or ""); bench_arch_meta: after the meta line; bench_arch_end:
+ * after the summary.
+ */
+const char *bench_arch_figure_extra(void);
+void bench_arch_meta(void);
+void bench_arch_end(void);
+
 /* -1: a name that is not a benchmark, or a benchmark's self-check failed (bench_fail). */
 int bench_run_selected(const char *filter);
 
@@ -59,6 +69,9 @@ int bench_run_selected(const char *filter);
  * added later need no edit here): those in list, which slab_boot_schemes() checked.
  */
 void bench_select_schemes(const char *list);
+/* The host build's peers (tools/bench-host/peer.c): one "scheme", an allocator's name,
+ * whose caches are that process's malloc/free. */
+void bench_select_peer(const char *name);
 int bench_nr_schemes(void);
 const char *bench_scheme(int i);
 bool bench_scheme_selected(const char *name);

@@ -5,7 +5,13 @@
 """Usage:
   benchreport.py LOG [-o DIR] [--no-plots]   DIR/BENCH.csv, DIR/*.png, DIR/report.md
                                              (DIR defaults to build/report)
-  benchreport.py --compare A B [-o FILE]     markdown: every figure of A next to B's, B/A
+  benchreport.py --compare A B [C...] [-o FILE]
+                                             markdown: every figure of A next to B's
+                                             (and C's...), matched by benchmark, parameters
+                                             (scheme, size, groups...), figure and unit,
+                                             with B/A (C/A...) and, per benchmark, which
+                                             kind of log (TCG, ICOUNT, host) to trust for
+                                             what
         [--pair S=T[/FP],...]                A's scheme S against B's T (tools/bench-linux:
                                              linux=lock/irq,partial/irq)
   benchreport.py --check LOG                 the log against the JSON contract, nothing
@@ -62,6 +68,12 @@ GRUB_RE = re.compile(r"Booting `[^ ']* ?([^']*)'")
 
 # Keys of a figure line that are not parameters, in the order the CSVs put them last.
 FIXED = ["figure", "value", "unit", "p10", "p90", "min", "max", "accel", "emulated", "cpus"]
+# Figure-line keys that describe the run, not the figure: the host's involuntary context
+# switches (tools/bench-host) and how many repetitions a median was taken over. --compare
+# matches figures without them (the same benchmark, scheme, size... from runs of different
+# lengths), and shows them as "Same for every row" when they agree.
+NOISE = ["nivcsw"]
+NOT_MATCHED = NOISE + ["reps"]
 SPREAD = ["p10", "p90", "min", "max"]
 # What the meta line must hold (bench/bench.c print_meta; the report's machine table and
 # tools/test.sh read them).
@@ -1097,7 +1109,8 @@ def write_report(log, outdir, plotter, csvs):
 
 def fig_key(f, params=None):
     params = f.params if params is None else params
-    return (f.bench, tuple(sorted((k, text(v)) for k, v in params.items())), f.figure, f.unit)
+    return (f.bench, tuple(sorted((k, text(v)) for k, v in params.items() if k not in NOT_MATCHED)),
+            f.figure, f.unit)
 
 
 def parse_pair(spec):
@@ -1126,59 +1139,154 @@ def paired_figs(figs, pair):
     return d
 
 
-def compare(a, b, pair=None):
-    lines = ["# slablab benchmark comparison", "",
-             "A: `%s`%s  " % (a.name, " — **emulated** (TCG)" if a.emulated() else ""),
-             "B: `%s`%s" % (b.name, " — **emulated** (TCG)" if b.emulated() else ""), ""]
-    if a.emulated() != b.emulated():
-        lines += ["> One log is emulated and the other is not: B/A mixes emulator speed with "
-                  "CPU speed.", ""]
-    ma, mb = dict(machine(a)), dict(machine(b))
-    rows = [[k, ma.get(k, "—"), mb.get(k, "—")] for k in ordered(list(ma) + list(mb))
-            if k != "source"]
-    lines += ["## Machines", ""] + md_table(["", "A", "B"], rows) + [""]
+# What kind of run a log is, for --compare's advice: "host" (the suite on real cores,
+# tools/bench-host), "icount" (TCG with -icount: the TSC counts instructions, so its meta
+# line says 1000 MHz), "tcg" (emulated, host time), "kvm" or "hw" (real cores, the kernel).
+def log_kind(log):
+    m = log.meta or {}
+    accel = text(m.get("accel", "")) or (log.figs[0].p("accel") if log.figs else "")
+    if not accel and log.figs:
+        accel = text(log.figs[0].get("accel", ""))
+    if accel == "tcg":
+        return "icount" if text(m.get("tsc_mhz", "")) == "1000" else "tcg"
+    return accel or "?"
+
+
+# Per benchmark, which kind of run to trust for what (docs/BENCHMARKS.md explains each).
+TRUST_KINDS = {
+    "icount": "the length of the code paths (instructions, repeatable): what a scheme adds "
+              "per operation; never contention, waiting or an IPI's latency",
+    "tcg": "counts that do not depend on time (IPIs per 1000 frees, remote frees, list_lock "
+           "acquisitions, pages); its times mix the emulator's costs and the host's "
+           "scheduling into every figure",
+    "host": "times and contention on real cores with real cache coherence; an IPI is a "
+            "signal or a polled mailbox (bench=host_ipi_rtt), not the APIC's 1-2 us, and a "
+            "busy host's preemption shows in the spread and nivcsw",
+    "kvm": "times on real cores in a guest: contention is real, an IPI is a hypervisor exit",
+    "hw": "everything: real cores, real IPIs",
+}
+TRUST_BENCH = {
+    "fastpath": "icount for the instructions of each path; host (or hw) for cycles",
+    "bulk": "icount for the instructions per object; host for cycles",
+    "held": "icount for instructions; host for cycles",
+    "hackbench": "host for the time and the ordering of the schemes under contention (TCG "
+                 "exaggerates it, ICOUNT has none); icount for the instructions each scheme "
+                 "adds; any for remote frees and list_lock acquisitions",
+    "remote": "host for objects/s and cycles/object of the lock-free and locked schemes; "
+              "the ipi scheme's figure everywhere but hw carries its IPI's cost (host: "
+              "bench=host_ipi_rtt); any for IPIs per 1000 frees",
+    "scaling": "host for throughput and the ratio to linear; icount for instructions",
+    "latency": "host for the percentiles (its tail is the host's preemption: see nivcsw); "
+               "icount for the path lengths",
+    "memory": "any: pages and bytes do not depend on time",
+    "replay": "host for times; any for the allocator's counts",
+    "host_ipi_rtt": "host only: what an IPI costs there, to weigh the ipi schemes' figures",
+}
+
+
+def compare(logs, pair=None):
+    """Every figure of the logs side by side, matched by bench, parameters (scheme, size,
+    groups, ...), figure and unit; with two logs, B/A; with more, each against A. pair
+    (--pair): A's figures of one scheme stand under other schemes' keys (paired_figs)."""
+    names = [chr(ord("A") + i) for i in range(len(logs))]
+    kinds = [log_kind(log) for log in logs]
+    lines = ["# slablab benchmark comparison", ""]
+    for i, (n, log) in enumerate(zip(names, logs)):
+        tail = "  " if i < len(logs) - 1 else ""
+        label = " — **emulated** (TCG)" if log.emulated() else ""
+        if len(logs) > 2:
+            label = " (%s)%s" % (kinds[i], label)
+        lines.append("%s: `%s`%s%s" % (n, log.name, label, tail))
+    lines.append("")
+    if len({log.emulated() for log in logs}) > 1:
+        if len(logs) == 2:
+            lines += ["> One log is emulated and the other is not: B/A mixes emulator speed "
+                      "with CPU speed.", ""]
+        else:
+            lines += ["> Some logs are emulated and some are not: a ratio between them mixes "
+                      "emulator speed with CPU speed.", ""]
+    ms = [dict(machine(log)) for log in logs]
+    keys = ordered([k for m in ms for k in m])
+    rows = [[k] + [m.get(k, "—") for m in ms] for k in keys if k != "source"]
+    for extra, key in (("loadavg at the start", "loadavg_start"), ("host IPIs", "host_ipi")):
+        vals = [next((text(f.get(key)) for f in log.figs if f.bench == "host_meta"), "—")
+                for log in logs]
+        if any(v != "—" for v in vals):
+            rows.append([extra] + vals)
+    lines += ["## Machines", ""] + md_table([""] + names, rows) + [""]
     if pair:
         lines += ["A's scheme `%s` is set against B's %s (--pair): the rows name B's." % (
             pair[0], ", ".join("`%s`" % "/".join(x for x in t if x) for t in pair[1])), ""]
-    fa = paired_figs([f for f in a.figs if f.bench != "meta" and f.figure != "hist"], pair)
-    fb = last_by([f for f in b.figs if f.bench != "meta" and f.figure != "hist"], fig_key)
-    benches = ordered(a.benches() + b.benches())
-    only_a = only_b = 0
+    if len(logs) > 2 or any(k in ("host", "icount") for k in kinds):
+        lines += ["What each kind of run is for:", ""]
+        lines += ["- %s (%s): %s" % (n, k, TRUST_KINDS.get(k, "no advice for this kind"))
+                  for n, k in zip(names, kinds)]
+        lines.append("")
+    skip = ("meta", "host_meta", "host_cpu", "host_end")
+    per = [last_by([f for f in log.figs if f.bench not in skip and f.figure != "hist"],
+                   fig_key) for log in logs]
+    if pair:
+        per[0] = paired_figs([f for f in logs[0].figs if f.bench not in skip and
+                              f.figure != "hist"], pair)
+    # A paired figure of A stands under several keys: rows where it meets another log's,
+    # else one row of its own.
+    shown = {id(per[0][k]) for k in per[0] if any(k in fs for fs in per[1:])} if pair else set()
+
+    def shown_fig(got):
+        return next((x for x in got[1:] if x is not None), got[0])
+    benches = ordered([b for log in logs for b in log.benches() if b not in skip])
+    only = [0] * len(logs)
     for bench in benches:
-        keys = ordered([k for k in fa if k[0] == bench] + [k for k in fb if k[0] == bench])
+        keys = ordered([k for fs in per for k in fs if k[0] == bench])
         if not keys:
             continue
-        allf = [fb[k] if k in fb else fa[k] for k in keys]
-        vary, const = varying(allf)
+        if pair:
+            allf = [shown_fig([fs.get(k) for fs in per]) for k in keys]
+        else:
+            allf = [fs[k] for k in keys for fs in per if k in fs]
+        vary, const = varying(allf, exclude=NOT_MATCHED)
         lines += ["## %s" % bench, ""]
+        if bench in TRUST_BENCH and (len(logs) > 2 or any(k in ("host", "icount")
+                                                           for k in kinds)):
+            lines += ["Trust: " + TRUST_BENCH[bench] + ".", ""]
         if const:
             lines += ["Same for every row: " + ", ".join("%s=%s" % kv for kv in const) + ".", ""]
         rows = []
-        # A paired figure of A stands under several keys: rows where it meets B's, else one.
-        shown = {id(fa[k]) for k in keys if k in fa and k in fb}
         for k in keys:
-            x, y = fa.get(k), fb.get(k)
-            f = y or x
-            if y is None:
-                if id(x) in shown:
+            got = [fs.get(k) for fs in per]
+            f = shown_fig(got)
+            if pair and all(x is None for x in got[1:]):
+                if id(got[0]) in shown:
                     continue
-                shown.add(id(x))
-            only_a += y is None
-            only_b += x is None
-            ratio = None
-            if x is not None and y is not None and x.value and y.value is not None:
-                ratio = y.value / x.value
-            rows.append([f.p(p) for p in vary] + [f.figure, f.unit,
-                        fv(x), fv(y), fmt_ratio(ratio)])
-        lines += md_table(vary + ["figure", "unit", "A", "B", "B/A"], rows) + [""]
-    nh = sum(1 for f in a.figs + b.figs if f.figure == "hist")
+                shown.add(id(got[0]))
+            for i, x in enumerate(got):
+                only[i] += x is None
+            ratios = []
+            for y in got[1:]:
+                x = got[0]
+                r = None
+                if x is not None and y is not None and x.value and y.value is not None:
+                    r = y.value / x.value
+                ratios.append(fmt_ratio(r))
+            rows.append([f.p(p) for p in vary] + [f.figure, f.unit] + [fv(x) for x in got] +
+                        ratios)
+        lines += md_table(vary + ["figure", "unit"] + names +
+                          ["%s/A" % n for n in names[1:]], rows) + [""]
+    nh = sum(1 for log in logs for f in log.figs if f.figure == "hist")
     notes = []
-    if only_a or only_b:
-        notes.append("%d figure(s) only in A, %d only in B (shown with —)" % (only_a, only_b))
+    if any(only):
+        if len(logs) == 2:
+            # A figure missing from B is one "only in A", and the other way round.
+            notes.append("%d figure(s) only in A, %d only in B (shown with —)" %
+                         (only[1], only[0]))
+        else:
+            notes.append("figures missing (shown with —): " +
+                         ", ".join("%d in %s" % (c, n) for n, c in zip(names, only)))
     if nh:
         notes.append("%d histogram bucket lines left out (the percentiles stand for them)" % nh)
-    if a.bad or b.bad:
-        notes.append("lines left out: %d in A, %d in B" % (len(a.bad), len(b.bad)))
+    if any(log.bad for log in logs):
+        notes.append("lines left out: " + ", ".join("%d in %s" % (len(log.bad), n)
+                                                    for n, log in zip(names, logs)))
     if notes:
         lines += ["Notes: " + "; ".join(notes) + ".", ""]
     return "\n".join(lines)
@@ -1253,7 +1361,8 @@ def main(argv):
         epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("logs", nargs="+", metavar="LOG")
     ap.add_argument("-o", "--out", help="output dir (report) or file (compare)")
-    ap.add_argument("--compare", action="store_true", help="compare two logs: A B")
+    ap.add_argument("--compare", action="store_true",
+                    help="compare two or more logs: A B [C...]")
     ap.add_argument("--pair", metavar="A=B[/FP],...",
                     help="--compare: A's scheme A against B's schemes (and fastpaths)")
     ap.add_argument("--no-plots", action="store_true", help="do not run gnuplot")
@@ -1275,10 +1384,10 @@ def main(argv):
                   "partial/irq" if pair is None else "benchreport: --pair goes with --compare",
                   file=sys.stderr)
             return 2
-    if len(args.logs) != (2 if args.compare else 1):
+    if (len(args.logs) < 2) if args.compare else (len(args.logs) != 1):
         ap.print_usage(sys.stderr)
-        print("benchreport: %s" % ("--compare takes two logs" if args.compare else
-                                   "one log (or --compare A B)"), file=sys.stderr)
+        print("benchreport: %s" % ("--compare takes two or more logs" if args.compare else
+                                   "one log (or --compare A B [C...])"), file=sys.stderr)
         return 2
     logs = []
     for path in args.logs:
@@ -1296,7 +1405,7 @@ def main(argv):
                   file=sys.stderr)
 
     if args.compare:
-        md = compare(logs[0], logs[1], pair)
+        md = compare(logs, pair)
         if args.out:
             with open(args.out, "w") as out:
                 out.write(md + "\n")

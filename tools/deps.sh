@@ -37,6 +37,10 @@ checks_test=(
     cmd:spin:spin
     cmd:clang:clang
     file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
+    # The peers of tests/host/test_bench_host.sh and make bench-host (LD_PRELOAD).
+    file:/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:libjemalloc2
+    file:/usr/lib/x86_64-linux-gnu/libmimalloc.so.2:libmimalloc2.0
+    file:/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4:libgoogle-perftools4
 )
 # make bench: tools/benchreport.py draws its plots with gnuplot (-nox: no X11 or Qt).
 checks_bench=(

@@ -129,9 +129,13 @@ static inline void irq_enable_raw(void)
 		host_irq_replay();
 }
 
+/* A spinning CPU takes what was posted to it (host_ipi=poll) while its interrupts are on,
+ * as an interrupt would end the spin; with signals the word is 0 whenever they are on. */
 static inline void cpu_relax(void)
 {
 	__builtin_ia32_pause();
+	if (unlikely(__atomic_load_n(&host_irq_pending, __ATOMIC_RELAXED)) && !host_irq_off)
+		host_irq_replay();
 }
 
 #else

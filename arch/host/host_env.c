@@ -101,7 +101,9 @@ bool arch_has_cmpxchg_double(void)
 	return !host_no_cmpxchg_double && (c & (1u << 13));
 }
 
+/* tsc_khz is 1000000 (a cycle a nanosecond) unless the program measured the TSC
+ * (tools/bench-host/suite.c does). */
 u64 ns_to_cycles(u64 ns)
 {
-	return ns;
+	return (u64)((unsigned __int128)ns * tsc_khz / 1000000);
 }

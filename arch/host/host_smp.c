@@ -16,7 +16,11 @@
  * - "Interrupts off": HOST_SMP=1 blocks the IPI signals (pthread_sigmask); HOST_SMP=2 sets
  *   a thread-local flag, and a signal that finds it set is recorded and run when the flag
  *   is cleared (host_irq_replay), so the benchmark's fastpath makes no system call.
+ * - host_ipi=poll (HOST_SMP=2, host_ipi_poll set by tools/bench-host/suite.c): no signal;
+ *   the sender sets the IPI's bit in the target's host_irq_pending, which the target takes
+ *   when it enables interrupts, in cpu_relax() and when it halts (on a futex word).
  * - arch_idle ("sti; hlt") is sigsuspend: interrupts on and wait for one, atomically.
+ * - host_smp_pin: each CPU's thread binds itself to a core of its own before it runs.
  * - CPUs 1.. run the kernel's own cpu_idle_loop(), so kernel/smp.c's smp_run_on_cpus()
  *   gives them work and its cross-calls reach them; on_each_cpu() from slub.c works as in
  *   the kernel, on CPUs that are busy in the allocator or idle alike.
@@ -32,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arch/host/host_smp.h"
@@ -62,6 +68,9 @@ __thread unsigned int host_irq_pending;
 #endif
 static __thread unsigned long ipis_handled;
 
+int host_ipi_poll;
+bool host_smp_pin;
+
 unsigned long __per_cpu_offset[NR_CPUS];
 extern char __percpu_start[], __percpu_end[]; /* arch/host/percpu.ld */
 
@@ -70,6 +79,21 @@ static void *percpu_copy[NR_CPUS];
 static sigset_t ipi_set; /* SIG_CALL, SIG_WAKE, SIG_HANDLER */
 /* Per target CPU: bit n set = IPI handler slot n was sent and its signal not yet taken. */
 static unsigned int handler_pending[NR_CPUS];
+
+/*
+ * host_ipi=poll (HOST_SMP=2 only): the sender sets the IPI's bit in the target's own
+ * host_irq_pending (pending_of[]), the word a signal that finds interrupts off sets, and the
+ * target takes it where it would take a recorded one: when it enables interrupts, in
+ * cpu_relax() and when it halts. A halted CPU waits on its futex word, 1 while it sleeps.
+ */
+#if HOST_SMP == HOST_SMP_SOFT
+static unsigned int *pending_of[NR_CPUS];
+#endif
+static struct {
+	int halted;
+	pid_t tid;
+	unsigned long signals, posts, futex_wakes; /* sent by this CPU */
+} __attribute__((aligned(64))) cpu_state[NR_CPUS];
 
 static void die(const char *what)
 {
@@ -168,7 +192,8 @@ void host_irq_replay(void)
 
 		host_irq_off = 1;
 		__asm__ __volatile__("" ::: "memory");
-		bits = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_RELAXED);
+		/* Acquire: with host_ipi=poll the bits come from other CPUs (send_ipi). */
+		bits = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_ACQUIRE);
 		if (bits)
 			run_ipis(bits);
 		__asm__ __volatile__("" ::: "memory");
@@ -177,10 +202,31 @@ void host_irq_replay(void)
 	} while (host_irq_pending);
 }
 
+/* hlt with host_ipi=poll: interrupts on, then sleep on the futex word until a sender has
+ * posted a bit (post_ipi clears the word before it wakes us, so no wake-up is lost). */
+static void idle_poll(void)
+{
+	int *w = &cpu_state[host_cpu].halted;
+
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off = 0;
+	__atomic_store_n(w, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&host_irq_pending, __ATOMIC_SEQ_CST)) {
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+		__atomic_store_n(w, 1, __ATOMIC_SEQ_CST);
+	}
+	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	host_irq_replay();
+}
+
 void arch_idle(void)
 {
 	sigset_t old, wait;
 
+	if (host_ipi_poll) {
+		idle_poll();
+		return;
+	}
 	pthread_sigmask(SIG_BLOCK, &ipi_set, &old);
 	host_irq_off = 0;
 	if (host_irq_pending) {
@@ -198,21 +244,58 @@ void arch_idle(void)
 
 #endif
 
+/* An IPI: the signal, or with host_ipi=poll the bit in the target's mailbox (and a futex
+ * wake-up if it halts). Counted per sending CPU (host_ipi_counts). */
+static void send_ipi(int cpu, int sig, unsigned int bit)
+{
+#if HOST_SMP == HOST_SMP_SOFT
+	if (host_ipi_poll) {
+		int *w = &cpu_state[cpu].halted;
+
+		/* Seq-cst on both sides (idle_poll): the sleeper sees the bit, or we see it asleep. */
+		__atomic_fetch_or(pending_of[cpu], bit, __ATOMIC_SEQ_CST);
+		cpu_state[host_cpu].posts++;
+		if (__atomic_load_n(w, __ATOMIC_SEQ_CST) && __atomic_exchange_n(w, 0, __ATOMIC_SEQ_CST)) {
+			syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			cpu_state[host_cpu].futex_wakes++;
+		}
+		return;
+	}
+#else
+	(void)bit;
+#endif
+	cpu_state[host_cpu].signals++;
+	pthread_kill(cpu_thread[cpu], sig);
+}
+
 void arch_send_call_ipi(int cpu)
 {
-	pthread_kill(cpu_thread[cpu], SIG_CALL);
+	send_ipi(cpu, SIG_CALL, IPI_CALL);
 }
 
 void arch_send_wakeup_ipi(int cpu)
 {
-	pthread_kill(cpu_thread[cpu], SIG_WAKE);
+	send_ipi(cpu, SIG_WAKE, IPI_WAKE);
 }
 
 void arch_send_ipi(int cpu, unsigned int slot)
 {
 	/* Release: what the sender did before is seen by the handler's acquire exchange. */
 	__atomic_fetch_or(&handler_pending[cpu], 1u << slot, __ATOMIC_RELEASE);
-	pthread_kill(cpu_thread[cpu], SIG_HANDLER);
+	send_ipi(cpu, SIG_HANDLER, IPI_HANDLER);
+}
+
+void host_ipi_counts(int cpu, unsigned long *signals, unsigned long *posts,
+		     unsigned long *futex_wakes)
+{
+	*signals = cpu_state[cpu].signals;
+	*posts = cpu_state[cpu].posts;
+	*futex_wakes = cpu_state[cpu].futex_wakes;
+}
+
+int host_cpu_tid(int cpu)
+{
+	return __atomic_load_n(&cpu_state[cpu].tid, __ATOMIC_ACQUIRE);
 }
 
 unsigned long host_ipis_handled(void)
@@ -267,6 +350,12 @@ static void become_cpu(int cpu)
 {
 	host_cpu = cpu;
 	host_percpu_off = __per_cpu_offset[cpu];
+#if HOST_SMP == HOST_SMP_SOFT
+	pending_of[cpu] = &host_irq_pending;
+#endif
+	if (host_smp_pin)
+		host_pin_to_core(cpu);
+	__atomic_store_n(&cpu_state[cpu].tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 }
 
 static void *cpu_main(void *arg)
@@ -292,6 +381,12 @@ void host_smp_init(int ncpus)
 		fprintf(stderr, "host_smp: %d CPUs?\n", ncpus);
 		exit(2);
 	}
+#if HOST_SMP != HOST_SMP_SOFT
+	if (host_ipi_poll) {
+		fprintf(stderr, "host_smp: host_ipi=poll needs the HOST_SMP=2 build\n");
+		exit(2);
+	}
+#endif
 	host_nr_cores(); /* remember the allowed cores before anyone is pinned */
 	cmdline_defaults();
 	nr_cpu_ids = ncpus;
@@ -330,6 +425,10 @@ void host_smp_init(int ncpus)
 			die("pthread_create");
 		}
 	}
+	/* Every CPU has its mailbox and thread id (become_cpu) before anyone sends it an IPI. */
+	for (int cpu = 1; cpu < ncpus; cpu++)
+		while (!host_cpu_tid(cpu))
+			sched_yield();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 

@@ -43,4 +43,19 @@ int host_nr_cores(void); /* cores the process may run on */
 /* IPI signals this thread's handler took (both kinds), for tests. */
 unsigned long host_ipis_handled(void);
 
+/*
+ * Set before host_smp_init: each CPU's thread binds itself to its own core
+ * (host_pin_to_core(cpu)) before it runs anything; host_ipi_poll = 1 (HOST_SMP=2 only):
+ * IPIs are bits posted to the target's mailbox, taken where it enables interrupts, in
+ * cpu_relax() and when it halts (on a futex), instead of signals.
+ */
+extern bool host_smp_pin;
+extern int host_ipi_poll;
+
+/* What CPU cpu sent: IPI signals, mailbox posts (host_ipi=poll), futex wake-ups among them. */
+void host_ipi_counts(int cpu, unsigned long *signals, unsigned long *posts,
+		     unsigned long *futex_wakes);
+/* The Linux thread id of CPU cpu's thread (for sched_getaffinity, /proc). */
+int host_cpu_tid(int cpu);
+
 #endif

@@ -218,6 +218,33 @@ pair_bad_usage() {
         { echo "FAILED: --pair without --compare exited $r"; cat "$out/pair.err"; return 1; }
 }
 
+# --compare with three logs, the kinds --compare tells apart: TCG (host time), ICOUNT (its
+# meta line's 1000 MHz) and the host suite (accel host; nivcsw on every line, other reps):
+# figures matched by benchmark, scheme and size across them, each against A, and the advice.
+compare_three() {
+    local k
+    for k in tcg:2100:true:5:100.0 icount:1000:true:5:50.0 host:2100:false:11:20.0; do
+        IFS=: read -r name mhz emu reps v <<<"$k"
+        local accel=$name extra=""
+        [ "$name" = icount ] && accel=tcg
+        [ "$name" = host ] && extra=',"nivcsw":7'
+        printf '%s\n' \
+            "{\"bench\":\"meta\",\"cpu_model\":\"x\",\"tsc_mhz\":$mhz,\"seed\":0,\"cmdline\":\"\",\"benches\":\"hackbench\",\"schemes\":\"lock\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\",\"accel\":\"$accel\",\"emulated\":$emu,\"cpus\":2}" \
+            "{\"bench\":\"hackbench\",\"scheme\":\"lock\",\"groups\":10,\"loops\":20,\"reps\":$reps,\"figure\":\"time\",\"value\":$v,\"unit\":\"ms\",\"accel\":\"$accel\",\"emulated\":$emu,\"cpus\":2$extra}" \
+            >"$out/three-$name.log"
+    done
+    "$py" "$root/tools/benchreport.py" --compare "$out/three-tcg.log" "$out/three-icount.log" \
+        "$out/three-host.log" -o "$out/three.md" >/dev/null 2>&1 &&
+        has "$out/three.md" "| time | ms | 100.0 | 50.0 | 20.0 | 0.50× | 0.20× |" \
+            "| figure | unit | A | B | C | B/A | C/A |" \
+            "Same for every row: scheme=lock, groups=10, loops=20." \
+            "A: \`$out/three-tcg.log\` (tcg) — **emulated** (TCG)  " \
+            "B: \`$out/three-icount.log\` (icount) — **emulated** (TCG)  " \
+            "C: \`$out/three-host.log\` (host)" &&
+        grep -q "^Trust: host for the time and the ordering of the schemes" "$out/three.md" &&
+        grep -q "^- B (icount): the length of the code paths" "$out/three.md"
+}
+
 no_figures_fails() {
     local r=0
     printf 'slablab: booting\r\nnothing here\n' >"$out/empty.log"
@@ -406,6 +433,7 @@ t partial_log partial_log
 t compare_mode compare_mode
 t linux_pair linux_pair
 t pair_bad_usage pair_bad_usage
+t compare_three compare_three
 t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet

@@ -15,11 +15,42 @@ $(eval $(call host_flavour,$(BH),$(HOSTCC),$(BH_CFLAGS),))
 $(BH)/t/%.o: HOST_GLUE_CFLAGS := -fno-builtin-malloc -fno-builtin-free
 BH_OBJS := $(call host_objs,$(BH)) $(BH)/t/tools/bench-host/bench.o
 
+# The kernel's benchmark suite on real cores (tools/bench-host/suite.c): every bench/*.c, the
+# replay sample the kernel links, and the .benches section (arch/host/benches.ld).
+# bench-suite-peer is the same program with the kmem_cache calls bench/ makes wrapped
+# (tools/bench-host/peer.c): the peers' malloc/free.
+BS_OBJS := $(call host_objs,$(BH)) $(patsubst %.c,$(BH)/k/%.o,$(wildcard bench/*.c)) \
+	$(BH)/k/$(B)/gen/replay_sample.o \
+	$(BH)/t/tools/bench-host/suite.o
+BS_LDFLAGS := $(HOST_SMP_LDFLAGS) -Wl,-T,arch/host/benches.ld
+PEER_WRAPS := kmem_cache_create_scheme kmem_cache_alloc kmem_cache_free kmem_cache_destroy \
+	kmem_cache_info kmem_cache_stat_by_name kmem_cache_shrink kmem_cache_alloc_bulk \
+	kmem_cache_free_bulk kmem_cache_has_layer slab_scheme_flags
+
+# make bench-host: the suite for every scheme, then the peers on hackbench, remote, scaling
+# and latency, then the micro-benchmarks of bench-host (pairs, batches, bulk, spsc) with the
+# peers (tools/bench-host/run.sh). CPUS=N (default: every core this process may use),
+# BENCH="bench=... scheme=... bench_reps=..." (the kernel's options), BENCH_ARGS for the
+# micro-benchmarks (--quick, --rounds N); BENCH_HOST_MICRO=0 leaves them out.
+CPUS ?=
+BENCH ?=
+BENCH_HOST_MICRO ?= 1
 .PHONY: bench-host
-bench-host: $(BH)/bench-host
-	@tools/bench-host/run.sh $(BH)/bench-host $(BENCH_ARGS)
+bench-host: $(BH)/bench-host $(BH)/bench-suite $(BH)/bench-suite-peer
+	@CPUS=$(call sq,$(CPUS)) BENCH=$(call sq,$(BENCH)) BENCH_HOST_MICRO=$(call sq,$(BENCH_HOST_MICRO)) \
+	  tools/bench-host/run.sh $(BH) $(BENCH_ARGS)
 
 $(BH)/bench-host: $(BH_OBJS) $(HOST_LDSCRIPT)
 	$(HOSTCC) $(BH_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
 
-.SECONDARY: $(BH_OBJS)
+$(BH)/bench-suite: $(BS_OBJS) $(HOST_LDSCRIPT) arch/host/benches.ld
+	$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) -o $@ $(filter %.o,$^)
+
+$(BH)/bench-suite-peer: $(BS_OBJS) $(BH)/t/tools/bench-host/peer.o $(HOST_LDSCRIPT) arch/host/benches.ld
+	$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) $(foreach f,$(PEER_WRAPS),-Wl,--wrap=$(f)) -o $@ \
+	  $(filter %.o,$^)
+
+# make test runs tests/host/test_bench_host.sh over both.
+host-tests: $(BH)/bench-suite $(BH)/bench-suite-peer
+
+.SECONDARY: $(BH_OBJS) $(BS_OBJS) $(BH)/t/tools/bench-host/peer.o
