@@ -751,8 +751,11 @@ check(L5, "slab and slab_ipi suites, scheme lab5, 1 CPU", "slab-smp1", 15,
              suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 1, None, {})))
 check(L5, "slab suite, scheme lab5, 4 CPUs", "slab-smp4", 15,
       all_of(L5_PRESENT,
+             # At 4 CPUs the kernel's own kmalloc caches (lab5's) see remote frees: the
+             # solution's slabinfo sums to some 37000 remote_free, 1100 ipi_sent over them.
              suite_passes("slab", "tests/kernel/slab_test.c", 4, L5_SCHEME,
-                          {"alloc_fastpath": 1000, "free_fastpath": 1000})))
+                          {"alloc_fastpath": 1000, "free_fastpath": 1000, "remote_free": 1000,
+                           "remote_drained": 500, "ipi_sent": 10})))
 check(L5, "slab_ipi suite (every owner scheme, lab5 among them), 4 CPUs", "slab-smp4", 10,
       all_of(L5_PRESENT,
              suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 4, None, {})))
