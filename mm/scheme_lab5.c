@@ -279,22 +279,21 @@ static void *alloc_refill(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t 
 			if (!slab->inuse)
 				me->nr_empty--;
 			stat(s, c, ALLOC_FROM_PARTIAL);
-		} else {
-			slab = allocate_slab(s, gfp);
-			if (!slab) {
-				if (!(gfp & __GFP_NOWARN))
-					printk("slab: %s: out of memory (order-%u slab)\n", s->name,
-					       s->order);
-				return NULL;
-			}
+		} else if ((slab = allocate_slab(s, gfp))) {
 			__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELAXED);
 			stat(s, c, ALLOC_SLAB);
+		} else {
+			if (!(gfp & __GFP_NOWARN))
+				printk("slab: %s: out of memory for another slab (order %u)\n", s->name,
+				       s->order);
+			return NULL;
 		}
-		slab->scheme_state = LAB5_CPU;
-		c->slab = slab;
+		/* The cpu slab: all its free objects on the cpu freelist, none left in it. */
 		c->freelist = slab->freelist;
-		slab->freelist = NULL;
+		c->slab = slab;
+		slab->scheme_state = LAB5_CPU;
 		slab->inuse = slab->objects;
+		slab->freelist = NULL;
 	}
 	object = c->freelist;
 	c->freelist = get_freepointer(s, object);
@@ -313,26 +312,34 @@ static inline void *alloc_one(struct kmem_cache *s, struct kmem_cache_cpu *c, gf
 	return object;
 }
 
+/* This cpu's structure of s: interrupts off, as long as it is used. */
+static inline struct kmem_cache_cpu *this_c(struct kmem_cache *s)
+{
+	return s->cpu_slab + smp_processor_id();
+}
+
 static void *lab5_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	unsigned long flags;
 	void *object;
 
 	local_irq_save(flags);
-	object = alloc_one(s, &s->cpu_slab[smp_processor_id()], gfp);
+	object = alloc_one(s, this_c(s), gfp);
 	local_irq_restore(flags);
 	return object;
 }
 
+/* kmem_cache_free and kfree: the core has checked the object. */
 static void lab5_free(struct kmem_cache *s, void *object, void *caller)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	free_one(s, &s->cpu_slab[smp_processor_id()], object, caller);
+	free_one(s, this_c(s), object, caller);
 	local_irq_restore(flags);
 }
 
+/* All n or none. */
 static int lab5_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 {
 	struct kmem_cache_cpu *c;
@@ -340,7 +347,7 @@ static int lab5_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 	size_t got;
 
 	local_irq_save(flags);
-	c = &s->cpu_slab[smp_processor_id()];
+	c = this_c(s);
 	for (got = 0; got < n; got++) {
 		p[got] = alloc_one(s, c, gfp & ~__GFP_ZERO);
 		if (!p[got])
@@ -356,21 +363,20 @@ static int lab5_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 	return (int)got;
 }
 
+/* The caller's pointers, unchecked: each one through slab_free_check() first. */
 static void lab5_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
-	struct kmem_cache_cpu *c;
 	unsigned long flags;
+	void *prev = NULL;
 
 	local_irq_save(flags);
-	c = &s->cpu_slab[smp_processor_id()];
-	for (size_t i = 0; i < n; i++) {
-		if (!p[i] || !slab_free_check(s, p[i], caller))
+	for (size_t i = 0; i < n; prev = p[i++]) {
+		if (!p[i])
 			continue;
-		if (unlikely(i && p[i] == p[i - 1])) {
+		if (unlikely(p[i] == prev)) /* as the core's bulk free: twice in a row */
 			slab_report_bad(s, p[i], caller, "double free (twice in one bulk) of");
-			continue;
-		}
-		free_one(s, c, p[i], caller);
+		else if (slab_free_check(s, p[i], caller))
+			free_one(s, this_c(s), p[i], caller);
 	}
 	local_irq_restore(flags);
 }
@@ -390,23 +396,21 @@ static void lab5_flush(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	drain_inbox(s, c);
 	/* LAB5: BEGIN */
 	struct slab *slab = c->slab, *tmp;
+	void *object = c->freelist;
 
 	if (slab) {
-		unsigned int free = 0;
-
-		for (void *p = c->freelist; p; p = get_freepointer(s, p))
-			free++;
-		slab->freelist = c->freelist;
-		slab->inuse = slab->objects - free;
+		/* Every object out, then each free one back as a free would bring it: the slab
+		 * ends up on the partial list (or given back, if it was all free). */
 		c->slab = NULL;
 		c->freelist = NULL;
-		stat(s, c, CPUSLAB_FLUSH);
-		if (free) {
-			slab->scheme_state = LAB5_PARTIAL;
-			list_add(&slab->slab_list, &me->partial);
-		} else {
-			slab->scheme_state = LAB5_FULL;
+		slab->scheme_state = LAB5_FULL;
+		while (object) {
+			void *next = get_freepointer(s, object);
+
+			free_mine(s, c, slab, object, NULL);
+			object = next;
 		}
+		stat(s, c, CPUSLAB_FLUSH);
 	}
 	list_for_each_entry_safe(slab, tmp, &me->partial, slab_list)
 		if (!slab->inuse) {
@@ -421,7 +425,7 @@ static void drain_and_free_empty(void *arg)
 {
 	struct kmem_cache *s = arg;
 
-	lab5_flush(s, &s->cpu_slab[smp_processor_id()]);
+	lab5_flush(s, this_c(s));
 }
 
 /* After the core's flush of every cpu: once more, for what that round sent. */
@@ -430,20 +434,27 @@ static void lab5_shrink(struct kmem_cache *s)
 	on_each_cpu(drain_and_free_empty, s, 1);
 }
 
+static unsigned long chain_length(struct kmem_cache *s, void *p)
+{
+	unsigned long n = 0;
+
+	for (; p; p = get_freepointer(s, p))
+		n++;
+	return n;
+}
+
 /* Free objects this cpu holds besides its cpu freelist: partial slabs, inbox, outboxes. */
 static unsigned long lab5_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	struct lab5_cpu *me = l5(c);
-	unsigned long n = 0;
+	/* Senders only splice in front of the head, and only this cpu takes. */
+	unsigned long n = chain_length(s, __atomic_load_n(&me->inbox, __ATOMIC_ACQUIRE));
 	struct slab *slab;
 
-	list_for_each_entry(slab, &me->partial, slab_list)
-		n += slab->objects - slab->inuse;
-	/* Senders only splice in front of the head, and only this cpu takes. */
-	for (void *p = __atomic_load_n(&me->inbox, __ATOMIC_ACQUIRE); p; p = get_freepointer(s, p))
-		n++;
 	for (int i = 0; i < LAB5_OUTBOXES; i++)
 		n += me->out[i].count;
+	list_for_each_entry(slab, &me->partial, slab_list)
+		n += (unsigned long)(slab->objects - slab->inuse);
 	return n;
 }
 

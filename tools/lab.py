@@ -431,16 +431,24 @@ def suite_passes(suite, test_file, smp, scheme, counters_needed):
     return fn
 
 
+def last_figure(lines, bench, match, figure):
+    """(the last value of that JSON figure, None) or (None, the reason there is none)."""
+    figs = [o for o in json_lines(lines, "bench", bench)
+            if o.get("figure") == figure and all(o.get(k) == v for k, v in match.items())]
+    if not figs:
+        return None, "no %s figure %s %s in the output" % (
+            bench, figure, json.dumps(match, separators=(",", ":")))
+    v = figs[-1].get("value")
+    if not isinstance(v, (int, float)):
+        return None, "the %s figure has no number" % figure
+    return v, None
+
+
 def figure_at_most(bench, match, figure, bound, unit, what):
     def fn(lines):
-        figs = [o for o in json_lines(lines, "bench", bench)
-                if o.get("figure") == figure and all(o.get(k) == v for k, v in match.items())]
-        if not figs:
-            return "no %s figure %s %s in the output" % (bench, figure,
-                                                        json.dumps(match, separators=(",", ":")))
-        v = figs[-1].get("value")
-        if not isinstance(v, (int, float)):
-            return "the %s figure has no number" % figure
+        v, why = last_figure(lines, bench, match, figure)
+        if why:
+            return why
         if v > bound:
             return "%s is %s %s, the bound is %s" % (what, v, unit, bound)
         return None
@@ -673,13 +681,10 @@ def scheme_present(name, lab_n):
 
 def figure_at_least(bench, match, figure, least, what):
     def fn(lines):
-        figs = [o for o in json_lines(lines, "bench", bench)
-                if o.get("figure") == figure and all(o.get(k) == v for k, v in match.items())]
-        if not figs:
-            return "no %s figure %s %s in the output" % (bench, figure,
-                                                        json.dumps(match, separators=(",", ":")))
-        v = figs[-1].get("value")
-        if not isinstance(v, (int, float)) or v < least:
+        v, why = last_figure(lines, bench, match, figure)
+        if why:
+            return why
+        if v < least:
             return "%s is %s, want at least %s" % (what, v, least)
         return None
     return fn
@@ -725,11 +730,10 @@ def written_comparison(lines):
             if (sch, f) not in figs:
                 return ("%s: no pasted JSON line of bench=remote with scheme %s, figure %s, "
                         "pairs 2 (make bench SMP=4, docs/labs/lab5.md)" % (L5_ANSWERS, sch, f))
-    mine = [o for o in json_lines(lines, "bench", "remote")
-            if o.get("scheme") == L5_SCHEME and o.get("figure") == "ipis_per_1000_frees"]
-    if not mine:
-        return "the grader's own bench=remote run has no ipis_per_1000_frees figure for %s" % L5_SCHEME
-    got, said = mine[-1].get("value", 0), figs[(L5_SCHEME, "ipis_per_1000_frees")]
+    got, why = last_figure(lines, "remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees")
+    if why:
+        return "the grader's own bench=remote run: %s" % why
+    said = figs[(L5_SCHEME, "ipis_per_1000_frees")]
     if abs(said - got) > max(5.0, 0.25 * got):
         return ("%s: the pasted IPIs per 1000 frees of %s, %s, is not what this kernel does "
                 "(%s in the grader's run): paste the figures of your final scheme"
