@@ -23,14 +23,16 @@ indentation, that builds and stops the kernel when reached:
 A region whose BEGIN is at column 0 holds declarations (a boot option, a helper): it is
 left out, with nothing in its place (its users must be in regions of the same lab).
 A file whose first line is /* LABn: FILE */ is a solution file of lab n: handouts of lab n
-and earlier leave it out, later ones keep it (without that line). Any other comment that
+and earlier leave it out, later ones keep it (without that line); SOLUTION_FILES names the
+solution files that are not C (lab 5's written answers), left out the same way. Any other comment that
 looks like a marker (LAB3 BEGIN, /* LAB 3: END */, /* LAB3: BEGN */) is an error, as are
 unbalanced markers, wrong nesting and labs the course does not have; each names the file
 and line. The handout is a plain tree (no .git, no build/), with the grader and the lab
 documents in it, and a file HANDOUT saying which lab it is.
 
 The grader reads the serial log of each boot only: KTAP results, the {"event":...} lines,
-the benchmarks' JSON figures and slabinfo's counters. Checks are cross-checked: a suite
+the benchmarks' JSON figures and slabinfo's counters (and lab 5's written check the graded
+tree's answers-lab5.txt, checked against the grader's own boot). Checks are cross-checked: a suite
 must report exactly the cases this tree's test source declares, by name, and the counters
 must show that the code under test ran.
 """
