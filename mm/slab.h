@@ -138,7 +138,8 @@ unsigned long slab_bad_input_count(void); /* bad frees detected and refused so f
 					 * are sent to the owner */
 #define SLAB_SCHEME_TRANSFER 0x008UL    /* owners hand slabs to a cpu that runs out, by IPI */
 #define SLAB_SCHEME_IPI_EACH 0x010UL    /* an IPI for every remote free */
-#define SLAB_SCHEME_IPI_BATCH 0x020UL   /* an IPI only when the owner's list was empty */
+#define SLAB_SCHEME_IPI_BATCH 0x020UL   /* fewer IPIs than frees: when the owner's list
+					 * was empty (ipi-batch), per batch (lab5) */
 #define SLAB_SCHEME_BASELINE 0x040UL    /* what benchmarks compare the others against */
 #define SLAB_SCHEME_DEFAULT 0x080UL     /* the boot caches' scheme when scheme= is not given */
 #define SLAB_SCHEME_DEBUG_LOCKED 0x100UL  /* debug caches in the locked mode run on it */

@@ -23,14 +23,16 @@ indentation, that builds and stops the kernel when reached:
 A region whose BEGIN is at column 0 holds declarations (a boot option, a helper): it is
 left out, with nothing in its place (its users must be in regions of the same lab).
 A file whose first line is /* LABn: FILE */ is a solution file of lab n: handouts of lab n
-and earlier leave it out, later ones keep it (without that line). Any other comment that
+and earlier leave it out, later ones keep it (without that line); SOLUTION_FILES names the
+solution files that are not C (lab 5's written answers), left out the same way. Any other comment that
 looks like a marker (LAB3 BEGIN, /* LAB 3: END */, /* LAB3: BEGN */) is an error, as are
 unbalanced markers, wrong nesting and labs the course does not have; each names the file
 and line. The handout is a plain tree (no .git, no build/), with the grader and the lab
 documents in it, and a file HANDOUT saying which lab it is.
 
 The grader reads the serial log of each boot only: KTAP results, the {"event":...} lines,
-the benchmarks' JSON figures and slabinfo's counters. Checks are cross-checked: a suite
+the benchmarks' JSON figures and slabinfo's counters (and lab 5's written check the graded
+tree's answers-lab5.txt, checked against the grader's own boot). Checks are cross-checked: a suite
 must report exactly the cases this tree's test source declares, by name, and the counters
 must show that the code under test ran.
 """
@@ -75,6 +77,9 @@ MARK_RE = re.compile(r"^([ \t]*)/\* LAB([1-9][0-9]*): (BEGIN|END|FILE) \*/[ \t]*
 # Anything a marker could be mistaken for: LAB and a number near BEGIN/END/FILE in a comment.
 LOOKS_RE = re.compile(r"/\*\s*LAB\s*[0-9]*\s*:?\s*[A-Za-z]*\s*\*/|\bLAB\s*[0-9]+\s*:\s*(BEGIN|END|FILE)\b")
 SOURCE_EXT = (".c", ".h")
+# Solution files that cannot carry a FILE marker (not C): left out of the handouts of that lab
+# and earlier, as a FILE-marked source is. Lab 5's written answers.
+SOLUTION_FILES = {"answers-lab5.txt": 5}
 PRINTK_INC_RE = re.compile(r'^#include "kernel/printk\.h"')
 
 
@@ -194,6 +199,9 @@ def scan(src):
 
 def cmd_markers(src):
     found = scan(src)
+    for f in sorted(SOLUTION_FILES):
+        if os.path.isfile(os.path.join(src, f)):
+            print("%s:1 LAB%d file" % (f, SOLUTION_FILES[f]))
     for f, (_, regions, file_lab) in sorted(found.items()):
         if file_lab:
             print("%s:1 LAB%d file" % (f, file_lab))
@@ -226,6 +234,9 @@ def cmd_handout(n, out, src):
     replaced = removed = dropped = 0
     for f in tree_files(src):
         sp, dp = os.path.join(src, f), os.path.join(out, f)
+        if SOLUTION_FILES.get(f, 0) >= n:
+            dropped += 1
+            continue
         if f in found:
             text, regions, file_lab = found[f]
             if file_lab and file_lab >= n:
@@ -422,16 +433,24 @@ def suite_passes(suite, test_file, smp, scheme, counters_needed):
     return fn
 
 
+def last_figure(lines, bench, match, figure):
+    """(the last value of that JSON figure, None) or (None, the reason there is none)."""
+    figs = [o for o in json_lines(lines, "bench", bench)
+            if o.get("figure") == figure and all(o.get(k) == v for k, v in match.items())]
+    if not figs:
+        return None, "no %s figure %s %s in the output" % (
+            bench, figure, json.dumps(match, separators=(",", ":")))
+    v = figs[-1].get("value")
+    if not isinstance(v, (int, float)):
+        return None, "the %s figure has no number" % figure
+    return v, None
+
+
 def figure_at_most(bench, match, figure, bound, unit, what):
     def fn(lines):
-        figs = [o for o in json_lines(lines, "bench", bench)
-                if o.get("figure") == figure and all(o.get(k) == v for k, v in match.items())]
-        if not figs:
-            return "no %s figure %s %s in the output" % (bench, figure,
-                                                        json.dumps(match, separators=(",", ":")))
-        v = figs[-1].get("value")
-        if not isinstance(v, (int, float)):
-            return "the %s figure has no number" % figure
+        v, why = last_figure(lines, bench, match, figure)
+        if why:
+            return why
         if v > bound:
             return "%s is %s %s, the bound is %s" % (what, v, unit, bound)
         return None
@@ -638,6 +657,128 @@ check(L4, "hackbench: at most %d list_lock acquisitions per 1000 operations (4 C
                             "list_lock_per_1000_ops", LIST_LOCK_BOUND, "per 1000 operations",
                             "list_lock acquisitions")))
 
+# Lab 5: IPI versus lock, a scheme of the student's own (mm/scheme_lab5.c) that sends remote
+# frees to the owner cpu in batches.
+L5 = lab(5, "IPI versus lock: remote frees in batches")
+L5_SCHEME = "lab5"
+L5_ANSWERS = "answers-lab5.txt"
+boot(L5, "slab-smp1", "test=slab,slab_ipi scheme=lab5 slabinfo=1", 1)
+boot(L5, "slab-smp4", "test=slab,slab_ipi scheme=lab5 slabinfo=1", 4, timeout=600)
+boot(L5, "remote", "bench=remote scheme=lab5 remote_objects=20000 bench_reps=1", 4)
+IPI_BOUND = 40  # IPIs per 1000 remote frees on bench=remote (solution: 31.2; ipi: 1000)
+ANSWER_WORDS = 30
+GRADE_TREE = [ROOT]  # the tree being graded (cmd_grade sets it): where the answers are
+
+
+def scheme_present(name, lab_n):
+    """The kernel has the scheme: no 'no scheme named' line for it."""
+    def fn(lines):
+        for l in lines:
+            if l.startswith("scheme: no scheme named '%s'" % name):
+                return ("LAB%d: no scheme %s in this kernel: mm/scheme_%s.c does not register "
+                        "it (slab_scheme_register, docs/labs/lab%d.md)" % (lab_n, name, name, lab_n))
+        return None
+    return fn
+
+
+def figure_at_least(bench, match, figure, least, what):
+    def fn(lines):
+        v, why = last_figure(lines, bench, match, figure)
+        if why:
+            return why
+        if v < least:
+            return "%s is %s, want at least %s" % (what, v, least)
+        return None
+    return fn
+
+
+def answer_sections(text):
+    """{question number: its text} of the lines 'Qn: ...' and what follows up to the next."""
+    secs, cur = {}, None
+    for line in text.split("\n"):
+        m = re.match(r"^Q([0-9]+):(.*)$", line)
+        if m:
+            cur = int(m.group(1))
+            secs[cur] = m.group(2)
+        elif cur is not None and not JSON_RE.match(line.strip()):
+            secs[cur] += "\n" + line
+    return secs
+
+
+def written_comparison(lines):
+    """answers-lab5.txt: the four answers, the pasted JSON figures of bench=remote for lock,
+    partial and lab5 at 2 pairs (4 CPUs), lab5's IPI figure close to what this grader measured
+    on the student's kernel, and the answers quoting at least three of the figures."""
+    path = os.path.join(GRADE_TREE[0], L5_ANSWERS)
+    if not os.path.isfile(path):
+        return "LAB5: %s: not written (docs/labs/lab5.md, 'Questions')" % L5_ANSWERS
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    secs = answer_sections(text)
+    for q in (1, 2, 3, 4):
+        if q not in secs:
+            return "%s: no answer to question %d (a line starting 'Q%d:')" % (L5_ANSWERS, q, q)
+        words = len(secs[q].split())
+        if words < ANSWER_WORDS:
+            return "%s: the answer to question %d has %d words, want at least %d" % (
+                L5_ANSWERS, q, words, ANSWER_WORDS)
+    pasted = json_lines(text.split("\n"), "bench", "remote")
+    figs = {}
+    for o in pasted:
+        if o.get("pairs") == 2 and isinstance(o.get("value"), (int, float)):
+            figs[(o.get("scheme"), o.get("figure"))] = o["value"]
+    for sch in ("lock", "partial", L5_SCHEME):
+        for f in ("throughput", "ipis_per_1000_frees"):
+            if (sch, f) not in figs:
+                return ("%s: no pasted JSON line of bench=remote with scheme %s, figure %s, "
+                        "pairs 2 (make bench SMP=4, docs/labs/lab5.md)" % (L5_ANSWERS, sch, f))
+    got, why = last_figure(lines, "remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees")
+    if why:
+        return "the grader's own bench=remote run: %s" % why
+    said = figs[(L5_SCHEME, "ipis_per_1000_frees")]
+    if abs(said - got) > max(5.0, 0.25 * got):
+        return ("%s: the pasted IPIs per 1000 frees of %s, %s, is not what this kernel does "
+                "(%s in the grader's run): paste the figures of your final scheme"
+                % (L5_ANSWERS, L5_SCHEME, said, got))
+    prose = " ".join(secs.values())
+    numbers = set(re.findall(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?", prose))
+    quoted = [v for v in set(figs.values()) if ("%g" % v) in numbers or ("%.1f" % v) in numbers]
+    if len(quoted) < 3:
+        return ("%s: the answers quote %d of the pasted figures, want at least 3 (as numbers, "
+                "e.g. 31.2)" % (L5_ANSWERS, len(quoted)))
+    return None
+
+
+L5_PRESENT = scheme_present(L5_SCHEME, 5)
+check(L5, "slab and slab_ipi suites, scheme lab5, 1 CPU", "slab-smp1", 15,
+      all_of(L5_PRESENT,
+             suite_passes("slab", "tests/kernel/slab_test.c", 1, L5_SCHEME,
+                          {"alloc_fastpath": 1000, "free_fastpath": 1000}),
+             suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 1, None, {})))
+check(L5, "slab suite, scheme lab5, 4 CPUs", "slab-smp4", 15,
+      all_of(L5_PRESENT,
+             # At 4 CPUs the kernel's own kmalloc caches (lab5's) see remote frees: the
+             # solution's slabinfo sums to some 37000 remote_free, 1100 ipi_sent over them.
+             suite_passes("slab", "tests/kernel/slab_test.c", 4, L5_SCHEME,
+                          {"alloc_fastpath": 1000, "free_fastpath": 1000, "remote_free": 1000,
+                           "remote_drained": 500, "ipi_sent": 10})))
+check(L5, "slab_ipi suite (every owner scheme, lab5 among them), 4 CPUs", "slab-smp4", 10,
+      all_of(L5_PRESENT,
+             suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 4, None, {})))
+check(L5, "bench=remote: at most %d IPIs per 1000 remote frees, and some (4 CPUs)" % IPI_BOUND,
+      "remote", 10,
+      all_of(L5_PRESENT, exit_pass,
+             # remote_counters() prints objects_per_drain only for a scheme whose remote_free
+             # counter moved: the frees did go to the owner.
+             figure_at_least("remote", {"scheme": L5_SCHEME}, "objects_per_drain", 1,
+                             "objects per drain (counter remote_drained over remote_drain)"),
+             figure_at_least("remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees", 1,
+                             "IPIs per 1000 remote frees (the owner must be told)"),
+             figure_at_most("remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees", IPI_BOUND,
+                            "per 1000 remote frees", "IPIs")))
+check(L5, "written comparison with lock and partial (%s)" % L5_ANSWERS, "remote", 10,
+      all_of(L5_PRESENT, written_comparison))
+
 
 # ---- grading ----
 
@@ -664,6 +805,7 @@ def run_boot(tree, b, iso, log):
 
 def cmd_grade(labs, tree, logdir, from_logs=False, only=None):
     tree = os.path.abspath(tree)
+    GRADE_TREE[0] = tree
     os.makedirs(logdir, exist_ok=True)
     if not from_logs:
         print("grade: building %s" % tree)

@@ -550,7 +550,7 @@ lab_tests() {
         fi
         label="lab[$n,solution-back]"
         if [ "${TEST_LABS:-}" = all ] && want "$label"; then
-            files=$(sed -n "s/^\([^:]*\):[0-9-]* LAB$n\$/\1/p" <<<"$markers" | sort -u)
+            files=$(sed -n "s/^\([^:]*\):[0-9-]* LAB$n\( decl\| file\)\{0,1\}\$/\1/p" <<<"$markers" | sort -u)
             for f in $files; do cp "$root/$f" "$dir/$f"; done
             if [ "$dry_run" = 1 ]; then
                 echo "dry-run $label: tools/lab.py grade --lab $n --tree $dir"

@@ -172,7 +172,7 @@ this_tree_handout() {
     fi
     # Every region of lab 3 and 4 is one stub now (markers lists them all, none nested;
     # those at column 0, "decl", just go).
-    for n in 3 4; do
+    for n in 3 4 5; do
         want=$(grep -c " LAB$n\$" "$tmp/markers.out")
         got=$(grep -rhF "panic(\"LAB$n: %s: not implemented" --include='*.c' "$out" | wc -l)
         [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab $n: $got stubs for $want regions"; return 1; }
@@ -191,6 +191,38 @@ this_tree_handout() {
         grep -rqF "$f" "$root/mm" || { echo "'$f' is not in the tree: update this test"; return 1; }
         ! grep -rqF "$f" "$out/mm" || { echo "'$f' is still in the handout"; return 1; }
     done
+    lab5_handout || return 1
+}
+
+# Lab 5: the scheme's skeleton stays, without its registration (a region at column 0) and
+# with a stub per region; the written answers (not C: SOLUTION_FILES) are left out; labs 3
+# and 4's solutions are in it.
+lab5_handout() {
+    local out=$tmp/real5 f want got
+    grep -qxF 'answers-lab5.txt:1 LAB5 file' "$tmp/markers.out" ||
+        { echo "markers does not list answers-lab5.txt as lab 5's"; return 1; }
+    grep -qxF 'mm/scheme_lab5.c:1 LAB5 file' "$tmp/markers.out" &&
+        { echo "mm/scheme_lab5.c is a FILE: the handout would have no skeleton"; return 1; }
+    $lab handout 5 "$out" >"$tmp/real5.out" 2>&1 || { cat "$tmp/real5.out"; return 1; }
+    [[ $(cat "$tmp/real5.out") == *"1 solution files left out"* ]] ||
+        { echo "lab 5 handout: $(cat "$tmp/real5.out")"; return 1; }
+    for d in "$out" "$tmp/real"; do
+        [ ! -e "$d/answers-lab5.txt" ] || { echo "answers-lab5.txt is in $d"; return 1; }
+        [ -f "$d/mm/scheme_lab5.c" ] || { echo "no skeleton mm/scheme_lab5.c in $d"; return 1; }
+        ! grep -qF 'slab_scheme_register(lab5_scheme);' "$d/mm/scheme_lab5.c" ||
+            { echo "$d registers lab5: lab 4's slab suite would reach its stubs"; return 1; }
+    done
+    grep -qF 'static const struct slab_scheme lab5_scheme __used = {' "$out/mm/scheme_lab5.c" ||
+        { echo "the skeleton lost its struct slab_scheme"; return 1; }
+    want=$(grep -c "^mm/scheme_lab5.c:.* LAB5\$" "$tmp/markers.out")
+    got=$(grep -c 'panic("LAB5: %s: not implemented (docs/labs/lab5.md)", __func__);' "$out/mm/scheme_lab5.c")
+    [ "$want" -ge 7 ] && [ "$got" = "$want" ] || { echo "lab 5: $got stubs for $want regions"; return 1; }
+    for f in 'smp_send_ipi(o->owner, &lab5_ipi);' 'free_mine(s, c, obj_to_slab(object), object, NULL);'; do
+        grep -qF "$f" "$root/mm/scheme_lab5.c" || { echo "'$f' is not in the tree: update this test"; return 1; }
+        ! grep -qF "$f" "$out/mm/scheme_lab5.c" || { echo "'$f' is still in the lab 5 handout"; return 1; }
+    done
+    grep -rqF 'unfreeze_partials(s, c, old);' "$out/mm" || { echo "lab 4's solution is not in the lab 5 handout"; return 1; }
+    [ -f "$out/docs/labs/lab5.md" ] || { echo "no docs/labs/lab5.md in the lab 5 handout"; return 1; }
 }
 
 # ---- the grader on logs made here ----
@@ -270,6 +302,122 @@ grader_panic() {
 KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented (docs/labs/lab3.md)' \
         "kernel panic: KERNEL PANIC on cpu 0: LAB3: slab_alloc_fast_irq: not implemented"
 }
+# ---- lab 5's grader on logs made here ----
+# suites_log FILE SMP SCHEME COUNTERS SUITE...: a passing boot of those suites (every case
+# their source in this tree declares) with a kmalloc-64 slabinfo line of SCHEME.
+suites_log() {
+    local file=$1 smp=$2 scheme=$3 counters=$4 suite cases c i n=0
+    shift 4
+    {
+        echo '  Booting `slablab test=slab,slab_ipi'"'"
+        echo "{\"event\":\"boot\",\"cpus_online\":$smp,\"cpus_found\":$smp}"
+        echo "KTAP version 1"
+        echo "1..$#"
+        for suite; do
+            n=$((n + 1))
+            cases=$(sed -n 's/^[[:space:]]*KUNIT_CASE(\([a-z0-9_]*\)).*/\1/p' "$root/tests/kernel/${suite}_test.c")
+            echo "    KTAP version 1"
+            echo "    # Subtest: $suite"
+            echo "    1..$(wc -l <<<"$cases")"
+            i=0
+            for c in $cases; do
+                i=$((i + 1))
+                echo "    ok $i $c"
+            done
+            echo "ok $n $suite"
+        done
+        echo "slabinfo - version: slablab 1"
+        echo "kmalloc-64           $scheme          irq               0         64      64     64     0        1        0  $counters"
+        echo '{"event":"exit","result":"pass","code":16,"uptime_ms":100}'
+    } >"$file"
+}
+
+# lab5_logs DIR IPIS [ANSWERS_IPIS]: the three boots' logs, IPIS the grader's own bench=remote
+# figure of lab5; a tree DIR/tree with answers-lab5.txt quoting ANSWERS_IPIS (default IPIS).
+lab5_logs() {
+    local d=$1 ipis=$2 said=${3:-$2} sch v q
+    local c4="alloc_fastpath=13239 free_fastpath=12231 remote_free=1012 ipi_sent=30 remote_drained=960"
+    mkdir -p "$d/tree"
+    suites_log "$d/lab5-slab-smp1.log" 1 lab5 "alloc_fastpath=1200 free_fastpath=1300" slab slab_ipi
+    suites_log "$d/lab5-slab-smp4.log" 4 lab5 "$c4" slab slab_ipi
+    {
+        echo '  Booting `slablab bench=remote'"'"
+        echo "{\"bench\":\"remote\",\"scheme\":\"lab5\",\"pairs\":2,\"objects\":20000,\"figure\":\"objects_per_drain\",\"value\":150.9,\"unit\":\"count\"}"
+        echo "{\"bench\":\"remote\",\"scheme\":\"lab5\",\"pairs\":2,\"objects\":20000,\"figure\":\"ipis_per_1000_frees\",\"value\":$ipis,\"unit\":\"count\"}"
+        echo '{"event":"exit","result":"pass","code":16,"uptime_ms":100}'
+    } >"$d/lab5-remote.log"
+    : >"$d/tree/Makefile"
+    {
+        for q in 1 2 3 4; do
+            echo "Q$q: lock moved 1802566.7 objects per second, partial 547595.8 and lab5 935404.6,"
+            echo "with $said IPIs per thousand remote frees; these words are here to make the answer long"
+            echo "enough for the grader, which counts thirty of them at the least in each answer."
+        done
+        for sch in lock partial lab5; do
+            v=$([ $sch = lab5 ] && echo "$said" || echo 0.0)
+            echo "{\"bench\":\"remote\",\"scheme\":\"$sch\",\"pairs\":2,\"objects\":20000,\"figure\":\"ipis_per_1000_frees\",\"value\":$v,\"unit\":\"count\"}"
+            v=$(case $sch in lock) echo 1802566.7 ;; partial) echo 547595.8 ;; *) echo 935404.6 ;; esac)
+            echo "{\"bench\":\"remote\",\"scheme\":\"$sch\",\"pairs\":2,\"objects\":20000,\"figure\":\"throughput\",\"value\":$v,\"unit\":\"objects_per_s\"}"
+        done
+    } >"$d/tree/answers-lab5.txt"
+}
+
+grade5() {
+    grc=0
+    gout=$($lab grade --lab 5 --logdir "$1" --tree "$1/tree" --from-logs 2>&1) || grc=$?
+}
+
+# lab5_fails NAME WANT POINTS: lab5_logs in $tmp/g5-NAME (made by the caller) loses POINTS
+# with WANT in a FAIL line.
+lab5_fails() {
+    grade5 "$tmp/g5-$1"
+    [ "$grc" = 1 ] || { echo "exit $grc, want 1: $gout"; return 1; }
+    grep -F "FAIL" <<<"$gout" | grep -qF -- "$2" || { echo "want a FAIL line with '$2': $gout"; return 1; }
+    [[ $gout == *"score: $((60 - $3))/60"* ]] || { echo "want $((60 - $3))/60: $gout"; return 1; }
+}
+
+lab5_full_marks() {
+    lab5_logs "$tmp/g5-ok" 31.3
+    grade5 "$tmp/g5-ok"
+    [ "$grc" = 0 ] && [[ $gout == *"score: 60/60"* ]] || { echo "exit $grc: $gout"; return 1; }
+}
+lab5_ipi_per_free() { lab5_logs "$tmp/g5-each" 1000.0; lab5_fails each "IPIs is 1000.0 per 1000 remote frees, the bound is 40" 10; }
+lab5_no_ipis() { lab5_logs "$tmp/g5-none" 0.0; lab5_fails none "IPIs per 1000 remote frees (the owner must be told) is 0.0, want at least 1" 10; }
+lab5_no_answers() {
+    lab5_logs "$tmp/g5-noans" 31.3
+    rm "$tmp/g5-noans/tree/answers-lab5.txt"
+    lab5_fails noans "LAB5: answers-lab5.txt: not written" 10
+}
+lab5_answers_not_measured() { lab5_logs "$tmp/g5-made" 31.3 12.0; lab5_fails made "is not what this kernel does (31.3 in the grader's run)" 10; }
+lab5_answer_short() {
+    lab5_logs "$tmp/g5-short" 31.3
+    sed -i '/^Q3:/,/^Q4:/{/^Q4:/!d}' "$tmp/g5-short/tree/answers-lab5.txt"
+    echo "Q3: too short." >>"$tmp/g5-short/tree/answers-lab5.txt"
+    lab5_fails short "the answer to question 3 has 2 words, want at least 30" 10
+}
+lab5_answers_no_figures() {
+    lab5_logs "$tmp/g5-nofig" 31.3
+    sed -i '/"scheme":"partial"/d' "$tmp/g5-nofig/tree/answers-lab5.txt"
+    lab5_fails nofig "no pasted JSON line of bench=remote with scheme partial" 10
+}
+lab5_counters_short() {
+    lab5_logs "$tmp/g5-cnt" 31.3
+    sed -i 's/remote_free=1012/remote_free=999/' "$tmp/g5-cnt/lab5-slab-smp4.log"
+    lab5_fails cnt "remote_free is 999 over the kmalloc caches of lab5, want at least 1000" 15
+}
+lab5_not_registered() {
+    local f
+    lab5_logs "$tmp/g5-unreg" 31.3
+    for f in "$tmp"/g5-unreg/lab5-*.log; do
+        printf '%s\n' '  Booting `slablab' "scheme: no scheme named 'lab5' in this kernel; valid: all lock" \
+            '{"event":"exit","result":"fail","code":17,"uptime_ms":309}' >"$f"
+    done
+    grade5 "$tmp/g5-unreg"
+    [ "$grc" = 1 ] && [[ $gout == *"score: 0/60"* ]] || { echo "exit $grc: $gout"; return 1; }
+    [ "$(grep -c "FAIL .*LAB5: no scheme lab5 in this kernel" <<<"$gout")" = 5 ] ||
+        { echo "want 5 FAIL lines on the missing registration: $gout"; return 1; }
+}
+
 grader_bad_lab() {
     local out rc=0
     out=$($lab grade --lab 9 --logdir "$tmp/g9" --from-logs 2>&1) || rc=$?
@@ -301,4 +449,13 @@ t grader_wrong_cpus grader_wrong_cpus
 t grader_over_budget grader_over_budget
 t grader_panic grader_panic
 t grader_bad_lab grader_bad_lab
+t lab5_full_marks lab5_full_marks
+t lab5_ipi_per_free lab5_ipi_per_free
+t lab5_no_ipis lab5_no_ipis
+t lab5_no_answers lab5_no_answers
+t lab5_answers_not_measured lab5_answers_not_measured
+t lab5_answer_short lab5_answer_short
+t lab5_answers_no_figures lab5_answers_no_figures
+t lab5_counters_short lab5_counters_short
+t lab5_not_registered lab5_not_registered
 ktap_report

@@ -44,6 +44,17 @@ static bool sends_ipis(const char *scheme)
 	return slab_scheme_flags(scheme) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH);
 }
 
+/*
+ * The white-box checks below read struct ipi_cpu (mm/scheme_ipi.h): only for caches whose
+ * per-cpu state is one, the schemes of mm/scheme_ipi.c. Another owner scheme (lab 5's, or
+ * yours) gets the same cases with the checks that go by counter names.
+ */
+static bool ipi_layout(struct kmem_cache *s)
+{
+	return s->scheme->cpu_size == sizeof(struct ipi_cpu) && s->scheme->nr_stats == NR_IPI_STATS &&
+	       !strcmp(s->scheme->stat_names[REMOTE_FORWARD], "remote_forward");
+}
+
 static struct kmem_cache *make(struct kunit *test, const char *scheme, unsigned int size)
 {
 	struct kmem_cache *s = kmem_cache_create_scheme("ipitest", size, 0, 0, NULL, scheme,
@@ -246,7 +257,7 @@ static void held_cpu(struct kunit *test, void *arg)
 		h->errors++;
 	/* Nothing was freed behind our back: everything waits on our remote-free list. */
 	h->drained_while_off = kmem_cache_stat_by_name(h->s, "remote_drained");
-	h->queued_while_off = remote_list_length(h->s, 0);
+	h->queued_while_off = ipi_layout(h->s) ? remote_list_length(h->s, 0) : 0;
 	local_irq_restore(flags);
 }
 
@@ -264,12 +275,18 @@ static void frees_wait_while_owner_has_interrupts_off(struct kunit *test)
 		kunit_run_on_all_cpus(test, held_cpu, h);
 		KUNIT_EXPECT_EQ(test, h->errors, 0);
 		KUNIT_EXPECT_EQ_MSG(test, h->drained_while_off, 0, "%s", *sch);
-		KUNIT_EXPECT_EQ_MSG(test, h->queued_while_off, HELD, "%s", *sch);
+		if (ipi_layout(h->s))
+			KUNIT_EXPECT_EQ_MSG(test, h->queued_while_off, HELD, "%s", *sch);
 		KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(h->s, "remote_free"), HELD);
 		if (sends_ipis(*sch)) {
-			/* The IPI was taken when cpu 0 turned interrupts back on. */
-			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat_by_name(h->s, "remote_drained"), HELD, "%s",
-					    *sch);
+			/* The IPI was taken when cpu 0 turned interrupts back on. (A scheme whose
+			 * senders batch, lab 5's, may still hold the last few in an outbox.) */
+			if (ipi_layout(h->s))
+				KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat_by_name(h->s, "remote_drained"),
+						    HELD, "%s", *sch);
+			else
+				KUNIT_EXPECT_GE_MSG(test, kmem_cache_stat_by_name(h->s, "remote_drained"),
+						    1, "%s", *sch);
 			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(h->s, "ipi_received"), 1);
 		} else {
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(h->s, "ipi_sent"), 0);
@@ -277,7 +294,8 @@ static void frees_wait_while_owner_has_interrupts_off(struct kunit *test)
 		kmem_cache_shrink(h->s);
 		kmem_cache_info(h->s, &info);
 		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s", *sch);
-		KUNIT_EXPECT_EQ(test, remote_list_length(h->s, 0), 0);
+		if (ipi_layout(h->s))
+			KUNIT_EXPECT_EQ(test, remote_list_length(h->s, 0), 0);
 		kmem_cache_destroy(h->s);
 		kfree(h);
 	}
@@ -400,7 +418,8 @@ static void transfer_cpu(struct kunit *test, void *arg)
 		while (__atomic_load_n(&t->phase, __ATOMIC_ACQUIRE) < 2)
 			cpu_relax();
 		/* Under the IPI schemes the frees come in by IPI: let them all arrive. */
-		if (kmem_cache_scheme_flags(t->s) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH))
+		if (ipi_layout(t->s) &&
+		    (kmem_cache_scheme_flags(t->s) & (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH)))
 			for (u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
 			     ic(&t->s->cpu_slab[0])->stat[REMOTE_DRAINED] < (u64)t->n / 4 && get_cycles() < end;)
 				cpu_relax();
