@@ -505,7 +505,7 @@ static const struct slab_scheme lab5_scheme __used = {
 	.name = "lab5",
 	.summary = "owner cpus; remote frees collected by the freeing cpu, sent in batches of 32 "
 		   "with one IPI (lab 5)",
-	.flags = SLAB_SCHEME_OWNER | SLAB_SCHEME_IPI_BATCH,
+	.flags = SLAB_SCHEME_OWNER | SLAB_SCHEME_IPI_BATCH | SLAB_SCHEME_ON_REQUEST,
 	.order = 70,
 	.flush_cpu_partial = lab5_flush,
 	.alloc = lab5_alloc,

@@ -144,9 +144,19 @@ unsigned long slab_bad_input_count(void); /* bad frees detected and refused so f
 #define SLAB_SCHEME_DEFAULT 0x080UL     /* the boot caches' scheme when scheme= is not given */
 #define SLAB_SCHEME_DEBUG_LOCKED 0x100UL  /* debug caches in the locked mode run on it */
 #define SLAB_SCHEME_DEBUG_PARTIAL 0x200UL /* debug caches in the partial mode run on it */
+#define SLAB_SCHEME_ON_REQUEST 0x400UL  /* left out of "all" (the lists below, so of every
+					 * suite's and benchmark's comparison) unless
+					 * scheme= names it: a lab's reference solution
+					 * (lab5), not a design under study */
 
-/* The schemes this kernel has, in order: slab_scheme_name(0), (1), ... then NULL. */
+/*
+ * The schemes the suites and benchmarks compare, in registry order: slab_scheme_name(0), (1),
+ * ... then NULL. Every registered scheme but the SLAB_SCHEME_ON_REQUEST ones that scheme=
+ * does not name.
+ */
 const char *slab_scheme_name(unsigned int i);
+/* Every registered scheme, on-request ones too (the registry's own listing). */
+const char *slab_scheme_registered(unsigned int i);
 /* The SLAB_SCHEME_* flags of the scheme called name; 0 and a message if there is none. */
 unsigned long slab_scheme_flags(const char *name);
 /* Is there a scheme called name? (No message.) */

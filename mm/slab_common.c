@@ -134,10 +134,40 @@ static unsigned long scheme_flags(const struct slab_scheme *sch)
 	return sch->flags | (sch->alloc ? SLAB_SCHEME_LAYER : 0);
 }
 
-const char *slab_scheme_name(unsigned int i)
+const char *slab_scheme_registered(unsigned int i)
 {
 	registry_init();
 	return i < nr_schemes ? schemes[i]->name : NULL;
+}
+
+/* Does the boot option scheme= name `name` (not as part of "all")? */
+static bool scheme_named(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!boot_param_given(scheme))
+		return false;
+	for (const char *p = scheme_list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+const char *slab_scheme_name(unsigned int i)
+{
+	registry_init();
+	for (unsigned int k = 0; k < nr_schemes; k++) {
+		if ((schemes[k]->flags & SLAB_SCHEME_ON_REQUEST) && !scheme_named(schemes[k]->name))
+			continue;
+		if (i-- == 0)
+			return schemes[k]->name;
+	}
+	return NULL;
 }
 
 static const struct slab_scheme *find_scheme(const char *name)
@@ -212,11 +242,11 @@ const char *slab_boot_schemes(void)
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		bool found = len == 3 && !strncmp(p, "all", 3);
 
-		for (unsigned i = 0; !found && (name = slab_scheme_name(i)); i++)
+		for (unsigned i = 0; !found && (name = slab_scheme_registered(i)); i++)
 			found = strlen(name) == len && !strncmp(name, p, len);
 		if (!found) {
 			printk("scheme: no scheme named '%.*s' in this kernel; valid: all", (int)len, p);
-			for (unsigned i = 0; (name = slab_scheme_name(i)); i++)
+			for (unsigned i = 0; (name = slab_scheme_registered(i)); i++)
 				printk(" %s", name);
 			printk("\n");
 			return NULL;

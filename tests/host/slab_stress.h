@@ -61,7 +61,7 @@ static size_t stress_variants(void)
 	if (nr_variants)
 		return nr_variants;
 	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned int i = 0; (name = slab_scheme_name(i)) && nr_variants + 2 <= 64; i++) {
+		for (unsigned int i = 0; (name = slab_scheme_registered(i)) && nr_variants + 2 <= 64; i++) {
 			unsigned long f = slab_scheme_flags(name);
 
 			if (pass && (f & SLAB_SCHEME_OWNER))

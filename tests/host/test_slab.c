@@ -635,8 +635,15 @@ static void shrink_and_destroy(void)
 	kmem_cache_shrink(c.s);
 	irqs_on("kmem_cache_shrink");
 	i = info(c.s);
+	/*
+	 * Every CPU took its objects from a cpu slab of its own, so each has one to flush; but
+	 * behind a layer (sheaves), a CPU that ran after another had finished (a busy host runs
+	 * the threads one by one) may have been served from the barn alone, and has none: then
+	 * at least one flush, and no slab left, is what shows that shrink reached them all.
+	 */
 	kt_check(i.slabs == 0 && nr_free_pages() == base - cache_pages &&
-		     kmem_cache_stat(c.s, CPUSLAB_FLUSH) - before_ipis >= NCPUS,
+		     kmem_cache_stat(c.s, CPUSLAB_FLUSH) - before_ipis >=
+			     (kmem_cache_has_layer(c.s) ? 1 : NCPUS),
 		 N("shrink flushes every CPU's slabs by cross-call and frees the empty ones"),
 		 "%lu slabs left, %lu pages missing, cpuslab_flush +%llu", i.slabs,
 		 base - cache_pages - nr_free_pages(),
@@ -1146,10 +1153,11 @@ static int list_schemes(void)
 		{ SLAB_SCHEME_BASELINE, "baseline" },  { SLAB_SCHEME_DEFAULT, "default" },
 		{ SLAB_SCHEME_DEBUG_LOCKED, "debug_locked" },
 		{ SLAB_SCHEME_DEBUG_PARTIAL, "debug_partial" },
+		{ SLAB_SCHEME_ON_REQUEST, "on_request" },
 	};
 	const char *name;
 
-	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
+	for (unsigned int i = 0; (name = slab_scheme_registered(i)); i++) {
 		unsigned long f = slab_scheme_flags(name);
 		struct kmem_cache *s = kmem_cache_create_scheme("list-schemes", 64, 0, 0, NULL, name,
 								 SLAB_FASTPATH_IRQ);
