@@ -456,11 +456,12 @@ void screen_show_results(const char *result)
 	WRITE_ONCE(owner, prev);
 	if (note[0])
 		printk("%s\n", note);
+	n = rows_from(0) + items_lost;
 	if (side)
-		printk("screen: results page: %s at %ux, %d figures, QR code %d-%c, %u px a "
-		       "module\n", word, big, rows_from(0) + items_lost, q.version,
-		       q.ecc == QR_ECC_M ? 'M' : 'L', scale);
+		printk("screen: results page: %s at %ux, %d figure%s, QR code %d-%c, %u px a module\n",
+		       word, big, n, n == 1 ? "" : "s", q.version, q.ecc == QR_ECC_M ? 'M' : 'L',
+		       scale);
 	else
-		printk("screen: results page: %s at %ux, %d figures, no QR code\n", word, big,
-		       rows_from(0) + items_lost);
+		printk("screen: results page: %s at %ux, %d figure%s, no QR code\n", word, big, n,
+		       n == 1 ? "" : "s");
 }

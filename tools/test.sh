@@ -274,7 +274,8 @@ matrix_boot() {
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
 #   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
 #   qr (zbarimg reads the QR code off the screendump and tools/benchreport.py --from-qr
-#   --against LOG: its figures must be the log's summary), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
+#   --against LOG: its figures must be the log's summary), results (tools/font.py results:
+#   the screendump is the results page of the log's run), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
 #   must read back from it, with the kernel's font, the serial log's last lines), or any
 #   other text: a line the kernel printed contains it. GFXPAYLOAD=MODES among the
 #   VAR=VALUEs goes to tools/mkiso.sh (GRUB's screen mode), not to the boot.
@@ -313,7 +314,7 @@ extra() {
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
     done
     for c in "$@"; do
-        if [ "$c" = screen ] || [ "$c" = qr ]; then
+        if [ "$c" = screen ] || [ "$c" = qr ] || [ "$c" = results ]; then
             [ -n "$shot" ] && continue
             shot=$logdir/$base.ppm
             rm -f "$shot"
@@ -365,6 +366,11 @@ extra() {
         screen)
             if ! kout=$("$py" tools/font.py compare build/gen/font.psf "$shot" "$log" 2>&1); then
                 why+=("screen: ${kout//$'\n'/; }")
+            fi
+            ;;
+        results)
+            if ! kout=$("$py" tools/font.py results build/gen/font.psf "$shot" "$log" 2>&1); then
+                why+=("results page: ${kout//$'\n'/; }")
             fi
             ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
@@ -808,8 +814,18 @@ PY
     # 640x480 holds 30 rows: this one scrolls.
     extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
     extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
-    # The results screen: the benchmark summary as a QR code beside the text.
-    extra "screen[results QR code,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr
+    # The results page (kernel/screen.h): PASS in large type and green, the machine line,
+    # the summary's figures (tools/font.py results reads them back against the serial
+    # summary), the final line below; its QR code, read by zbarimg, holds the same figures.
+    # At 1024x768 and at 640x480 (the QR code at 2 pixels a module, 33 columns beside it);
+    # on the VGA text buffer the page has no QR code and says so.
+    extra "screen[results page,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr results \
+        "re:^screen: results page: PASS at 4x, 4 figures, QR code [0-9]+-M, [0-9]+ px a module"
+    extra "screen[results page,640x480x24,3 benchmarks]" "bench=fastpath,bulk,remote bench_reps=2 exit=halt" 0 GFXPAYLOAD=640x480x24 -- qr results \
+        "re:^screen: results page: PASS at 4x, 18 figures, QR code [0-9]+-M, 2 px a module"
+    extra "screen[results page,text mode]" "bench=fastpath bench_reps=1 scheme=lock" 0 GFXPAYLOAD=text -- \
+        "screen: a text screen: the results page has no QR code; the JSON summary is in the serial log" \
+        "screen: results page: PASS at 1x, 1 figure, no QR code"
     # No display adapter: under SeaBIOS GRUB 2.06 hands over an indexed-colour framebuffer
     # tag (refused, named); OVMF has no GOP, so there is no framebuffer and no VGA text; both
     # times the kernel says the serial port is all and the boot goes on.
