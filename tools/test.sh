@@ -809,7 +809,7 @@ PY
     # pixel layouts: SeaBIOS's VBE 32, 24 and 16 bits, OVMF's GOP 32. A panic on an AP shows
     # too, and text mode falls back to the VGA text buffer.
     extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)"
-    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp"
+    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp" json:acpi_root=XSDT
     extra "screen[bios,1024x768x16]" "test=spinlock exit=halt" 0 GFXPAYLOAD=1024x768x16 -- screen "screen: 1024x768 framebuffer, 16 bpp (red 11:5 green 5:6 blue 0:5)"
     # 640x480 holds 30 rows: this one scrolls.
     extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
@@ -839,7 +839,13 @@ PY
     # all zeros, so ignored), then the PM timer; no clock at all stops with a message.
     extra "machine[acpi=off,smp2]" "test=all" 0 MACHINE=pc,acpi=off -- ktap json:acpi=false json:cpus_found=1 json:cpus_online=1 json:tsc_source=pit "no ACPI tables: running on the boot CPU only"
     extra "machine[pit=off,cpu level=0x16]" "test=time" 0 MACHINE=pc,pit=off QEMU_EXTRA="-cpu max,level=0x16" -- ktap json:tsc_source=hpet "CPUID leaf 0x15 gives no frequency" "CPUID leaf 0x16 gives no frequency"
-    extra "machine[pit=off,hpet=off]" "test=time" 0 MACHINE=pc,pit=off,hpet=off -- ktap json:tsc_source=pm-timer
+    extra "machine[pit=off,hpet=off]" "test=time" 0 MACHINE=pc,pit=off,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=RSDT
+    # Firmware variety: SeaBIOS hands over an ACPI 1.0 RSDP (the RSDT only), OVMF an ACPI 2.0
+    # one with the XSDT (json acpi_root says which the kernel read); q35 without a HPET
+    # calibrates against the PM timer (the PIT measured beside it), and OVMF's q35 without
+    # PIT or HPET too.
+    extra "machine[q35,hpet=off,seabios]" "test=time" 0 MACHINE=q35,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=RSDT "re:^tsc: [0-9]+ kHz from the pm-timer .*all clocks: pm-timer:[0-9]+,pit:[0-9]+"
+    extra "machine[q35,pit=off,hpet=off,ovmf]" "test=time" 0 FIRMWARE=uefi MACHINE=q35,pit=off,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=XSDT
     extra "machine[acpi=off,pit=off]" "test=time" 1 MACHINE=pc,acpi=off,pit=off -- "nothing to tell the TSC's rate by"
     # The busy host: the timing-dependent suites with two busy loops of our own running.
     if want "busy-host[test=time,ipi,smp,spinlock,smp2]"; then
