@@ -158,6 +158,7 @@ static void flush(void)
 				ops->draw(c, r, grid[r][c].ch, grid[r][c].colour);
 				shown[r][c] = grid[r][c];
 			}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* drains a write-combining framebuffer's buffers */
 }
 
 void screen_write(const char *s, size_t n)
@@ -449,6 +450,7 @@ void screen_show_results(const char *result)
 					ops->fill(x0 + scale * (u32)(x + 4), scale * (u32)(y + 4), scale,
 						  scale, SCREEN_INK_BLACK);
 	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	page_top = pg.limit;
 	cur_row = line_row = page_top;
 	cur_col = line_col = 0;

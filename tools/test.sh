@@ -808,7 +808,12 @@ PY
     # with the kernel's font; it must be the serial log's last lines. GRUB's modes give the
     # pixel layouts: SeaBIOS's VBE 32, 24 and 16 bits, OVMF's GOP 32. A panic on an AP shows
     # too, and text mode falls back to the VGA text buffer.
-    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)"
+    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)" \
+        "screen: write-combining (PAT entry 5) over 0xfd000000..0xfd400000"
+    # Without PAT (CPUID.01H:EDX bit 16) the framebuffer keeps the firmware's caching; the
+    # screen reads back the same.
+    extra "screen[bios,no PAT]" "test=spinlock exit=halt" 0 SMP=1 QEMU_EXTRA="-cpu qemu64,-pat" -- screen \
+        "screen: no PAT (CPUID.01H:EDX bit 16 is 0): the framebuffer stays as the firmware's MTRRs map it, without write-combining"
     extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp" json:acpi_root=XSDT
     extra "screen[bios,1024x768x16]" "test=spinlock exit=halt" 0 GFXPAYLOAD=1024x768x16 -- screen "screen: 1024x768 framebuffer, 16 bpp (red 11:5 green 5:6 blue 0:5)"
     # 640x480 holds 30 rows: this one scrolls.
@@ -822,7 +827,8 @@ PY
     extra "screen[results page,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr results \
         "re:^screen: results page: PASS at 4x, 4 figures, QR code [0-9]+-M, [0-9]+ px a module"
     extra "screen[results page,640x480x24,3 benchmarks]" "bench=fastpath,bulk,remote bench_reps=2 exit=halt" 0 GFXPAYLOAD=640x480x24 -- qr results \
-        "re:^screen: results page: PASS at 4x, 18 figures, QR code [0-9]+-M, 2 px a module"
+        "re:^screen: results page: PASS at 4x, 18 figures, QR code [0-9]+-M, 2 px a module" \
+        "screen: a framebuffer of 900 KiB may share its 2 MiB pages with other devices: no write-combining"
     extra "screen[results page,text mode]" "bench=fastpath bench_reps=1 scheme=lock" 0 GFXPAYLOAD=text -- \
         "screen: a text screen: the results page has no QR code; the JSON summary is in the serial log" \
         "screen: results page: PASS at 1x, 1 figure, no QR code"
