@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/host/host_env.h"
 #include "kernel/font.h"
 #include "kernel/screen.h"
 #include "tests/host/ktest.h"
@@ -337,6 +338,39 @@ static void results_fb_page(const char *result, u32 want_ink)
 	free(mem);
 }
 
+/* A screen too small for the QR code at 2 pixels a module: the page without it, said. */
+static void results_fb_small(void)
+{
+	enum { W = 320, H = 240 };
+	static char json[1700];
+	u32 *mem = malloc(W * H * 4);
+	struct screen_fb fb = { (u64)(uintptr_t)mem, W * 4, W, H, 32, 16, 8, 8, 8, 0, 8 };
+	const unsigned char *g = font_glyphs['P' - FONT_FIRST];
+	char err[160];
+	int bad = 0, white = 0;
+
+	/* 1600 bytes: a version 30-odd symbol, over 140 modules a side with its quiet zone */
+	memset(json, 'x', sizeof(json));
+	memcpy(json, "{\"x\":\"", 6);
+	memcpy(json + sizeof(json) - 3, "\"}", 3);
+	screen_set_results(json);
+	kt_check(fbcon_init(&fb, err, sizeof(err)) == 0, "small fb page: accepted", "%s", err);
+	host_console_reset();
+	screen_show_results("pass");
+	kt_check(host_console_has("does not fit this screen at 2 pixels a module") &&
+			 host_console_has("no QR code\n"),
+		 "small fb page: the QR code left out, said", "printed \"%s\"", host_console_text());
+	for (unsigned int y = 0; y < font_height; y++)
+		for (int x = 0; x < 8; x++)
+			if (mem[(y * 4 + 1) * W + x * 4 + 1] != (g[y] & (0x80 >> x) ? 0x40e040u : 0))
+				bad++;
+	for (int i = 0; i < W * H; i++)
+		white += mem[i] == 0xffffff;
+	kt_check(!bad && !white, "small fb page: PASS at 4x, no white (no QR code) anywhere",
+		 "%d pixels of P wrong, %d white", bad, white);
+	free(mem);
+}
+
 int main(void)
 {
 	colours();
@@ -347,5 +381,6 @@ int main(void)
 	results_fb_page("pass", 0x40e040);
 	results_fb_page("fail", 0xff5050);
 	results_overflow();
+	results_fb_small();
 	return kt_finish();
 }
