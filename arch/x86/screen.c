@@ -89,6 +89,9 @@ static void fb_write_combining(u64 addr, u64 size)
 		*e = (*e & ~(PDE_PCD | PDE_PWT | PDE_PAT)) | PDE_PWT | PDE_PAT;
 		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
 	}
+	/* A framebuffer the MTRRs left cacheable may have lines in the caches from before:
+	 * written back now, none can land on top of later WC writes. */
+	__asm__ __volatile__("wbinvd" : : : "memory");
 	printk("screen: write-combining (PAT entry %d) over %#llx..%#llx\n", PAT_FB_ENTRY,
 	       (unsigned long long)start, (unsigned long long)end);
 }
