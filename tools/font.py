@@ -274,14 +274,14 @@ def results(font, ppm, log):
         sys.exit(f"font.py: {word} is drawn in #{r:02x}{g:02x}{b:02x}, not "
                  f"{'green' if result == 'pass' else 'red'}")
     # Text rows below the large type, each cut where the QR code's cells begin.
-    rows = [row.split("\ufffd")[0].rstrip() for row in read_screen(font, ppm)][scale:]
-    while rows and rows[-1] == "":
-        rows.pop()
-    status = rows[-3:]
+    # The screen's last 3 rows are the status rows (kernel/screen.h).
+    rows = [row.split("\ufffd")[0].rstrip() for row in read_screen(font, ppm)]
+    status, rows = rows[-3:], rows[scale:-3]
     final = f"slablab: {result}; "
     if not any(x.startswith(final) for x in status):
-        sys.exit(f"font.py: the status rows {status!r} do not end with the final line")
-    rows = rows[:-3]
+        sys.exit(f"font.py: the status rows {status!r} do not hold the final line")
+    while rows and rows[-1] == "":
+        rows.pop()
     i = 0
     shown = ""
     while i < len(rows) and rows[i]:
@@ -291,6 +291,7 @@ def results(font, ppm, log):
         sys.exit(f"font.py: the machine line reads {shown!r}, the serial log's is {machine!r}")
     want = [(t, f) for t, fig in groups for f in [None] + fig]  # None: the title's row
     k = 0  # the next of want
+    m = None
     for row in rows[i + 1:]:
         m = re.match(r"\.\.\. (\d+) more figures?: all are in the serial log", row)
         if m:
@@ -317,8 +318,10 @@ def results(font, ppm, log):
     if k < len(want):
         sys.exit(f"font.py: the page ends before {want[k][1] or want[k][0]!r}")
     figures = sum(len(f) for _, f in groups)
+    shown = figures - (int(m.group(1)) if m else 0)
     print(f"font.py: the results page: {word} at {scale}x in #{r:02x}{g:02x}{b:02x}, the machine "
-          f"line, {figures} figures in the summary's order, the final line")
+          f"line, {shown} of the summary's {figures} figures in its order"
+          f"{', the rest counted' if shown < figures else ''}, the final line")
 
 
 def main():
