@@ -352,6 +352,53 @@ static void results_for_screen(void)
 	screen_set_results(json);
 }
 
+/*
+ * The results page's table and machine line (kernel/screen.h): the summary's rows as
+ * print_summary prints them, and the meta line's machine part.
+ */
+static void summary_for_screen(void)
+{
+	const char *baseline = slab_scheme_with(SLAB_SCHEME_BASELINE) ?: "";
+	char v[32], r[32], line[200];
+
+	snprintf(line, sizeof(line), "cpu \"%s\", %d CPUs, TSC %llu.%llu MHz, accel %s%s, seed %llu",
+		 arch_cpu_model(), nr_cpu_ids, (unsigned long long)(tsc_khz / 1000),
+		 (unsigned long long)(tsc_khz % 1000 / 100), bench_accel(),
+		 bench_emulated() ? " (figures emulated)" : "", (unsigned long long)boot_seed);
+	screen_results_machine(line);
+	for (int i = 0; i < nr_headlines; i++) {
+		const struct headline *h = &headlines[i], *lock = NULL;
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
+					!strcmp(headlines[j].figure, h->figure));
+		if (seen)
+			continue;
+		snprintf(line, sizeof(line), "%s %s (%s):", h->bench, h->figure, h->unit);
+		screen_results_group(line);
+		for (int j = i; j < nr_headlines; j++)
+			if (!strcmp(headlines[j].bench, h->bench) &&
+			    !strcmp(headlines[j].figure, h->figure) && !strcmp(headlines[j].scheme, baseline))
+				lock = &headlines[j];
+		for (int j = i; j < nr_headlines; j++) {
+			const struct headline *x = &headlines[j];
+			u64 ratio;
+
+			if (strcmp(x->bench, h->bench) || strcmp(x->figure, h->figure))
+				continue;
+			if (lock && lock->value) {
+				ratio = (x->value * 100 + lock->value / 2) / lock->value;
+				snprintf(r, sizeof(r), "x%llu.%02llu", (unsigned long long)(ratio / 100),
+					 (unsigned long long)(ratio % 100));
+			} else {
+				strlcpy(r, "(no lock figure)", sizeof(r));
+			}
+			screen_results_row(x->scheme, bench_fmt(v, sizeof(v), x->value), r);
+		}
+	}
+}
+
 /* ---- the meta line ---- */
 
 static void print_meta(const char *benches)
@@ -573,8 +620,10 @@ int bench_run_selected(const char *filter)
 	}
 	print_summary();
 	bench_arch_end();
-	if (nr_headlines)
+	if (nr_headlines) {
 		results_for_screen();
+		summary_for_screen();
+	}
 	if (nr_failures) {
 		printk("bench: %d self-check failure%s (see SELF-CHECK FAILED above)\n", nr_failures,
 		       nr_failures == 1 ? "" : "s");

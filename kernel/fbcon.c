@@ -60,11 +60,14 @@ static void fb_draw(int col, int row, char ch, enum screen_colour colour)
 
 static u32 black, white;
 
-static void fb_fill(u32 x, u32 y, u32 w, u32 h, bool dark)
+static void fb_fill(u32 x, u32 y, u32 w, u32 h, int ink)
 {
+	u32 v = ink == SCREEN_INK_BLACK ? black : ink == SCREEN_INK_WHITE ? white
+		: ink >= 0 && ink < SCREEN_NR_COLOURS ? fg[ink] : white;
+
 	for (u32 r = y; r < y + h && r < fb_ops.height; r++)
 		for (u32 c = x; c < x + w && c < fb_ops.width; c++)
-			put_pixel(fb_base + (u64)r * fb_pitch + (u64)c * fb_bytes, dark ? black : white);
+			put_pixel(fb_base + (u64)r * fb_pitch + (u64)c * fb_bytes, v);
 }
 
 static bool field_ok(u8 pos, u8 size, u8 bpp)

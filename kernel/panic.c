@@ -64,8 +64,9 @@ void kernel_exit(enum kexit code)
 
 	printk("{\"event\":\"exit\",\"result\":\"%s\",\"code\":%d,\"uptime_ms\":%llu}\n", what,
 	       (int)code, (unsigned long long)(ktime_ns() / 1000000));
+	printk_flush();
+	screen_show_results(what); /* the final line below then shows under the results page */
 	printk("slablab: %s; %s\n", what, arch_exit_action());
 	printk_flush();
-	screen_show_results(what);
 	arch_exit(code);
 }

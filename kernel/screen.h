@@ -25,12 +25,18 @@ enum screen_colour {
 #define SCREEN_MAX_COLS 256
 #define SCREEN_MAX_ROWS 128
 
+/* What fill paints with: a colour's ink (enum screen_colour), or these. */
+enum { SCREEN_INK_BLACK = SCREEN_NR_COLOURS, SCREEN_INK_WHITE };
+
 struct screen_ops {
 	int cols, rows; /* at most SCREEN_MAX_COLS x SCREEN_MAX_ROWS */
 	void (*draw)(int col, int row, char ch, enum screen_colour colour);
-	/* A framebuffer's: its size in pixels, and a rectangle filled black or white. */
+	/*
+	 * A framebuffer's: its size in pixels (a cell is 8 x font_height of them, kernel/font.h)
+	 * and a rectangle filled with one ink. NULL on a text screen.
+	 */
 	u32 width, height;
-	void (*fill)(u32 x, u32 y, u32 w, u32 h, bool dark);
+	void (*fill)(u32 x, u32 y, u32 w, u32 h, int ink);
 };
 
 /* A linear RGB framebuffer as the boot loader describes it (multiboot2 tag 8). */
@@ -47,12 +53,23 @@ void screen_write(const char *s, size_t n);
 enum screen_colour screen_line_colour(const char *line, size_t n);
 
 /*
- * The results screen: bench/ hands over its JSON summary (a "{...}" object, kept here), and
- * kernel_exit shows it as a QR code (kernel/qrcode.h, level M, else L) in the screen's top
- * right corner, with "result" (pass, fail, panic) added as its first member. On a screen
- * without pixels (VGA text), or with no room, it says so instead.
+ * The results page. bench/ hands over, once its summary is printed, the machine line, each
+ * benchmark's headline (a group) with each scheme's figure and ratio to lock (its rows), and
+ * the JSON summary (a "{...}" object). kernel_exit then replaces the screen's text with a
+ * page: the result (PASS, FAIL, PANIC) in type scaled 2 to 4 times, green or red; the
+ * machine line; the summary table, as many rows of figures side by side as fit; and in the
+ * top right corner a QR code (kernel/qrcode.h, level M, else L) of the JSON with "result"
+ * added as its first member. The bottom rows stay a small console for what is printed
+ * after (the final "slablab: ..." line). A text screen (VGA) gets the same page without the
+ * QR code and with the result at the normal size; what does not fit is counted in a last
+ * row ("N more figures"). A run with no benchmark summary keeps its text on the screen.
  */
+#define SCREEN_PAGE_STATUS_ROWS 3
+
 void screen_set_results(const char *json);
+void screen_results_machine(const char *line);
+void screen_results_group(const char *title);
+void screen_results_row(const char *scheme, const char *value, const char *ratio);
 void screen_show_results(const char *result);
 
 /* kernel/fbcon.c: 0 and the screen attached, or -1 with the reason in err. */

@@ -10,6 +10,11 @@
                                                  kernel's serial log LOG, wrapped as the
                                                  kernel wraps them; exit 1 and the first
                                                  difference if not
+    tools/font.py results FONT SCREEN.ppm LOG    the screen must be the results page of LOG's
+                                                 run (kernel/screen.h): the result in large
+                                                 type, green for pass, red otherwise; the
+                                                 machine line; the summary's figures in its
+                                                 order; the final line in the status rows
 
 PSF version 1 (magic 36 04) and 2 (72 b5 4a 86) are read, with their Unicode tables when
 they have one (the kbd project's font-formats documentation, Brouwer 1998-2008, describes
@@ -19,6 +24,7 @@ when it differs from the cell's background, the colour at a position that is bla
 glyph, so any colours and any pixel layout the kernel drew with read back the same.
 """
 import gzip
+import re
 import struct
 import sys
 
@@ -197,11 +203,134 @@ def compare(font, ppm, log):
           f"(of {len(want)}, {w // 8} columns)")
 
 
+def big_word(font, ppm, word):
+    """The scale (4, 3 or 2) at which word is drawn at the screen's top left corner, every
+    pixel of each scaled glyph ink or black, and the ink's colour; (None, why) if it is not."""
+    height, gl = glyphs(font)
+    w, h, px = read_ppm(ppm)
+    glyph = {ch: b for ch, b in gl if ch}
+    why = "no large type"
+    for s in (4, 3, 2):
+        if len(word) * 8 * s > w or height * s > h:
+            continue
+        ink, bad = set(), 0
+        for i, ch in enumerate(word):
+            for gy in range(height):
+                for gx in range(8):
+                    on = (glyph[ch][gy] >> (7 - gx)) & 1
+                    for dy in range(s):
+                        for dx in range(s):
+                            o = ((gy * s + dy) * w + (i * 8 + gx) * s + dx) * 3
+                            v = px[o:o + 3]
+                            if on:
+                                ink.add(v)
+                            elif v != b"\0\0\0":
+                                bad += 1
+        if not bad and len(ink) == 1:
+            return s, ink.pop()
+        why = f"at {s}x: {bad} background pixels not black, {len(ink)} ink colours"
+    return None, why
+
+
+def summary(log):
+    """The serial log's results: (result, machine line, [(title, [figure tokens])])."""
+    text = open(log, "rb").read().decode("latin-1").replace("\r", "")
+    lines = text.split("\n")
+    result = machine = None
+    groups, in_summary = [], False
+    for line in lines:
+        if line.startswith("slablab: booting"):
+            groups, in_summary = [], False
+        m = re.match(r"slablab: (pass|fail|panic); ", line)
+        if m:
+            result = m.group(1)
+        if line.startswith("bench: cpu "):
+            machine = line[len("bench: "):]
+        if line.startswith("== summary: "):
+            in_summary = True
+            continue
+        if not in_summary or line.startswith("{"):
+            continue
+        m = re.match(r"(\S+) +(.* \(\S+\)):$", line)
+        if m:
+            groups.append((m.group(1) + " " + m.group(2) + ":", []))
+        elif line.startswith("    ") and groups:
+            groups[-1][1].append(line.split())
+        else:
+            in_summary = False
+    return result, machine, groups
+
+
+def results(font, ppm, log):
+    result, machine, groups = summary(log)
+    if not result or not machine or not groups:
+        sys.exit(f"font.py: {log} has no final result, 'bench: cpu' line or summary")
+    word = {"pass": "PASS", "fail": "FAIL"}.get(result, "PANIC")
+    scale, ink = big_word(font, ppm, word)
+    if scale is None:
+        sys.exit(f"font.py: no {word} in large type at the top left of {ppm}: {ink}")
+    r, g, b = ink
+    if (r < 0x80 < g and b < 0x80) != (result == "pass") or (result != "pass" and not r > 0xc0 > g):
+        sys.exit(f"font.py: {word} is drawn in #{r:02x}{g:02x}{b:02x}, not "
+                 f"{'green' if result == 'pass' else 'red'}")
+    # Text rows below the large type, each cut where the QR code's cells begin.
+    # The screen's last 3 rows are the status rows (kernel/screen.h).
+    rows = [row.split("\ufffd")[0].rstrip() for row in read_screen(font, ppm)]
+    status, rows = rows[-3:], rows[scale:-3]
+    final = f"slablab: {result}; "
+    if not any(x.startswith(final) for x in status):
+        sys.exit(f"font.py: the status rows {status!r} do not hold the final line")
+    while rows and rows[-1] == "":
+        rows.pop()
+    i = 0
+    shown = ""
+    while i < len(rows) and rows[i]:
+        shown += (" " if shown else "") + rows[i]
+        i += 1
+    if shown != machine:
+        sys.exit(f"font.py: the machine line reads {shown!r}, the serial log's is {machine!r}")
+    want = [(t, f) for t, fig in groups for f in [None] + fig]  # None: the title's row
+    k = 0  # the next of want
+    m = None
+    for row in rows[i + 1:]:
+        m = re.match(r"\.\.\. (\d+) more figures?: all are in the serial log", row)
+        if m:
+            left = sum(1 for _, f in want[k:] if f)
+            if int(m.group(1)) != left:
+                sys.exit(f"font.py: the page says {m.group(1)} more figures, {left} are not on it")
+            k = len(want)
+            break
+        if k < len(want) and want[k][1] is None:
+            title = want[k][0]
+            if row != title and not (len(row) >= 16 and title.startswith(row)):
+                sys.exit(f"font.py: a row reads {row!r} where the title {title!r} belongs")
+            k += 1
+            continue
+        tokens = row.split()
+        while tokens and k < len(want) and want[k][1] is not None:
+            f = want[k][1]
+            if tokens[:len(f)] != f:
+                sys.exit(f"font.py: a row reads {row!r} where the figure {' '.join(f)!r} belongs")
+            tokens = tokens[len(f):]
+            k += 1
+        if tokens:
+            sys.exit(f"font.py: a row reads {row!r}: {' '.join(tokens)!r} left over")
+    if k < len(want):
+        sys.exit(f"font.py: the page ends before {want[k][1] or want[k][0]!r}")
+    figures = sum(len(f) for _, f in groups)
+    shown = figures - (int(m.group(1)) if m else 0)
+    print(f"font.py: the results page: {word} at {scale}x in #{r:02x}{g:02x}{b:02x}, the machine "
+          f"line, {shown} of the summary's {figures} figures in its order"
+          f"{', the rest counted' if shown < figures else ''}, the final line")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "c":
         to_c(sys.argv[2])
     elif len(sys.argv) == 5 and sys.argv[1] == "compare":
         compare(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "results":
+        results(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 4 and sys.argv[1] == "read":
         for row in read_screen(sys.argv[2], sys.argv[3]):
             print(row)

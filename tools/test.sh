@@ -296,7 +296,8 @@ matrix_boot() {
 #   of the log, no plots, no line left out as unparsed or bad), re:REGEX (a line the kernel
 #   printed matches the extended regex), no:TEXT (no line the kernel printed contains TEXT),
 #   qr (zbarimg reads the QR code off the screendump and tools/benchreport.py --from-qr
-#   --against LOG: its figures must be the log's summary), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
+#   --against LOG: its figures must be the log's summary), results (tools/font.py results:
+#   the screendump is the results page of the log's run), screen (the boot takes a screendump once the kernel halts, exit=halt, and tools/font.py
 #   must read back from it, with the kernel's font, the serial log's last lines), or any
 #   other text: a line the kernel printed contains it. GFXPAYLOAD=MODES among the
 #   VAR=VALUEs goes to tools/mkiso.sh (GRUB's screen mode), not to the boot.
@@ -335,7 +336,7 @@ extra() {
         case "$c" in TIMEOUT=*) tmo=${c#TIMEOUT=} ;; esac
     done
     for c in "$@"; do
-        if [ "$c" = screen ] || [ "$c" = qr ]; then
+        if [ "$c" = screen ] || [ "$c" = qr ] || [ "$c" = results ]; then
             [ -n "$shot" ] && continue
             shot=$logdir/$base.ppm
             rm -f "$shot"
@@ -387,6 +388,11 @@ extra() {
         screen)
             if ! kout=$("$py" tools/font.py compare build/gen/font.psf "$shot" "$log" 2>&1); then
                 why+=("screen: ${kout//$'\n'/; }")
+            fi
+            ;;
+        results)
+            if ! kout=$("$py" tools/font.py results build/gen/font.psf "$shot" "$log" 2>&1); then
+                why+=("results page: ${kout//$'\n'/; }")
             fi
             ;;
         *) kernel_grep "$log" "$c" || why+=("no '$c' in the log") ;;
@@ -832,14 +838,31 @@ PY
     # with the kernel's font; it must be the serial log's last lines. GRUB's modes give the
     # pixel layouts: SeaBIOS's VBE 32, 24 and 16 bits, OVMF's GOP 32. A panic on an AP shows
     # too, and text mode falls back to the VGA text buffer.
-    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)"
-    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp"
+    extra "screen[bios,1024x768x32]" "test=smp,spinlock exit=halt" 0 -- screen "screen: 1024x768 framebuffer, 32 bpp (red 16:8 green 8:8 blue 0:8)" \
+        "screen: write-combining (PAT entry 5) over 0xfd000000..0xfd400000"
+    # Without PAT (CPUID.01H:EDX bit 16) the framebuffer keeps the firmware's caching; the
+    # screen reads back the same.
+    extra "screen[bios,no PAT]" "test=spinlock exit=halt" 0 SMP=1 QEMU_EXTRA="-cpu qemu64,-pat" -- screen \
+        "screen: no PAT (CPUID.01H:EDX bit 16 is 0): the framebuffer stays as the firmware's MTRRs map it, without write-combining"
+    extra "screen[uefi,gop]" "test=spinlock exit=halt" 0 FIRMWARE=uefi -- screen "framebuffer, 32 bpp" json:acpi_root=XSDT
     extra "screen[bios,1024x768x16]" "test=spinlock exit=halt" 0 GFXPAYLOAD=1024x768x16 -- screen "screen: 1024x768 framebuffer, 16 bpp (red 11:5 green 5:6 blue 0:5)"
     # 640x480 holds 30 rows: this one scrolls.
     extra "screen[bios,640x480x24,scrolls]" "test=smp,spinlock exit=halt" 0 GFXPAYLOAD=640x480x24 -- screen "screen: 640x480 framebuffer, 24 bpp (red 16:8 green 8:8 blue 0:8)"
     extra "screen[crash=pf-ap,smp2]" "crash=pf-ap exit=halt" 3 SMP=2 -- screen "EXCEPTION: #PF" "cpu 1"
-    # The results screen: the benchmark summary as a QR code beside the text.
-    extra "screen[results QR code,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr
+    # The results page (kernel/screen.h): PASS in large type and green, the machine line,
+    # the summary's figures (tools/font.py results reads them back against the serial
+    # summary), the final line below; its QR code, read by zbarimg, holds the same figures.
+    # At 1024x768, and at 640x480 with every benchmark (the QR code at 2 pixels a module, 33
+    # columns beside it, titles cut there, the figures past the page counted in its last
+    # row); on the VGA text buffer the page has no QR code and says so.
+    extra "screen[results page,bench=fastpath,bulk]" "bench=fastpath,bulk bench_reps=3 scheme=lock,partial exit=halt" 0 -- qr results \
+        "re:^screen: results page: PASS at 4x, 4 figures, QR code [0-9]+-M, [0-9]+ px a module"
+    extra "screen[results page,640x480x24,bench=all small]" "bench=all bench_reps=3 hackbench_groups=2 hackbench_loops=4 remote_objects=2000 scaling_ops=2000 latency_samples=500 exit=halt" 0 GFXPAYLOAD=640x480x24 -- qr results \
+        "re:^screen: results page: PASS at 4x, [0-9]+ figures, QR code [0-9]+-[ML], 2 px a module" \
+        "screen: a framebuffer of 900 KiB may share its 2 MiB pages with other devices: no write-combining"
+    extra "screen[results page,text mode]" "bench=fastpath bench_reps=1 scheme=lock" 0 GFXPAYLOAD=text -- \
+        "screen: a text screen: the results page has no QR code; the JSON summary is in the serial log" \
+        "screen: results page: PASS at 1x, 1 figure, no QR code"
     # No display adapter: under SeaBIOS GRUB 2.06 hands over an indexed-colour framebuffer
     # tag (refused, named); OVMF has no GOP, so there is no framebuffer and no VGA text; both
     # times the kernel says the serial port is all and the boot goes on.
@@ -853,7 +876,13 @@ PY
     # all zeros, so ignored), then the PM timer; no clock at all stops with a message.
     extra "machine[acpi=off,smp2]" "test=all" 0 MACHINE=pc,acpi=off -- ktap json:acpi=false json:cpus_found=1 json:cpus_online=1 json:tsc_source=pit "no ACPI tables: running on the boot CPU only"
     extra "machine[pit=off,cpu level=0x16]" "test=time" 0 MACHINE=pc,pit=off QEMU_EXTRA="-cpu max,level=0x16" -- ktap json:tsc_source=hpet "CPUID leaf 0x15 gives no frequency" "CPUID leaf 0x16 gives no frequency"
-    extra "machine[pit=off,hpet=off]" "test=time" 0 MACHINE=pc,pit=off,hpet=off -- ktap json:tsc_source=pm-timer
+    extra "machine[pit=off,hpet=off]" "test=time" 0 MACHINE=pc,pit=off,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=RSDT
+    # Firmware variety: SeaBIOS hands over an ACPI 1.0 RSDP (the RSDT only), OVMF an ACPI 2.0
+    # one with the XSDT (json acpi_root says which the kernel read); q35 without a HPET
+    # calibrates against the PM timer (the PIT measured beside it), and OVMF's q35 without
+    # PIT or HPET too.
+    extra "machine[q35,hpet=off,seabios]" "test=time" 0 MACHINE=q35,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=RSDT "re:^tsc: [0-9]+ kHz from the pm-timer .*all clocks: pm-timer:[0-9]+,pit:[0-9]+"
+    extra "machine[q35,pit=off,hpet=off,ovmf]" "test=time" 0 FIRMWARE=uefi MACHINE=q35,pit=off,hpet=off -- ktap json:tsc_source=pm-timer json:acpi_root=XSDT
     extra "machine[acpi=off,pit=off]" "test=time" 1 MACHINE=pc,acpi=off,pit=off -- "nothing to tell the TSC's rate by"
     # The busy host: the timing-dependent suites with two busy loops of our own running.
     if want "busy-host[test=time,ipi,smp,spinlock,smp2]"; then

@@ -597,6 +597,7 @@ int acpi_init(u64 rsdp_addr)
 		return -1;
 	}
 	acpi.present = true;
+	strlcpy(acpi.root, xsdt ? "XSDT" : "RSDT", sizeof(acpi.root));
 	n = (int)((root->length - sizeof(*root)) / (xsdt ? 8 : 4));
 	for (int i = 0; i < n; i++) {
 		const u8 *ents = (const u8 *)root + sizeof(*root);

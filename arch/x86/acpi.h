@@ -28,6 +28,7 @@ struct acpi_gas {
 
 struct acpi_info {
 	bool present;       /* a valid RSDP and root table were found */
+	char root[5];       /* which root table: "XSDT" (ACPI 2.0+ RSDP with one) or "RSDT" */
 	bool have_madt;
 	u64 lapic_addr;     /* MADT local APIC address, after any type-5 override */
 	bool pcat_compat;   /* MADT flag: a legacy 8259 pair is present */

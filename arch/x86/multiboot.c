@@ -57,6 +57,13 @@ int multiboot_parse(u32 magic, u64 mbi)
 
 		if (tag->type == MB2_TAG_END)
 			break;
+		if (tag->size < 8 || p + tag->size > mbi + total) {
+			/* damaged: a size of 0 would read this tag for ever */
+			printk("boot: multiboot2 tag %u at offset %llu has size %u (the information is "
+			       "%u bytes); the tags from there on are not read\n", tag->type,
+			       (unsigned long long)(p - mbi), tag->size, total);
+			break;
+		}
 		switch (tag->type) {
 		case MB2_TAG_CMDLINE:
 			/* The whole length, even when it does not fit: boot_main refuses it then. */

@@ -167,12 +167,13 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       arch_cpu_model());
 	printk("{\"event\":\"boot\",\"cpus_online\":%d,\"cpus_found\":%d,\"tsc_khz\":%llu,"
 	       "\"tsc_source\":\"%s\",\"tsc_spread_ppm\":%u,\"tsc_windows\":%d,"
-	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,"
+	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,\"acpi_root\":\"%s\","
 	       "\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
 	       "\"x2apic\":%s,\"cx16\":%s,\"slab_freelist\":\"%s\",\"accel\":\"%s\","
 	       "\"firmware\":\"%s\"}\n",
 	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm,
 	       tsc_windows, tsc_windows_kept, tsc_clocks, acpi.present ? "true" : "false",
+	       acpi.present ? acpi.root : "none",
 	       (unsigned long long)(mem_total_usable() / MiB),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000000),
 	       (unsigned long long)(cycles_to_ns(boot_aps_online_tsc - boot_entry_tsc) / 1000 % 1000),

@@ -55,6 +55,7 @@ _Static_assert(offsetof(struct tramp_params, nstacks) == TRAMP_NSTACKS - TRAMP_P
 extern const char trampoline_start[], trampoline_end[];
 extern const char tr_gdtr[], tr_jmp32[], tr_jmp64[], tr_pm32[], tr_lm64[], tr_gdt[];
 extern u64 boot_pml4[];
+void screen_pat_init_cpu(void); /* arch/x86/screen.c */
 
 static struct boot_slot slots[NR_CPUS];
 static int nr_slots;
@@ -296,6 +297,7 @@ void __noreturn ap_entry(u32 ticket)
 		park(); /* nobody asked this CPU to start */
 	percpu_enter(slot);
 	cpu_tables_init();
+	screen_pat_init_cpu(); /* the BSP's PAT: the framebuffer's write-combining entry */
 	if (!__atomic_compare_exchange_n(&slots[slot].state, &expect, SLOT_ARRIVED, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		park(); /* too late: the BSP gave up on us and went on without */

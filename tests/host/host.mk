@@ -17,6 +17,7 @@ HT_COMMON := $(HT_OBJ)/plain/t/arch/host/host_env.o $(HT_OBJ)/plain/k/kernel/pri
 # The kernel sources each test needs besides HT_COMMON.
 $(HT)/test_buddy: $(HT_OBJ)/plain/k/mm/page_alloc.o
 $(HT)/test_acpi: $(HT_OBJ)/plain/k/arch/x86/acpi.o
+$(HT)/test_multiboot: $(HT_OBJ)/plain/k/arch/x86/multiboot.o
 $(HT)/test_tsc_calib: $(HT_OBJ)/plain/k/arch/x86/tsc_calib.o
 $(HT)/test_qrcode: $(HT_OBJ)/plain/k/kernel/qrcode.o
 $(HT)/test_screen: $(HT_OBJ)/plain/k/kernel/screen.o $(HT_OBJ)/plain/k/kernel/fbcon.o \

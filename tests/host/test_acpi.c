@@ -800,6 +800,7 @@ static void init_chain(void)
 		 acpi.cpus[3].apic_id);
 	KT_EQ_U("init xsdt: HPET address", acpi.hpet_addr, 0xfed00000);
 	KT_EQ_S("init xsdt: OEM id from the RSDP", acpi.oem, "SLABLB");
+	KT_EQ_S("init xsdt: the root table is named", acpi.root, "XSDT");
 	kt_check(reserved(root, root_len, "XSDT") && reserved(madt, madt_len, "MADT") &&
 		     reserved(hpet, hpet_len, "HPET"),
 		 "init xsdt: XSDT, MADT and HPET are reserved whole",
@@ -823,12 +824,14 @@ static void init_chain(void)
 		 "init rsdt: ACPI 1.0 chain", "rc %d cpus %d hpet %#llx, RSDT reserved %d", rc,
 		 acpi.nr_cpus, (unsigned long long)acpi.hpet_addr,
 		 reserved(root, root_len, "RSDT"));
+	KT_EQ_S("init rsdt: the root table is named", acpi.root, "RSDT");
 
 	/* Revision 2 without an XSDT address falls back to the RSDT. */
 	rsdp = place_rsdp(2, addr_of(root), 0, true, true);
 	rc = run_init(addr_of(rsdp));
 	kt_check(rc == 0 && acpi.nr_cpus == 2 && reserved(root, root_len, "RSDT"),
 		 "init: revision 2 with XSDT 0 uses the RSDT", "rc %d cpus %d", rc, acpi.nr_cpus);
+	KT_EQ_S("init: revision 2 with XSDT 0 names the RSDT", acpi.root, "RSDT");
 
 	/* Both: the XSDT wins. */
 	madt2 = place_madt(3, &madt2_len);
@@ -838,10 +841,12 @@ static void init_chain(void)
 	rc = run_init(addr_of(rsdp));
 	kt_check(rc == 0 && acpi.nr_cpus == 3, "init: the XSDT is preferred to the RSDT",
 		 "rc %d cpus %d (3 from the XSDT's MADT, 2 from the RSDT's)", rc, acpi.nr_cpus);
+	KT_EQ_S("init: both, the XSDT named", acpi.root, "XSDT");
 	rsdp = place_rsdp(1, addr_of(root), addr_of(root2), true, true);
 	rc = run_init(addr_of(rsdp));
 	kt_check(rc == 0 && acpi.nr_cpus == 2, "init: revision 1 ignores the XSDT field",
 		 "rc %d cpus %d", rc, acpi.nr_cpus);
+	KT_EQ_S("init: revision 1, the RSDT named", acpi.root, "RSDT");
 
 	/* A bad RSDP. */
 	rsdp = place_rsdp(2, addr_of(root), addr_of(root2), false, true);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/host/host_env.h"
 #include "kernel/font.h"
 #include "kernel/screen.h"
 #include "tests/host/ktest.h"
@@ -43,10 +44,12 @@ static void w(const char *s)
 }
 
 /* Row r as shown, trailing blanks cut. */
+static int rec_cols = 20; /* the columns of the recording screen in use */
+
 static const char *row(int r)
 {
 	static char buf[SCREEN_MAX_COLS + 1];
-	int n = rec.cols;
+	int n = rec_cols;
 
 	memcpy(buf, text[r], (size_t)n);
 	buf[n] = '\0';
@@ -216,11 +219,168 @@ static void fb_refused(void)
 	       "too small");
 }
 
+/* ---- the results page ---- */
+
+static void results_text_page(void)
+{
+	static struct screen_ops page = { .cols = 40, .rows = 12, .draw = rec_draw };
+
+	screen_results_machine("cpu \"Test CPU\", 2 CPUs, TSC 2000.0 MHz, accel hw, seed 7");
+	screen_results_group("fastpath alloc+free pair (cycles):");
+	screen_results_row("lock", "100.0", "x1.00");
+	screen_results_row("partial", "50.0", "x0.50");
+	screen_results_row("remote-atomic", "1234.5", "x12.35");
+	screen_set_results("{\"slablab\":\"results\",\"summary\":[]}");
+	screen_attach(&page);
+	rec_cols = page.cols;
+	w("ok 1 x\nearlier text\n");
+	screen_show_results("fail");
+	/* A text screen: the result at the normal size in the first row, in red. */
+	KT_EQ_S("text page: the result in row 0", row(0), "FAIL");
+	kt_check(colour_at[0][0] == SCREEN_FAIL && colour_at[0][3] == SCREEN_FAIL,
+		 "text page: FAIL is red", "%u %u", colour_at[0][0], colour_at[0][3]);
+	KT_EQ_S("text page: the machine line, broken at a space", row(1),
+		"cpu \"Test CPU\", 2 CPUs, TSC 2000.0 MHz,");
+	KT_EQ_S("text page: the machine line's rest", row(2), "accel hw, seed 7");
+	KT_EQ_S("text page: a blank row, then the group's title", row(4),
+		"fastpath alloc+free pair (cycles):");
+	/* cells of 13 + 1 + 6 + 2 + 6 = 28 columns: one a row in 40 */
+	KT_EQ_S("text page: a figure, aligned", row(5), "  lock           100.0  x1.00");
+	KT_EQ_S("text page: the next", row(6), "  partial         50.0  x0.50");
+	KT_EQ_S("text page: the widest", row(7), "  remote-atomic 1234.5  x12.35");
+	KT_EQ_S("text page: nothing else on it", row(8), "");
+	/* What is printed after the page goes to the last 3 rows (the last one the cursor's)
+	 * and never moves it. */
+	w("line a\nline b\nline c\nslablab: fail; halting all CPUs\n");
+	KT_EQ_S("text page: printed after, in the status rows", row(9), "line c");
+	KT_EQ_S("text page: the status rows scroll by one", row(10),
+		"slablab: fail; halting all CPUs");
+	KT_EQ_S("text page: the cursor's row", row(11), "");
+	kt_check(colour_at[10][0] == SCREEN_FAIL, "text page: the final line red", "%u",
+		 colour_at[10][0]);
+	KT_EQ_S("text page: the page stays", row(0), "FAIL");
+	KT_EQ_S("text page: the table stays", row(7), "  remote-atomic 1234.5  x12.35");
+}
+
+static void results_overflow(void)
+{
+	static struct screen_ops page = { .cols = 64, .rows = 14, .draw = rec_draw };
+	char name[40];
+
+	/* 3 figures from before, 12 groups of 4 more: 51 figures, 2 a row in 64 columns */
+	for (int g = 0; g < 12; g++) {
+		snprintf(name, sizeof(name), "bench%d headline (cycles):", g);
+		screen_results_group(name);
+		for (int k = 0; k < 4; k++)
+			screen_results_row(k ? "partial" : "lock", "10.0", "x1.00");
+	}
+	screen_attach(&page);
+	rec_cols = page.cols;
+	screen_show_results("pass");
+	KT_EQ_S("overflow: the result", row(0), "PASS");
+	KT_EQ_S("overflow: the first group", row(3), "fastpath alloc+free pair (cycles):");
+	KT_EQ_S("overflow: two figures a row", row(4),
+		"  lock           100.0  x1.00    partial         50.0  x0.50");
+	KT_EQ_S("overflow: the next group", row(6), "bench0 headline (cycles):");
+	KT_EQ_S("overflow: its figures, 2 a row", row(8), "  partial         10.0  x1.00    partial         10.0  x1.00");
+	/* Rows 0..10 hold the page (14 - 3 status rows). A title in row 9 would leave one row
+	 * for 4 figures of its own and 40 more: row 9 counts them instead. */
+	KT_EQ_S("overflow: the row after the table counts the figures left out", row(9),
+		"... 44 more figures: all are in the serial log");
+	KT_EQ_S("overflow: then blank", row(10), "");
+}
+
+/* The framebuffer page: the result at 4 times the font's size in its colour, the QR code
+ * in the top right corner. */
+static void results_fb_page(const char *result, u32 want_ink)
+{
+	enum { W = 1024, H = 768 };
+	u32 *mem = malloc(W * H * 4);
+	struct screen_fb fb = { (u64)(uintptr_t)mem, W * 4, W, H, 32, 16, 8, 8, 8, 0, 8 };
+	const unsigned char *g = font_glyphs[result[0] - 'a' + 'A' - FONT_FIRST];
+	char err[160];
+	int bad = 0, ink = 0;
+	u32 x0 = W, dark = 0, light = 0;
+
+	kt_check(fbcon_init(&fb, err, sizeof(err)) == 0, nm("fb page %s: accepted", result), "%s",
+		 err);
+	w("some text\n");
+	screen_show_results(result);
+	/* the first letter's pixels, each 4x4 of the screen */
+	for (unsigned int y = 0; y < font_height; y++)
+		for (int x = 0; x < 8; x++) {
+			bool on = g[y] & (0x80 >> x);
+
+			for (int dy = 0; dy < 4; dy++)
+				for (int dx = 0; dx < 4; dx++) {
+					u32 v = mem[(y * 4 + dy) * W + x * 4 + dx];
+
+					ink += on;
+					if (v != (on ? want_ink : 0))
+						bad++;
+				}
+		}
+	kt_check(ink && !bad, nm("fb page %s: the result's first letter 4 times the font's size",
+				 result), "%d of %d pixels wrong", bad, (int)font_height * 8 * 16);
+	while (x0 > 0 && mem[x0 - 1] == 0xffffff)
+		x0--;
+	kt_check(x0 >= W / 2 && x0 < W - 100, nm("fb page %s: a white quiet zone at the top right",
+						 result), "white from x %u", x0);
+	for (u32 x = x0; x < W; x++) {
+		u32 v = mem[(W - x0) / 2 * W + x];
+
+		dark += v == 0;
+		light += v == 0xffffff;
+	}
+	kt_check(dark > 20 && light > 20 && dark + light == W - x0,
+		 nm("fb page %s: black and white modules across the middle", result),
+		 "%u dark %u light of %u", dark, light, W - x0);
+	free(mem);
+}
+
+/* A screen too small for the QR code at 2 pixels a module: the page without it, said. */
+static void results_fb_small(void)
+{
+	enum { W = 320, H = 240 };
+	static char json[1700];
+	u32 *mem = malloc(W * H * 4);
+	struct screen_fb fb = { (u64)(uintptr_t)mem, W * 4, W, H, 32, 16, 8, 8, 8, 0, 8 };
+	const unsigned char *g = font_glyphs['P' - FONT_FIRST];
+	char err[160];
+	int bad = 0, white = 0;
+
+	/* 1600 bytes: a version 30-odd symbol, over 140 modules a side with its quiet zone */
+	memset(json, 'x', sizeof(json));
+	memcpy(json, "{\"x\":\"", 6);
+	memcpy(json + sizeof(json) - 3, "\"}", 3);
+	screen_set_results(json);
+	kt_check(fbcon_init(&fb, err, sizeof(err)) == 0, "small fb page: accepted", "%s", err);
+	host_console_reset();
+	screen_show_results("pass");
+	kt_check(host_console_has("does not fit this screen at 2 pixels a module") &&
+			 host_console_has("no QR code\n"),
+		 "small fb page: the QR code left out, said", "printed \"%s\"", host_console_text());
+	for (unsigned int y = 0; y < font_height; y++)
+		for (int x = 0; x < 8; x++)
+			if (mem[(y * 4 + 1) * W + x * 4 + 1] != (g[y] & (0x80 >> x) ? 0x40e040u : 0))
+				bad++;
+	for (int i = 0; i < W * H; i++)
+		white += mem[i] == 0xffffff;
+	kt_check(!bad && !white, "small fb page: PASS at 4x, no white (no QR code) anywhere",
+		 "%d pixels of P wrong, %d white", bad, white);
+	free(mem);
+}
+
 int main(void)
 {
 	colours();
 	text_grid();
 	fb_layouts();
 	fb_refused();
+	results_text_page();
+	results_fb_page("pass", 0x40e040);
+	results_fb_page("fail", 0xff5050);
+	results_overflow();
+	results_fb_small();
 	return kt_finish();
 }
