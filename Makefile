@@ -24,6 +24,8 @@
 #   TOPOLOGY=       appended to -smp, e.g. TOPOLOGY=sockets=2,cores=3,threads=2 (APIC ids
 #                   with gaps)
 #   MEM=256M        guest memory (128M .. 16G)
+#   NODES=1         NUMA nodes (1..8): SMP and MEM split evenly, SLIT distances 10/20
+#                   (tools/qemu-run.sh's header has the -numa arguments this becomes)
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
@@ -44,7 +46,8 @@ CMDLINE ?=
 TIMEOUT ?= 300
 APIC ?= auto
 TOPOLOGY ?=
-export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
+NODES ?= 1
+export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY NODES
 
 B := build
 # V=1 shows every command.

@@ -15,6 +15,7 @@ u8 numa_fallback[MAX_NUMNODES][MAX_NUMNODES];
 bool numa_node_has_cpus[MAX_NUMNODES] = { true };
 bool numa_node_has_memory[MAX_NUMNODES] = { true };
 int numa_nr_memblks;
+bool numa_from_slit;
 struct numa_memblk numa_memblks[NUMA_MAX_MEMBLKS];
 char numa_off_reason[128] = "no SRAT was read";
 static u32 node_pxm[MAX_NUMNODES];
@@ -51,6 +52,7 @@ void numa_reset(void)
 	numa_distance_table[0][0] = LOCAL_DISTANCE;
 	numa_node_has_cpus[0] = numa_node_has_memory[0] = true;
 	numa_nr_memblks = 0;
+	numa_from_slit = false;
 	nr_cpu_apic = 0;
 	node_pxm[0] = 0;
 	numa_build_fallback();
@@ -70,6 +72,7 @@ void numa_install(const struct numa_layout *l, const char *why_not)
 	}
 	numa_off_reason[0] = 0;
 	nr_node_ids = l->nr_nodes;
+	numa_from_slit = l->slit;
 	memcpy(numa_distance_table, l->distance, sizeof(numa_distance_table));
 	memcpy(node_pxm, l->pxm, sizeof(node_pxm));
 	numa_node_has_memory[0] = false;
@@ -112,7 +115,7 @@ void numa_print(void)
 		return;
 	}
 	printk("numa: %d nodes from the SRAT and %s\n", nr_node_ids,
-	       numa_distance_table[0][nr_node_ids - 1] ? "SLIT" : "default distances");
+	       numa_from_slit ? "SLIT" : "default distances (no SLIT)");
 	for (int n = 0; n < nr_node_ids; n++) {
 		u64 mem = 0;
 

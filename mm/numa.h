@@ -29,6 +29,7 @@ struct numa_memblk {
 
 struct numa_layout {
 	int nr_nodes;
+	bool slit;                             /* distances from a SLIT (else 10/20) */
 	u32 pxm[MAX_NUMNODES];                 /* each node's proximity domain */
 	u8 distance[MAX_NUMNODES][MAX_NUMNODES];
 	int nr_memblks;
@@ -46,6 +47,7 @@ extern bool numa_node_has_cpus[MAX_NUMNODES];
 extern bool numa_node_has_memory[MAX_NUMNODES];
 extern int numa_nr_memblks;
 extern struct numa_memblk numa_memblks[NUMA_MAX_MEMBLKS];
+extern bool numa_from_slit;
 extern char numa_off_reason[128]; /* why there is one node: "" when the SRAT was used */
 
 static inline int cpu_to_node(int cpu)
@@ -55,7 +57,10 @@ static inline int cpu_to_node(int cpu)
 
 static inline int numa_node_id(void)
 {
-	return numa_cpu_node[smp_processor_id()];
+	int cpu = smp_processor_id();
+
+	/* An AP still starting has a placeholder number past NR_CPUS (kernel/percpu.c). */
+	return likely((unsigned)cpu < NR_CPUS) ? numa_cpu_node[cpu] : 0;
 }
 
 static inline int node_distance(int a, int b)

@@ -61,7 +61,8 @@ struct slab {
 	u32 page_flags;             /* struct page's flags (PG_slab) */
 	u8 page_order;
 	u8 locked;                  /* slab_lock(): SLAB_NO_CMPXCHG caches only */
-	u8 _pad[2];
+	u8 _pad;
+	u8 page_nid;                /* struct page's nid: the node the slab's memory is on */
 	struct kmem_cache *slab_cache;
 	void *freelist; /* first free object not on a cpu freelist */
 	union {
@@ -91,6 +92,7 @@ _Static_assert(offsetof(struct slab, counters) == offsetof(struct slab, freelist
 	       "freelist and counters are one cmpxchg16b");
 _Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags), "page flags");
 _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
+_Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "page node");
 
 /*
  * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for

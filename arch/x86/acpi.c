@@ -758,6 +758,7 @@ int acpi_numa_layout(const struct acpi_info *a, const struct mem_region *regions
 		for (int j = 0; j < out->nr_nodes; j++)
 			out->distance[i][j] = i == j ? LOCAL_DISTANCE : REMOTE_DISTANCE;
 	if (a->have_slit) {
+		out->slit = true;
 		for (int i = 0; i < out->nr_nodes; i++)
 			if (out->pxm[i] >= a->slit_n) {
 				snprintf(err, errlen, "the SLIT has %llu localities; the SRAT names "
