@@ -478,6 +478,30 @@ static void slabinfo_print_per_cpu(struct kmem_cache *s)
 	}
 }
 
+/*
+ * With more than one node, a line per node of s that has slabs or counts: its slabs and
+ * partial slabs, list_lock acquisitions, and the slabs taken by other nodes' CPUs
+ * (alloc_remote) and the slow frees from them (free_remote).
+ */
+static void slabinfo_print_nodes(struct kmem_cache *s)
+{
+	if (kmem_cache_nr_nodes(s) < 2)
+		return;
+	for (int nid = 0; nid < kmem_cache_nr_nodes(s); nid++) {
+		struct kmem_cache_node *n = &s->node[nid];
+		long slabs = __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+
+		if (!slabs && !n->list_lock.acquisitions)
+			continue;
+		printk("  %-18s node %d: slabs=%ld partial=%lu list_lock=%llu alloc_remote=%lu "
+		       "free_remote=%lu\n", s->name, nid, slabs,
+		       __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED),
+		       (unsigned long long)n->list_lock.acquisitions,
+		       __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED),
+		       __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED));
+	}
+}
+
 void slabinfo_print(void)
 {
 	struct kmem_cache *s;
@@ -501,14 +525,21 @@ void slabinfo_print(void)
 			if (v)
 				printk(" %s=%llu", name, (unsigned long long)v);
 		}
-		if (s->node[0].list_lock.contended)
-			printk(" list_lock_spin_cycles=%llu",
-			       (unsigned long long)s->node[0].list_lock.spin_cycles);
+		{
+			u64 spin = 0;
+
+			for (int nid = 0; nid < kmem_cache_nr_nodes(s); nid++)
+				spin += s->node[nid].list_lock.contended ?
+					s->node[nid].list_lock.spin_cycles : 0;
+			if (spin)
+				printk(" list_lock_spin_cycles=%llu", (unsigned long long)spin);
+		}
 		if (s->scheme->slabinfo)
 			s->scheme->slabinfo(s);
 		if (s->dbg)
 			slub_debug_slabinfo(s); /* debug letters and mode, hardening */
 		printk("\n");
+		slabinfo_print_nodes(s);
 		slabinfo_print_per_cpu(s);
 	}
 	spin_unlock(&slab_mutex);
