@@ -11,7 +11,7 @@
 #   TEST_DRY_RUN=1     boot nothing: print each selected boot's QEMU command (qemu-run.sh
 #                      --dry-run; the ISOs with their own command line are still built) and
 #                      each host test's path; logs in build/test/dry-run/
-# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY
+# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY NODES
 # QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP, and mkiso.sh's
 # GFXPAYLOAD) are not inherited: each boot sets its own.
 # Any found in the environment are named in a note and dropped.
@@ -26,7 +26,7 @@ cd "$root" || exit 2
 # Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
 # matrix is the same whatever the caller's environment says, and says so.
 ignored=()
-for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY NODES QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
     SCREEN SCREENDUMP GFXPAYLOAD; do
     if [ -n "${!knob+set}" ]; then
         ignored+=("$knob=${!knob}")
@@ -142,7 +142,7 @@ ktap() {
 boot() {
     local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
     shift 3
-    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY=
+    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY= NODES=1
         QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo" SCREEN=0 SCREENDUMP=)
     if [ "$dry_run" = 1 ]; then
         env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
@@ -628,6 +628,14 @@ else
     extra "mem[128M,smp2]" "" 0 MEM=128M -- ktap
     extra "mem[4G,smp2]" "" 0 MEM=4G -- ktap
     extra "mem[16G,smp2,test=page_alloc]" "test=page_alloc" 0 MEM=16G SMP=2 -- ktap
+    # NUMA (NODES=2: qemu-run.sh's SRAT and SLIT, CPUs 0-1 and 2-3, 64 MiB each): the numa
+    # suite checks each CPU's and page's node, node-local slabs on every scheme, a remote
+    # free on the slab's node, the fallback of an empty node; the matrix boots run it
+    # without an SRAT (one node). numa=off folds the two nodes into one.
+    extra "numa[2 nodes,smp4,test=numa,slab,page_alloc]" "test=numa,slab,page_alloc slabinfo=1" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2 \
+        "numa: node 1 (proximity domain 1): 64 MiB, distances 20 10" 're:node 1: slabs=[1-9]'
+    extra "numa[numa=off,2 nodes,smp4]" "test=numa numa=off" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=1 \
+        "numa: one node (numa=off (the SRAT has 2 nodes))"
     # Many CPUs on a busy 2-core host come up slowly (255: 17 s from the INITs to the last
     # one online, the page allocator's start included): the APs get the longest wait there is.
     extra "smp[16,test=all]" "test=all ap_timeout_ms=60000" 0 SMP=16 -- ktap json:cpus_online=16
