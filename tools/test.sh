@@ -636,6 +636,28 @@ else
         "numa: node 1 (proximity domain 1): 64 MiB, distances 20 10" 're:node 1: slabs=[1-9]'
     extra "numa[numa=off,2 nodes,smp4]" "test=numa numa=off" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=1 \
         "numa: one node (numa=off (the SRAT has 2 nodes))"
+    # 4 nodes, asymmetric distances: node 1 CPUs and no memory, node 3 memory and no CPUs
+    # (tests/host/acpi-samples/README.md's qemu-7.2-numa4 layout).
+    numa4="-object memory-backend-ram,id=m0,size=32M -object memory-backend-ram,id=m2,size=48M"
+    numa4+=" -object memory-backend-ram,id=m3,size=48M -numa node,nodeid=0,cpus=0,memdev=m0"
+    numa4+=" -numa node,nodeid=1,cpus=1-2 -numa node,nodeid=2,cpus=3,memdev=m2 -numa node,nodeid=3,memdev=m3"
+    for d in 0,1,15 1,0,20 0,2,20 2,0,20 0,3,30 3,0,30 1,2,25 2,1,25 1,3,40 3,1,35 2,3,15 3,2,15; do
+        IFS=, read -r a b v <<<"$d"
+        numa4+=" -numa dist,src=$a,dst=$b,val=$v"
+    done
+    extra "numa[4 nodes,memory-less,CPU-less,asymmetric,smp4]" "test=numa" 0 SMP=4 MEM=128M QEMU_EXTRA="$numa4" -- ktap json:numa_nodes=4 \
+        "numa: node 1 (proximity domain 1): 0 MiB (memory-less), distances 20 10 25 40" \
+        "numa: node 3 (proximity domain 3): 48 MiB (no CPUs), distances 30 35 15 10"
+    # A bad SRAT (QEMU's 2-node one with overlapping ranges, given by -acpitable): one node.
+    if want "numa[bad SRAT"; then
+        "$py" -c 'import struct, sys
+b = bytearray(open("tests/host/acpi-samples/qemu-7.2-numa2/SRAT.bin", "rb").read())
+struct.pack_into("<Q", b, 112 + 2 * 40 + 8, 0x3000000)  # node 1 from 48 MiB: into node 0
+open(sys.argv[1], "wb").write(b[36:])  # -acpitable data= is the body after the header' \
+            "$logdir/bad-srat.body" || fail "numa[bad SRAT]" "could not write the table"
+    fi
+    extra "numa[bad SRAT,overlapping ranges,smp4]" "test=numa" 0 SMP=4 MEM=128M QEMU_EXTRA="-acpitable sig=SRAT,rev=1,data=$logdir/bad-srat.body" -- ktap json:numa_nodes=1 \
+        "numa: the SRAT's memory ranges 0x100000-0x3ffffff (domain 0) and 0x3000000-0x6ffffff (domain 1) overlap; running as one node"
     # Many CPUs on a busy 2-core host come up slowly (255: 17 s from the INITs to the last
     # one online, the page allocator's start included): the APs get the longest wait there is.
     extra "smp[16,test=all]" "test=all ap_timeout_ms=60000" 0 SMP=16 -- ktap json:cpus_online=16
