@@ -474,16 +474,22 @@ void *get_partial_from(struct kmem_cache *s, struct kmem_cache_cpu *c, struct km
 
 /*
  * The other nodes, nearest first (numa_fallback): Linux's get_any_partial, which takes a
- * remote node's partial slab before a new slab from the page allocator (memory-less nodes'
- * CPUs have no local list but what their frees put there).
+ * remote node's partial slab before a new slab from the page allocator, but only from a
+ * node that keeps more than min_partial of them (so a node's own working set stays its
+ * own). A memory-less node's CPUs have no slabs of their own node: they always look here.
  */
 void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	int here = numa_node_id();
+	bool memless = !numa_node_has_memory[here];
 
 	for (int i = 1; i < kmem_cache_nr_nodes(s); i++) {
-		void *freelist = get_partial_from(s, c, get_node_nid(s, numa_fallback[here][i]));
+		struct kmem_cache_node *n = get_node_nid(s, numa_fallback[here][i]);
+		void *freelist;
 
+		if (!memless && __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) <= s->min_partial)
+			continue;
+		freelist = get_partial_from(s, c, n);
 		if (freelist)
 			return freelist;
 	}
