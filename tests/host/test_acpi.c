@@ -1493,6 +1493,54 @@ static void srat_bad(void)
 			 "rc %d \"%s\" nodes %d cpu7 %d cpu8 %d", rc, lerr, lay.nr_nodes,
 			 node_of_apic(7), node_of_apic(8));
 	}
+
+	/* x2APIC affinity (type 2): a 32-bit APIC id and domain; revision 1's 8-bit domain of a
+	 * type 0 entry, revision 2's 32-bit one (bits 31-8 at bytes 9..11). */
+	{
+		static u8 srat[48 + 24 + 16 + 40];
+		u32 len = sizeof(srat), v;
+		u8 *x = srat + 48, *l = srat + 48 + 24, *m = srat + 48 + 24 + 16;
+		u64 base = 0x100000, mlen = 0x1000000;
+
+		memset(&info, 0, sizeof(info));
+		memcpy(srat, "SRAT", 4);
+		memcpy(srat + 4, &len, 4);
+		srat[8] = 2;
+		x[0] = 2;
+		x[1] = 24;
+		v = 0x1234; /* domain */
+		memcpy(x + 4, &v, 4);
+		v = 300; /* x2APIC id past 255 */
+		memcpy(x + 8, &v, 4);
+		x[12] = 1;
+		l[0] = 0;
+		l[1] = 16;
+		l[2] = 0x34;
+		l[3] = 7;
+		l[4] = 1;
+		l[9] = 0x12; /* revision 2: domain 0x1234 too */
+		m[0] = 1;
+		m[1] = 40;
+		v = 0x1234;
+		memcpy(m + 2, &v, 4);
+		memcpy(m + 8, &base, 8);
+		memcpy(m + 16, &mlen, 8);
+		m[28] = 1;
+		info.cpus[0].apic_id = 300;
+		info.cpus[1].apic_id = 7;
+		info.nr_cpus = 2;
+		rc = acpi_parse_srat(srat, &info);
+		rc = rc ? rc : acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr,
+						  sizeof(lerr));
+		kt_check(rc == 0 && info.nr_srat_cpus == 2 && info.srat_cpus[0].apic_id == 300 &&
+				 info.srat_cpus[0].pxm == 0x1234 && info.srat_cpus[1].pxm == 0x1234 &&
+				 lay.nr_nodes == 1 && lay.pxm[0] == 0x1234 && node_of_apic(300) == 0 &&
+				 node_of_apic(7) == 0,
+			 "srat: an x2APIC entry (id 300) and a revision-2 domain of 32 bits",
+			 "rc %d \"%s\" cpus %d id %u pxm %#x %#x nodes %d", rc, lerr,
+			 info.nr_srat_cpus, info.srat_cpus[0].apic_id, info.srat_cpus[0].pxm,
+			 info.srat_cpus[1].pxm, lay.nr_nodes);
+	}
 }
 
 int main(void)
