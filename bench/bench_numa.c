@@ -19,9 +19,9 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
+#include "mm/page_alloc.h"
 #include "mm/slab.h"
-#include "mm/slub.h"
 
 #define NRING 256
 #define NBATCH 16
@@ -132,7 +132,7 @@ static void numa_consume(struct numa_run *r, int pair)
 				numa_abort(r, "an object arrived damaged or out of order");
 				return;
 			}
-			if (slab_nid(obj_to_slab(p)) != here)
+			if (page_to_nid(virt_to_page(p)) != here) /* a slab is on one node */
 				r->cross[cpu]++;
 			kmem_cache_free(r->s, p);
 		}
@@ -234,10 +234,13 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 		if (info.active_objects)
 			bench_fail("numa", "%s %s: %lu objects still allocated", scheme, place,
 				   info.active_objects);
-		for (int n = 0; n < kmem_cache_nr_nodes(r->s); n++) {
-			locks[n] = r->s->node[n].list_lock.acquisitions;
-			alloc_rem += r->s->node[n].alloc_remote;
-			free_rem += r->s->node[n].free_remote;
+		for (int n = 0; n < nr_node_ids; n++) {
+			struct kmem_cache_node_info ni;
+
+			kmem_cache_node_info(r->s, n, &ni); /* zeros for a node s has not */
+			locks[n] = ni.list_lock;
+			alloc_rem += ni.alloc_remote;
+			free_rem += ni.free_remote;
 		}
 		snprintf(params, sizeof(params),
 			 "\"scheme\":\"%s\",\"placement\":\"%s\",\"pairs\":%d,\"nodes\":%d,"
@@ -254,8 +257,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 				pst[n].allocs = now.allocs - pst[n].allocs; /* now: this run's */
 				at += (size_t)snprintf(line + at, sizeof(line) - at,
 						       "  n%d %llu/%llu", n,
-						       (unsigned long long)(n < kmem_cache_nr_nodes(r->s) ?
-									    locks[n] : 0),
+						       (unsigned long long)locks[n],
 						       (unsigned long long)pst[n].allocs);
 			}
 			printk("%-14s %-6s %12s %12s %12s %12s%s\n", scheme, place,
@@ -277,8 +279,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 			char np[200];
 
 			snprintf(np, sizeof(np), "%s,\"node\":%d", params, n);
-			bench_json("numa", np, "list_lock",
-				   (n < kmem_cache_nr_nodes(r->s) ? locks[n] : 0) * 10, "count", NULL);
+			bench_json("numa", np, "list_lock", locks[n] * 10, "count", NULL);
 			bench_json("numa", np, "pages_allocated", pst[n].allocs * 10, "count", NULL);
 		}
 		kmem_cache_destroy(r->s);

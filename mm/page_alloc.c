@@ -14,7 +14,7 @@
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 
 struct free_area {

@@ -3,7 +3,7 @@
  * The physical page allocator: a binary buddy allocator, orders 0..MAX_ORDER (4 KiB .. 4 MiB),
  * over the RAM the multiboot2 memory map calls usable, minus everything reserved at boot
  * (below 1 MiB, the kernel image, the multiboot information, ACPI tables, the AP trampoline,
- * the page array itself and the early allocations). One zone per NUMA node (mm/numa.h),
+ * the page array itself and the early allocations). One zone per NUMA node (kernel/numa.h),
  * each with its own lock and free lists; a block never spans two nodes. alloc_pages takes
  * from the allocating CPU's node, alloc_pages_node from a given one, each falling back to
  * the nearest node with memory (numa_fallback) unless __GFP_THISNODE says not to.

@@ -485,20 +485,14 @@ static void slabinfo_print_per_cpu(struct kmem_cache *s)
  */
 static void slabinfo_print_nodes(struct kmem_cache *s)
 {
-	if (kmem_cache_nr_nodes(s) < 2)
-		return;
-	for (int nid = 0; nid < kmem_cache_nr_nodes(s); nid++) {
-		struct kmem_cache_node *n = &s->node[nid];
-		long slabs = __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	struct kmem_cache_node_info ni;
 
-		if (!slabs && !n->list_lock.acquisitions)
+	for (int nid = 0; kmem_cache_nr_nodes(s) > 1 && !kmem_cache_node_info(s, nid, &ni); nid++) {
+		if (!ni.slabs && !ni.list_lock)
 			continue;
-		printk("  %-18s node %d: slabs=%ld partial=%lu list_lock=%llu alloc_remote=%lu "
-		       "free_remote=%lu\n", s->name, nid, slabs,
-		       __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED),
-		       (unsigned long long)n->list_lock.acquisitions,
-		       __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED),
-		       __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED));
+		printk("  %-18s node %d: slabs=%lu partial=%lu list_lock=%llu alloc_remote=%lu "
+		       "free_remote=%lu\n", s->name, nid, ni.slabs, ni.partial_slabs,
+		       (unsigned long long)ni.list_lock, ni.alloc_remote, ni.free_remote);
 	}
 }
 

@@ -1497,6 +1497,22 @@ int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
 	return 0;
 }
 
+int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)
+{
+	struct kmem_cache_node *n;
+
+	memset(out, 0, sizeof(*out));
+	if (nid < 0 || nid >= kmem_cache_nr_nodes(s))
+		return -1;
+	n = &s->node[nid];
+	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	out->partial_slabs = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+	out->alloc_remote = __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED);
+	out->free_remote = __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED);
+	out->list_lock = READ_ONCE(n->list_lock.acquisitions);
+	return 0;
+}
+
 u64 kmem_cache_stat(struct kmem_cache *s, int item)
 {
 	u64 sum = 0;

@@ -8,7 +8,7 @@
 
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 

@@ -3,14 +3,14 @@
  * What slablab takes from ACPI: the CPUs in the MADT, the HPET's address, and from the FADT
  * the PM timer's port, the reset register and the PM1 control ports, with the sleep type
  * of S5 from the DSDT's \_S5 object for power-off (arch/x86/reboot.c), and the NUMA layout
- * from the SRAT (CPU and memory affinity) and SLIT (distances) for mm/numa.c.
+ * from the SRAT (CPU and memory affinity) and SLIT (distances) for kernel/numa.c.
  */
 #ifndef SLABLAB_ACPI_H
 #define SLABLAB_ACPI_H
 
 #include "kernel/bootinfo.h"
 #include "kernel/types.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 
 struct acpi_cpu {
 	u32 apic_id;   /* xAPIC id (type 0) or x2APIC id (type 9) */

@@ -19,7 +19,7 @@
 #include "kernel/console.h"
 #include "kernel/kmain.h"
 #include "kernel/percpu.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -112,7 +112,7 @@ const char *arch_cpu_model(void)
 }
 
 /*
- * The NUMA layout from the SRAT and SLIT (mm/numa.h), before the page allocator sorts its
+ * The NUMA layout from the SRAT and SLIT (kernel/numa.h), before the page allocator sorts its
  * pages by node. Without an SRAT: one node, silently (most PCs); with a bad one: one node,
  * and the reason.
  */

@@ -12,7 +12,7 @@
 
 #include "arch/host/host_env.h"
 #include "kernel/arch.h" /* RFLAGS_IF (arch/host/cpu.h) */
-#include "mm/numa.h"
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 #include "tests/host/ktest.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * NUMA nodes (mm/numa.h): the node of each CPU and of each page, node-local slabs on every
+ * NUMA nodes (kernel/numa.h): the node of each CPU and of each page, node-local slabs on every
  * scheme, a slow free landing on the slab's own node's list, and a node out of memory
  * falling back to the nearest. Run on any layout: one node (no SRAT, numa=off) checks that
  * everything is node 0; the layout tools/qemu-run.sh's NODES=N makes (CPUs and memory split
@@ -10,7 +10,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/slub.h"

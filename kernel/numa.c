@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The machine's NUMA layout (mm/numa.h): installed once at boot, before the page allocator,
+ * The machine's NUMA layout (kernel/numa.h): installed once at boot, before the page allocator,
  * from what arch/x86/acpi.c made of the SRAT and SLIT; read without locks afterwards.
  */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
-#include "mm/numa.h"
+#include "kernel/numa.h"
 
 int nr_node_ids = 1;
 u8 numa_cpu_node[NR_CPUS];
