@@ -12,8 +12,13 @@
  * (alloc_remote) and slow frees to another node's list (free_remote) per 1000 frees,
  * list_lock acquisitions per node, pages the page allocator gave each node, IPIs per 1000
  * frees, and cycles per object (emulated under TCG, like every time figure).
+ *
+ * Then bench=scaling's mixed workload on every CPU, its 30% remote frees sent only to CPUs
+ * of the same node (`mix-local`) or only to CPUs of other nodes (`mix-cross`): remote list
+ * operations per 1000 operations, list_lock and pages per node, operations per second.
  */
 #include "bench/bench.h"
+#include "bench/scaling.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -286,6 +291,75 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 	}
 }
 
+#define NUMA_MIX_OPS 10000
+
+/* The mixed workload with node-local or cross-node remote frees, every scheme. */
+static void numa_mix(int scope)
+{
+	const char *place = scope == MIX_SAME_NODE ? "mix-local" : "mix-cross";
+	char params[160], a[24], b[24];
+
+	for (int si = 0; si < bench_nr_schemes(); si++) {
+		const char *scheme = bench_scheme(si);
+		struct mix_setup m = { .ncpus = nr_cpu_ids, .ops = NUMA_MIX_OPS,
+				       .remote_nodes = scope };
+		struct page_alloc_stats pst[MAX_NUMNODES];
+		u64 locks[MAX_NUMNODES] = { 0 }, remote = 0, cycles, ops;
+		char line[256];
+		size_t at = 0;
+
+		if (mix_caches(&m, scheme)) {
+			bench_fail("numa", "cannot create the %s caches", scheme);
+			return;
+		}
+		for (int n = 0; n < nr_node_ids; n++)
+			page_alloc_get_node_stats(n, &pst[n]);
+		cycles = mix_run(&m, "numa");
+		if (!cycles) {
+			mix_caches_destroy(&m);
+			return;
+		}
+		for (int c = 0; c < MIX_CLASSES; c++)
+			for (int n = 0; n < nr_node_ids; n++) {
+				struct kmem_cache_node_info ni;
+
+				kmem_cache_node_info(m.caches[c], n, &ni);
+				locks[n] += ni.list_lock;
+				remote += ni.alloc_remote + ni.free_remote;
+			}
+		ops = (u64)m.ncpus * m.ops;
+		for (int n = 0; n < nr_node_ids && at < sizeof(line); n++) {
+			struct page_alloc_stats now;
+
+			page_alloc_get_node_stats(n, &now);
+			pst[n].allocs = now.allocs - pst[n].allocs;
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "  n%d %llu/%llu", n,
+					       (unsigned long long)locks[n],
+					       (unsigned long long)pst[n].allocs);
+		}
+		printk("%-14s %-9s %12s %14s%s\n", scheme, place,
+		       bench_fmt(a, sizeof(a), remote * 10000 / ops),
+		       bench_fmt(b, sizeof(b), bench_mul_div(ops * 10, tsc_khz * 1000, cycles)),
+		       line);
+		snprintf(params, sizeof(params),
+			 "\"scheme\":\"%s\",\"placement\":\"%s\",\"cpus\":%d,\"nodes\":%d,"
+			 "\"ops\":%llu", scheme, place, m.ncpus, nr_node_ids,
+			 (unsigned long long)m.ops);
+		bench_json("numa", params, "remote_list_ops_per_1000_ops", remote * 10000 / ops,
+			   "count", NULL);
+		bench_json("numa", params, "throughput",
+			   bench_mul_div(ops * 10, tsc_khz * 1000, cycles), "ops_per_s", NULL);
+		for (int n = 0; n < nr_node_ids; n++) {
+			char np[200];
+
+			snprintf(np, sizeof(np), "%s,\"node\":%d", params, n);
+			bench_json("numa", np, "list_lock", locks[n] * 10, "count", NULL);
+			bench_json("numa", np, "pages_allocated", pst[n].allocs * 10, "count", NULL);
+		}
+		mix_caches_destroy(&m);
+	}
+}
+
 static void run_numa(void)
 {
 	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
@@ -323,6 +397,17 @@ static void run_numa(void)
 	numa_place(r, false, fp);
 	numa_place(r, true, fp);
 	kfree(r);
+	if (nr_cpu_ids < 2) {
+		printk("numa: the mixed workload needs 2 CPUs; not run\n");
+		return;
+	}
+	printk("mixed workload (bench=scaling's, %d%% remote frees) on %d CPUs, %d operations "
+	       "each%s:\n", MIX_REMOTE_PCT, nr_cpu_ids, NUMA_MIX_OPS,
+	       bench_emulated() ? ", emulated" : "");
+	printk("%-14s %-9s %12s %14s  per node: list_locks/pages\n", "scheme", "frees",
+	       "remote/1000", "ops/s");
+	numa_mix(MIX_SAME_NODE);
+	numa_mix(MIX_OTHER_NODE);
 }
 
 static const struct bench numa_bench = {
