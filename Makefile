@@ -77,7 +77,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 # (tools/deps.sh installs it); tools/font.py reads screendumps back with the same file.
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
-.PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
+.PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
 	replay trace-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
@@ -260,6 +260,15 @@ test-big:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_BIG=1 \
 	  TEST_FILTER='^(x2apic|big)\[' tools/test.sh
+
+# make test-numa: the slab suites on every scheme on two nodes (NODES=2) and two nodes of
+# 144 x2APIC CPUs each (tools/test.sh with TEST_NUMA=1; the QEMU of tools/qemu10.sh for the
+# latter). A few minutes; make test has the cheaper NUMA boots.
+test-numa:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_NUMA=1 \
+	  TEST_FILTER='^numa\[(scheme=|x2apic)' tools/test.sh
 
 model:
 	@tools/deps.sh test

@@ -663,6 +663,18 @@ open(sys.argv[1], "wb").write(b[36:])  # -acpitable data= is the body after the 
     fi
     extra "numa[bad SRAT,overlapping ranges,smp4]" "test=numa" 0 SMP=4 MEM=128M QEMU_EXTRA="-acpitable sig=SRAT,rev=1,data=$logdir/bad-srat.body" -- ktap json:numa_nodes=1 \
         "numa: the SRAT's memory ranges 0x100000-0x3ffffff (domain 0) and 0x3000000-0x6ffffff (domain 1) overlap; running as one node"
+    # make test-numa (TEST_NUMA=1): the slab suites on every scheme on two nodes, and two
+    # nodes of 144 x2APIC CPUs (the SRAT's x2APIC affinity entries: ids past 255).
+    if [ "${TEST_NUMA:-0}" = 1 ]; then
+        for sch in lock partial sheaves ipi ipi-batch remote-atomic; do
+            extra "numa[scheme=$sch,2 nodes,smp4]" "test=slab,slab_ipi,numa scheme=$sch" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2
+        done
+        if q=$(tools/qemu10.sh 2>"$logdir/qemu10.log"); then
+            extra "numa[x2apic,smp288,2 nodes]" "test=numa ap_timeout_ms=60000" 0 QEMU="$q" SMP=288 MEM=512M NODES=2 TIMEOUT=1800 -- ktap json:numa_nodes=2 json:x2apic=true json:cpus_online=288
+        else
+            echo "skip numa[x2apic,smp288,2 nodes]: $(sed 's/^qemu10.sh: //' "$logdir/qemu10.log")"
+        fi
+    fi
     # Many CPUs on a busy 2-core host come up slowly (255: 17 s from the INITs to the last
     # one online, the page allocator's start included): the APs get the longest wait there is.
     extra "smp[16,test=all]" "test=all ap_timeout_ms=60000" 0 SMP=16 -- ktap json:cpus_online=16
