@@ -154,8 +154,6 @@ static struct page *zone_alloc(struct zone *z, unsigned int order, bool fallback
 	unsigned long flags;
 	unsigned int k;
 
-	if (!READ_ONCE(z->free))
-		return NULL; /* a peek: memory-less nodes and empty ones cost no lock */
 	spin_lock_irqsave(&z->lock, flags);
 	for (k = order; k <= MAX_ORDER; k++)
 		if (!list_empty(&z->free_area[k].list))
@@ -205,6 +203,8 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 
 		if (i && (gfp & __GFP_THISNODE))
 			break;
+		if (!numa_node_has_memory[n])
+			continue; /* a memory-less node's zone: nothing to lock */
 		p = zone_alloc(&zones[n], order, i > 0);
 	}
 	if (!p) {
