@@ -244,7 +244,7 @@ fuzz:
 # The matrix sets every run knob itself: the exported ones still at this file's defaults are
 # left out of tools/test.sh's environment, and it names (and ignores) any that are left, i.e.
 # given on the command line or in the environment (MEM=64M make test).
-RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
+RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY NODES
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
