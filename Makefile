@@ -26,6 +26,8 @@
 #   TOPOLOGY=       appended to -smp, e.g. TOPOLOGY=sockets=2,cores=3,threads=2 (APIC ids
 #                   with gaps)
 #   MEM=256M        guest memory (128M .. 16G)
+#   NODES=1         NUMA nodes (1..8): SMP and MEM split evenly, SLIT distances 10/20
+#                   (tools/qemu-run.sh's header has the -numa arguments this becomes)
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
@@ -46,7 +48,8 @@ CMDLINE ?=
 TIMEOUT ?= 300
 APIC ?= auto
 TOPOLOGY ?=
-export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
+NODES ?= 1
+export SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY NODES
 
 B := build
 # V=1 shows every command.
@@ -76,8 +79,8 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 # (tools/deps.sh installs it); tools/font.py reads screendumps back with the same file.
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
-.PHONY: all run test test-big debug deps clean iso-cmdline host-tests bench-host model fuzz bench \
-	replay trace-linux bench-linux handout grade test-labs
+.PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
+	fuzz bench replay trace-linux bench-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -273,7 +276,7 @@ fuzz:
 # The matrix sets every run knob itself: the exported ones still at this file's defaults are
 # left out of tools/test.sh's environment, and it names (and ignores) any that are left, i.e.
 # given on the command line or in the environment (MEM=64M make test).
-RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY
+RUN_KNOBS := SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT APIC TOPOLOGY NODES
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
@@ -289,6 +292,15 @@ test-big:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_BIG=1 \
 	  TEST_FILTER='^(x2apic|big)\[' tools/test.sh
+
+# make test-numa: the slab suites on every scheme on two nodes (NODES=2) and two nodes of
+# 144 x2APIC CPUs each (tools/test.sh with TEST_NUMA=1; the QEMU of tools/qemu10.sh for the
+# latter). A few minutes; make test has the cheaper NUMA boots.
+test-numa:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
+	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_NUMA=1 \
+	  TEST_FILTER='^numa\[(scheme=|x2apic)' tools/test.sh
 
 model:
 	@tools/deps.sh test

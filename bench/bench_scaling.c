@@ -19,6 +19,7 @@
 #include "bench/bench.h"
 #include "bench/scaling.h"
 #include "kernel/cmdline.h"
+#include "kernel/numa.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -50,6 +51,7 @@ struct mix_cpu {
 	struct mix_obj *inbox; /* pushed by other CPUs */
 	u64 allocs, frees, handed;
 	s64 live_bytes; /* allocated here minus freed here: sums to the bytes in use */
+	int peers;      /* CPUs that may take this one's remote frees (remote_nodes) */
 } __aligned(64);
 
 struct mix_run {
@@ -160,6 +162,36 @@ struct mix_arg {
 	unsigned long base_pages;
 };
 
+static bool mix_may_take(const struct mix_setup *m, int from, int to)
+{
+	if (to == from)
+		return false;
+	if (m->remote_nodes == MIX_SAME_NODE)
+		return cpu_to_node(to) == cpu_to_node(from);
+	if (m->remote_nodes == MIX_OTHER_NODE)
+		return cpu_to_node(to) != cpu_to_node(from);
+	return true;
+}
+
+/*
+ * The CPU a remote free of `cpu` goes to, from the random rnd: any other working CPU, or
+ * with remote_nodes the first allowed one from that start; -1 when there is none.
+ */
+static int mix_target(struct mix_run *r, int cpu, u64 rnd)
+{
+	int n = r->m->ncpus, to = (int)(rnd % (u64)(n - 1));
+
+	to = to >= cpu ? to + 1 : to;
+	if (r->m->remote_nodes == MIX_ANY_CPU)
+		return to;
+	if (!r->cpus[cpu].peers)
+		return -1;
+	for (int i = 0; i < n; i++, to = (to + 1) % n)
+		if (mix_may_take(r->m, cpu, to))
+			return to;
+	return -1;
+}
+
 static void mix_cpu_fn(void *arg)
 {
 	struct mix_arg *a = arg;
@@ -180,9 +212,12 @@ static void mix_cpu_fn(void *arg)
 		u32 *lat;
 
 		if (o) {
-			if (m->ncpus > 1 && (rnd >> 8) % 100 < MIX_REMOTE_PCT) {
-				int to = (int)((rnd >> 16) % (u64)(m->ncpus - 1));
-				struct mix_cpu *them = &r->cpus[to >= cpu ? to + 1 : to];
+			int to = -1;
+
+			if (m->ncpus > 1 && (rnd >> 8) % 100 < MIX_REMOTE_PCT)
+				to = mix_target(r, cpu, rnd >> 16);
+			if (to >= 0) {
+				struct mix_cpu *them = &r->cpus[to];
 				struct mix_obj *old = __atomic_load_n(&them->inbox, __ATOMIC_RELAXED);
 
 				do {
@@ -251,6 +286,9 @@ u64 mix_run(struct mix_setup *m, const char *who)
 		return 0;
 	}
 	r->m = m;
+	for (int cpu = 0; cpu < m->ncpus; cpu++)
+		for (int to = 0; to < m->ncpus; to++)
+			r->cpus[cpu].peers += mix_may_take(m, cpu, to);
 	m->peak_pages = 0;
 	m->bytes_at_peak = 0;
 	memset(m->lat_count, 0, sizeof(m->lat_count));

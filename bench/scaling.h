@@ -14,9 +14,15 @@ struct kmem_cache;
 #define MIX_CLASSES 7 /* object sizes 16, 32, ... 1024: one cache each */
 #define MIX_REMOTE_PCT 30 /* of the frees, this many are handed to another CPU to do */
 
+/* mix_setup's remote_nodes: where the remote frees go (kernel/numa.h's nodes). */
+#define MIX_ANY_CPU 0    /* any other working CPU */
+#define MIX_SAME_NODE 1  /* another working CPU of this CPU's node */
+#define MIX_OTHER_NODE 2 /* a working CPU of another node */
+
 struct mix_setup {
 	struct kmem_cache *caches[MIX_CLASSES];
 	int ncpus;       /* CPUs 0..ncpus-1 work */
+	int remote_nodes; /* MIX_*: which CPUs take remote frees (none such: freed here) */
 	u64 ops;         /* alloc+free operations per CPU */
 	bool sample_memory;
 	/* Non-NULL: tables of u32 (bench.h), [ncpus][lat_samples] cycles of each alloc, free */

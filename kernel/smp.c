@@ -316,12 +316,14 @@ static void run_work(struct cpu_work *w)
 	void (*fn)(void *) = w->fn;
 	void *arg = w->arg;
 	struct work_group *g = w->group;
+	int waiter = g->waiter; /* read before the count: at 0 the waiter may return, and g
+				 * (on its stack) is gone (ThreadSanitizer, test_slab_tsan) */
 
 	fn(arg);
 	/* Free the slot before reporting done: the caller may post new work right after. */
 	__atomic_store_n(&w->fn, NULL, __ATOMIC_RELEASE);
 	if (__atomic_sub_fetch(&g->remaining, 1, __ATOMIC_ACQ_REL) == 0)
-		smp_send_reschedule(g->waiter); /* g lives on the waiter's stack: last use */
+		smp_send_reschedule(waiter);
 }
 
 /*

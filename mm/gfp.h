@@ -7,6 +7,7 @@ typedef unsigned int gfp_t;
 
 #define __GFP_ZERO 0x1u   /* return zeroed memory */
 #define __GFP_NOWARN 0x2u /* no message when the allocation fails */
+#define __GFP_THISNODE 0x4u /* only the node asked for: no fallback to another node */
 #define GFP_KERNEL 0x10u
 #define GFP_ATOMIC 0x20u
 #define GFP_NOWAIT GFP_ATOMIC

@@ -3,7 +3,10 @@
  * The physical page allocator: a binary buddy allocator, orders 0..MAX_ORDER (4 KiB .. 4 MiB),
  * over the RAM the multiboot2 memory map calls usable, minus everything reserved at boot
  * (below 1 MiB, the kernel image, the multiboot information, ACPI tables, the AP trampoline,
- * the page array itself and the early allocations). One zone, one lock.
+ * the page array itself and the early allocations). One zone per NUMA node (kernel/numa.h),
+ * each with its own lock and free lists; a block never spans two nodes. alloc_pages takes
+ * from the allocating CPU's node, alloc_pages_node from a given one, each falling back to
+ * the nearest node with memory (numa_fallback) unless __GFP_THISNODE says not to.
  *
  * RAM is direct-mapped at virtual == physical, so page_address() is the physical address.
  * Every 4 KiB frame has a 64-byte struct page in mem_map[], found in O(1) from any address
@@ -32,7 +35,8 @@ struct page {
 	struct list_head lru; /* buddy: free list link. Owner of the page: its own lists */
 	u32 flags;            /* enum page_flags */
 	u8 order;             /* order of the block this page heads (PG_buddy or PG_head) */
-	u8 _pad[3];
+	u8 _pad[2];
+	u8 nid;               /* NUMA node, set once at boot (page_alloc_setup); never changes */
 	u64 private_[5];      /* for the page's owner (the slab allocator's struct slab) */
 };
 _Static_assert(sizeof(struct page) == 64, "struct page is one cache line");
@@ -71,7 +75,14 @@ static inline struct page *compound_head(struct page *p)
 	return (p->flags & PG_tail) ? (struct page *)p->private_[0] : p;
 }
 
+static inline int page_to_nid(const struct page *p)
+{
+	return p->nid;
+}
+
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
+/* From node nid (NUMA_NO_NODE: this CPU's), or the nearest with free memory. */
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
 void __free_pages(struct page *page, unsigned int order);
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
@@ -81,9 +92,13 @@ struct page_alloc_stats {
 	unsigned long free;                 /* of which free now */
 	unsigned long nr_free[NR_ORDERS];   /* free blocks per order */
 	unsigned long allocs, frees, failed, bad_frees;
+	unsigned long fallback;             /* allocations for another node served here */
 };
 
 void page_alloc_get_stats(struct page_alloc_stats *st);
+/* One node's figures (allocs and fallback counted where the pages came from). */
+void page_alloc_get_node_stats(int nid, struct page_alloc_stats *st);
+unsigned long nr_free_pages_node(int nid);
 unsigned long nr_free_pages(void);
 unsigned long nr_used_pages(void);
 

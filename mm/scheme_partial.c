@@ -95,6 +95,16 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	/* LAB4: END */
 }
 
+/* The cpu partial list and this node's list first (above), then the other nodes'. */
+static void *partial_get_partial_numa(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *freelist = partial_get_partial(s, c);
+
+	if (freelist || c->slab || kmem_cache_nr_nodes(s) == 1)
+		return freelist;
+	return get_partial_remote(s, c);
+}
+
 static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				    struct slab *slab)
 {
@@ -136,7 +146,7 @@ static const struct slab_scheme partial_scheme = {
 	.summary = "per-cpu partial lists of frozen slabs in front of the node list (Lameter 2011, Linux 3.1-6.x)",
 	.flags = SLAB_SCHEME_CPU_PARTIAL | SLAB_SCHEME_DEFAULT | SLAB_SCHEME_DEBUG_PARTIAL,
 	.order = 20,
-	.get_partial = partial_get_partial,
+	.get_partial = partial_get_partial_numa,
 	.put_cpu_partial = partial_put_cpu_partial,
 	.flush_cpu_partial = partial_flush_cpu_partial,
 	.count_free = partial_count_free,

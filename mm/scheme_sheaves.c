@@ -419,10 +419,9 @@ static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	}
 }
 
-/* After every cpu was flushed: empty the barn. */
-static void sheaves_shrink(struct kmem_cache *s)
+/* After every cpu was flushed: empty one node's barn. */
+static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 {
-	struct node_barn *barn = barn_of(s);
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	LIST_HEAD(taken);
@@ -458,6 +457,16 @@ static void sheaves_shrink(struct kmem_cache *s)
 	local_irq_restore(flags);
 }
 
+/* Every node's barn (a barn per node, as Linux 7.0's: each CPU uses its own node's). */
+static void sheaves_shrink(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int nid;
+
+	for_each_kmem_cache_node(s, nid, n)
+		sheaves_shrink_barn(s, n->priv);
+}
+
 static unsigned long sheaves_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	return (sc(c)->main ? sc(c)->main->size : 0) + (sc(c)->spare ? sc(c)->spare->size : 0);
@@ -465,14 +474,19 @@ static unsigned long sheaves_count_free(struct kmem_cache *s, struct kmem_cache_
 
 static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 {
-	struct node_barn *barn = barn_of(s);
+	struct kmem_cache_node *node;
 	struct slab_sheaf *sheaf;
 	unsigned long flags, n = 0;
+	int nid;
 
-	spin_lock_irqsave(&barn->lock, flags);
-	list_for_each_entry(sheaf, &barn->full, barn_list)
-		n += sheaf->size;
-	spin_unlock_irqrestore(&barn->lock, flags);
+	for_each_kmem_cache_node(s, nid, node) {
+		struct node_barn *barn = node->priv;
+
+		spin_lock_irqsave(&barn->lock, flags);
+		list_for_each_entry(sheaf, &barn->full, barn_list)
+			n += sheaf->size;
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
 	return n;
 }
 

@@ -65,6 +65,15 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 					    void (*ctor)(void *), const char *scheme,
 					    enum slab_fastpath fastpath);
 void kmem_cache_destroy(struct kmem_cache *s);
+/* One NUMA node's share of a cache (kernel/numa.h): slabinfo's per-node line, bench=numa. */
+struct kmem_cache_node_info {
+	unsigned long slabs, partial_slabs;
+	unsigned long alloc_remote; /* slabs taken off this node's list by other nodes' CPUs */
+	unsigned long free_remote;  /* slow frees to this node's slabs from other nodes' CPUs */
+	u64 list_lock;              /* acquisitions of this node's list_lock */
+};
+/* 0, or -1 when nid is not a node of s (a debug cache keeps one list, node 0's). */
+int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out);
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp);
 void kmem_cache_free(struct kmem_cache *s, void *p);

@@ -508,6 +508,24 @@ static void slabinfo_print_per_cpu(struct kmem_cache *s)
 	}
 }
 
+/*
+ * With more than one node, a line per node of s that has slabs or counts: its slabs and
+ * partial slabs, list_lock acquisitions, and the slabs taken by other nodes' CPUs
+ * (alloc_remote) and the slow frees from them (free_remote).
+ */
+static void slabinfo_print_nodes(struct kmem_cache *s)
+{
+	struct kmem_cache_node_info ni;
+
+	for (int nid = 0; kmem_cache_nr_nodes(s) > 1 && !kmem_cache_node_info(s, nid, &ni); nid++) {
+		if (!ni.slabs && !ni.list_lock)
+			continue;
+		printk("  %-18s node %d: slabs=%lu partial=%lu list_lock=%llu alloc_remote=%lu "
+		       "free_remote=%lu\n", s->name, nid, ni.slabs, ni.partial_slabs,
+		       (unsigned long long)ni.list_lock, ni.alloc_remote, ni.free_remote);
+	}
+}
+
 void slabinfo_print(void)
 {
 	struct kmem_cache *s;
@@ -531,14 +549,21 @@ void slabinfo_print(void)
 			if (v)
 				printk(" %s=%llu", name, (unsigned long long)v);
 		}
-		if (s->node[0].list_lock.contended)
-			printk(" list_lock_spin_cycles=%llu",
-			       (unsigned long long)s->node[0].list_lock.spin_cycles);
+		{
+			u64 spin = 0;
+
+			for (int nid = 0; nid < kmem_cache_nr_nodes(s); nid++)
+				spin += s->node[nid].list_lock.contended ?
+					s->node[nid].list_lock.spin_cycles : 0;
+			if (spin)
+				printk(" list_lock_spin_cycles=%llu", (unsigned long long)spin);
+		}
 		if (s->scheme->slabinfo)
 			s->scheme->slabinfo(s);
 		if (s->dbg)
 			slub_debug_slabinfo(s); /* debug letters and mode, hardening */
 		printk("\n");
+		slabinfo_print_nodes(s);
 		slabinfo_print_per_cpu(s);
 	}
 	spin_unlock(&slab_mutex);

@@ -254,14 +254,17 @@ const char *slab_freelist_method(void)
 
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 {
-	struct page *page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
-	struct kmem_cache_node *n = get_node(s);
+	/* From this CPU's node (the nearest with memory when it has none or is out). */
+	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
+					     s->order);
+	struct kmem_cache_node *n;
 	struct slab *slab;
 	char *start, *p;
 
 	if (!page)
 		return NULL;
 	slab = (struct slab *)page;
+	n = slab_node(s, slab);
 	mark_compound(page, s->order, PG_slab);
 	slab->slab_cache = s;
 	slab->locked = 0;
@@ -290,7 +293,7 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
 	struct page *page = (struct page *)slab;
-	struct kmem_cache_node *n = get_node(s);
+	struct kmem_cache_node *n = slab_node(s, slab);
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
@@ -352,7 +355,7 @@ static void *get_freelist(struct kmem_cache *s, struct slab *slab)
 static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
 			    void *freelist)
 {
-	struct kmem_cache_node *n = get_node(s);
+	struct kmem_cache_node *n = slab_node(s, slab);
 	void *tail = NULL, *old_free, *new_free;
 	unsigned long counters;
 	unsigned int cnt = 0;
@@ -398,21 +401,30 @@ static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, stru
 	}
 }
 
-/* Unfreeze a cpu partial list onto the node list (or free emptied slabs). Irqs off. */
+/*
+ * Unfreeze a cpu partial list onto the node lists (or free emptied slabs). Irqs off. Each
+ * slab goes to its own node's list (a remote free may have frozen another node's slab
+ * here): the lock is changed when the node does, as Linux's __unfreeze_partials.
+ */
 void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list)
 {
-	struct kmem_cache_node *n = get_node(s);
+	struct kmem_cache_node *n = NULL;
 	struct slab *discard = NULL;
 
 	if (!list)
 		return;
-	slub_lock_node(s, c, n);
 	while (list) {
 		struct slab *slab = list, new;
 		unsigned long counters;
 		void *freelist;
 
 		list = slab->next;
+		if (slab_node(s, slab) != n) {
+			if (n)
+				spin_unlock(&n->list_lock);
+			n = slab_node(s, slab);
+			slub_lock_node(s, c, n);
+		}
 		do {
 			slab_read_freelist(slab, &freelist, &counters);
 			new.counters = counters;
@@ -435,10 +447,9 @@ void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 	}
 }
 
-/* Take one slab off the node partial list as this cpu's slab (interrupts off). */
-void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
+/* Take one slab off node n's partial list as this cpu's slab (interrupts off). */
+void *get_partial_from(struct kmem_cache *s, struct kmem_cache_cpu *c, struct kmem_cache_node *n)
 {
-	struct kmem_cache_node *n = get_node(s);
 	struct slab *slab;
 	void *freelist;
 	int objects;
@@ -454,9 +465,43 @@ void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	slab = list_first_entry(&n->partial, struct slab, slab_list);
 	freelist = acquire_slab(s, n, slab, true, &objects);
 	spin_unlock(&n->list_lock);
+	if (n != get_node(s))
+		__atomic_fetch_add(&n->alloc_remote, 1, __ATOMIC_RELAXED);
 	c->slab = slab;
 	stat(s, c, ALLOC_FROM_PARTIAL);
 	return freelist;
+}
+
+/*
+ * The other nodes, nearest first (numa_fallback): Linux's get_any_partial, which takes a
+ * remote node's partial slab before a new slab from the page allocator, but only from a
+ * node that keeps more than min_partial of them (so a node's own working set stays its
+ * own). A memory-less node's CPUs have no slabs of their own node: they always look here.
+ */
+void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	int here = numa_node_id();
+	bool memless = !numa_node_has_memory[here];
+
+	for (int i = 1; i < kmem_cache_nr_nodes(s); i++) {
+		struct kmem_cache_node *n = get_node_nid(s, numa_fallback[here][i]);
+		void *freelist;
+
+		if (!memless && __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) <= s->min_partial)
+			continue;
+		freelist = get_partial_from(s, c, n);
+		if (freelist)
+			return freelist;
+	}
+	return NULL;
+}
+
+/* The lock scheme's get_partial, and the others': this node's list, then the others. */
+void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *freelist = get_partial_from(s, c, get_node(s));
+
+	return freelist ? freelist : get_partial_remote(s, c);
 }
 
 /* ---- allocation ---- */
@@ -633,13 +678,15 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 				new.frozen = 1; /* full -> partial: it becomes ours */
 				new.owner = smp_processor_id();
 			} else {
-				n = get_node(s);
+				n = slab_node(s, slab); /* its own node's list, wherever we are */
 				slub_lock_node(s, c, n);
 			}
 		}
 	} while (!slab_update_freelist(s, slab, prior, counters, head, new.counters) &&
 		 (stat(s, c, CMPXCHG_DOUBLE_FAIL), true));
 
+	if (n && n != get_node(s))
+		__atomic_fetch_add(&n->free_remote, 1, __ATOMIC_RELAXED);
 	if (!n) {
 		if (new.frozen && !was_frozen) {
 			s->scheme->put_cpu_partial(s, c, slab);
@@ -1119,8 +1166,8 @@ static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
 {
 	const struct slab_scheme *sch = s->scheme;
 
-	if (nodes && sch->exit_node)
-		sch->exit_node(s, &s->node[0]);
+	for (int nid = nodes - 1; nid >= 0 && sch->exit_node; nid--)
+		sch->exit_node(s, &s->node[nid]);
 	for (int cpu = cpus - 1; cpu >= 0 && sch->exit_cpu; cpu--)
 		sch->exit_cpu(s, &s->cpu_slab[cpu], cpu);
 	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
@@ -1131,7 +1178,9 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 {
 	const struct slab_scheme *sch = s->scheme;
 	size_t cpus = (size_t)nr_cpu_ids, area = cpu_area_size(sch);
-	size_t bytes = cpus * (sizeof(struct kmem_cache_cpu) + area) + ALIGN_UP(sch->node_size, 64);
+	size_t node_area = ALIGN_UP(sch->node_size, 64);
+	size_t bytes = cpus * (sizeof(struct kmem_cache_cpu) + area) +
+		       node_area * (size_t)kmem_cache_nr_nodes(s);
 	unsigned int order = 0;
 	struct page *page;
 	char *priv;
@@ -1161,10 +1210,14 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 			return -1;
 		}
 	}
-	s->node[0].priv = sch->node_size ? priv + cpus * area : NULL;
-	if (sch->init_node && sch->init_node(s, &s->node[0])) {
-		free_cpu_areas(s, nr_cpu_ids, 0);
-		return -1;
+	for (int nid = 0; nid < kmem_cache_nr_nodes(s); nid++) {
+		struct kmem_cache_node *n = &s->node[nid];
+
+		n->priv = sch->node_size ? priv + cpus * area + (size_t)nid * node_area : NULL;
+		if (sch->init_node && sch->init_node(s, n)) {
+			free_cpu_areas(s, nr_cpu_ids, nid);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -1209,15 +1262,17 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		s->sheaf_capacity = slub_sheaf_capacity_override;
 	else
 		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
-	spin_lock_init(&s->node[0].list_lock, "list_lock");
-	INIT_LIST_HEAD(&s->node[0].partial);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		spin_lock_init(&s->node[nid].list_lock, "list_lock");
+		INIT_LIST_HEAD(&s->node[nid].partial);
+	}
 	if (alloc_cpu_areas(s)) {
 		if (s->dbg)
 			slub_debug_release(s);
 		return -1;
 	}
 	if (s->dbg && slub_debug_init(s)) {
-		free_cpu_areas(s, nr_cpu_ids, 1);
+		free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s));
 		slub_debug_release(s);
 		return -1;
 	}
@@ -1254,10 +1309,9 @@ void slub_flush_all(struct kmem_cache *s)
 	flush_all(s);
 }
 
-/* Free every empty slab on the node list. */
-static void free_empty_partials(struct kmem_cache *s)
+/* Free every empty slab on node n's list. */
+static void free_empty_partials_node(struct kmem_cache *s, struct kmem_cache_node *n)
 {
-	struct kmem_cache_node *n = get_node(s);
 	struct slab *slab, *tmp, *discard = NULL;
 	unsigned long flags;
 
@@ -1283,6 +1337,16 @@ static void free_empty_partials(struct kmem_cache *s)
 	}
 }
 
+/* Free every empty slab on the node lists. */
+static void free_empty_partials(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int nid;
+
+	for_each_kmem_cache_node(s, nid, n)
+		free_empty_partials_node(s, n);
+}
+
 int kmem_cache_shrink(struct kmem_cache *s)
 {
 	flush_all(s);
@@ -1298,10 +1362,13 @@ int kmem_cache_shrink(struct kmem_cache *s)
  */
 int __kmem_cache_shutdown(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n = get_node(s);
-	long slabs = __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	struct kmem_cache_node *n;
+	long slabs = 0;
 	struct slab_cache_info info;
+	int nid;
 
+	for_each_kmem_cache_node(s, nid, n)
+		slabs += __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
 	if (!slabs)
 		return 0;
 	if (s->flags & SLAB_DEBUG_FLAGS) {
@@ -1317,7 +1384,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 
 void __kmem_cache_release(struct kmem_cache *s)
 {
-	free_cpu_areas(s, nr_cpu_ids, 1); /* the scheme's exit hooks: s->scheme may be in s->dbg */
+	free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s)); /* the scheme's exit hooks: s->scheme may be in s->dbg */
 	if (s->dbg)
 		slub_debug_release(s);
 }
@@ -1399,17 +1466,24 @@ static void count_cpu_free(void *arg)
 
 int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
 {
-	struct kmem_cache_node *n = get_node(s);
+	struct kmem_cache_node *n;
 	struct count_free cf = { .s = s, .free = 0 };
 	unsigned long flags, node_free = 0;
 	struct slab *slab;
+	int nid;
 
 	on_each_cpu(count_cpu_free, &cf, 1);
-	spin_lock_irqsave(&n->list_lock, flags);
-	list_for_each_entry(slab, &n->partial, slab_list)
-		node_free += slab->objects - slab->inuse;
-	out->partial_slabs = n->nr_partial;
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	out->partial_slabs = 0;
+	out->slabs = out->objects = 0;
+	for_each_kmem_cache_node(s, nid, n) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry(slab, &n->partial, slab_list)
+			node_free += slab->objects - slab->inuse;
+		out->partial_slabs += n->nr_partial;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		out->slabs += (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+		out->objects += (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
+	}
 	if (s->scheme->count_node_free)
 		node_free += s->scheme->count_node_free(s);
 	out->name = s->name;
@@ -1419,9 +1493,23 @@ int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
 	out->size = s->size;
 	out->objects_per_slab = s->objects;
 	out->order = s->order;
-	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
-	out->objects = (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
 	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
+	return 0;
+}
+
+int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)
+{
+	struct kmem_cache_node *n;
+
+	memset(out, 0, sizeof(*out));
+	if (nid < 0 || nid >= kmem_cache_nr_nodes(s))
+		return -1;
+	n = &s->node[nid];
+	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	out->partial_slabs = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+	out->alloc_remote = __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED);
+	out->free_remote = __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED);
+	out->list_lock = READ_ONCE(n->list_lock.acquisitions);
 	return 0;
 }
 

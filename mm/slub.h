@@ -8,6 +8,7 @@
 
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -61,7 +62,8 @@ struct slab {
 	u32 page_flags;             /* struct page's flags (PG_slab) */
 	u8 page_order;
 	u8 locked;                  /* slab_lock(): SLAB_NO_CMPXCHG caches only */
-	u8 _pad[2];
+	u8 _pad;
+	u8 page_nid;                /* struct page's nid: the node the slab's memory is on */
 	struct kmem_cache *slab_cache;
 	void *freelist; /* first free object not on a cpu freelist */
 	union {
@@ -91,6 +93,7 @@ _Static_assert(offsetof(struct slab, counters) == offsetof(struct slab, freelist
 	       "freelist and counters are one cmpxchg16b");
 _Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags), "page flags");
 _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
+_Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "page node");
 
 /*
  * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
@@ -114,6 +117,8 @@ struct kmem_cache_node {
 	/* Changed atomically: */
 	long nr_slabs;
 	long total_objects;
+	unsigned long alloc_remote; /* slabs taken off this list by a CPU of another node */
+	unsigned long free_remote;  /* slow frees to this node's slabs from another node's CPU */
 	void *priv; /* the scheme's per-node area (NULL if its node_size is 0) */
 };
 
@@ -151,7 +156,7 @@ struct kmem_cache {
 	unsigned long freeptr_xor_key;
 	unsigned int red_left_pad;
 	struct slub_debug_state *dbg;
-	struct kmem_cache_node node[1]; /* one NUMA node for now */
+	struct kmem_cache_node node[MAX_NUMNODES]; /* [nr_node_ids] used */
 };
 
 /*
@@ -281,11 +286,41 @@ static inline struct slab *virt_to_slab(const void *p)
 	return (page->flags & PG_slab) ? (struct slab *)page : NULL;
 }
 
-/* Core services for the schemes (mm/slub.c). */
+/*
+ * Core services for the schemes (mm/slub.c). The nodes: get_node is this CPU's node (where
+ * its new slabs come from and its get_partial looks first), slab_node the node a slab's
+ * memory is on (whose list it goes back to), get_node_nid any. A debug cache (s->dbg) keeps
+ * one list, node 0's, whatever node its pages are on: mm/slub_debug.c's walks and its
+ * locked mode hold one list_lock.
+ */
+static inline struct kmem_cache_node *get_node_nid(struct kmem_cache *s, int nid)
+{
+	return &s->node[unlikely(s->dbg) ? 0 : nid];
+}
+
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s)
 {
-	return &s->node[0];
+	return get_node_nid(s, numa_node_id());
 }
+
+static inline int slab_nid(const struct slab *slab)
+{
+	return slab->page_nid;
+}
+
+static inline struct kmem_cache_node *slab_node(struct kmem_cache *s, const struct slab *slab)
+{
+	return get_node_nid(s, slab->page_nid);
+}
+
+/* The nodes of s: 0..nr_node_ids-1 (debug caches: node 0 alone). */
+static inline int kmem_cache_nr_nodes(const struct kmem_cache *s)
+{
+	return unlikely(s->dbg) ? 1 : nr_node_ids;
+}
+
+#define for_each_kmem_cache_node(s, nid, n)                                                   \
+	for ((nid) = 0; (nid) < kmem_cache_nr_nodes(s) && ((n) = &(s)->node[nid], 1); (nid)++)
 
 static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum stat_item si)
 {
@@ -341,7 +376,13 @@ static inline struct slab *obj_to_slab(const void *p)
 {
 	return (struct slab *)compound_head(virt_to_page(p));
 }
+/* This node's partial list first, then the other nodes' by distance (get_any_partial). */
 void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c);
+/* One slab off node n's partial list as c's cpu slab, or NULL (irqs off). */
+void *get_partial_from(struct kmem_cache *s, struct kmem_cache_cpu *c, struct kmem_cache_node *n);
+/* The same from the other nodes than this CPU's, nearest first (schemes with their own
+ * local-node search call it after). */
+void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */

@@ -3,13 +3,16 @@
 """Copies the ACPI tables QEMU's firmware builds out of a running QEMU, for the host tests.
 
     tools/acpi-dump.py [-o DIR] [--machine pc] [--qemu qemu-system-x86_64] [--bios FILE]
+                       [--extra "QEMU ARGS"]
 
 Starts QEMU with no boot device (SeaBIOS, or the firmware --bios names, builds the tables
 from QEMU's fw_cfg and then finds nothing to boot), saves the first 128 MiB of guest memory
 through the human monitor's pmemsave, finds the RSDP in 0xe0000..0xfffff, and writes every
 table the RSDT or XSDT lists, and the DSDT the FADT names, to DIR/SIG.bin (DIR defaults to
 tests/host/acpi-samples/qemu-VERSION-MACHINE). tests/host/test_acpi.c reads the FADT and
-DSDT written for QEMU 7.2's pc and q35 machines.
+DSDT written for QEMU 7.2's pc and q35 machines, and the SRAT and SLIT of the NUMA layouts
+under qemu-7.2-numa* (made with --extra: -smp, -object memory-backend-ram, -numa; their
+README says which).
 """
 import argparse
 import os
@@ -37,6 +40,7 @@ def main():
     ap.add_argument("--machine", default="pc")
     ap.add_argument("--qemu", default="qemu-system-x86_64")
     ap.add_argument("--bios")
+    ap.add_argument("--extra", default="", help="more QEMU arguments, split on spaces")
     a = ap.parse_args()
     ver = subprocess.run([a.qemu, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"version (\d+\.\d+)", ver)
@@ -47,6 +51,7 @@ def main():
                "-display", "none", "-serial", "none", "-monitor", f"unix:{sock},server=on,wait=off"]
         if a.bios:
             cmd += ["-bios", a.bios]
+        cmd += a.extra.split()
         q = subprocess.Popen(cmd)
         try:
             for _ in range(100):

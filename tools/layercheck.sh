@@ -22,6 +22,7 @@ cd "$root" || { echo "layercheck: no tree at $root"; exit 2; }
 allow=(
     "tests/kernel/slab_test.c mm/slub.h -- white-box: the internal counters and cache fields show where each scheme puts slabs"
     "tests/kernel/slab_ipi_test.c mm/slub.h -- white-box: the owner schemes' per-cpu counters"
+    "tests/kernel/numa_test.c mm/slub.h -- white-box: the per-node partial lists and counters, a slab's node"
     "tests/kernel/slab_ipi_test.c mm/scheme_ipi.h -- white-box: the owner schemes' remote-free lists"
     "tests/kernel/slub_debug_test.c mm/slub.h -- white-box: debug caches' layout (red zones, metadata) in struct kmem_cache"
     "tests/kernel/slub_debug_test.c mm/slub_debug.h -- white-box: the debug checks' own entry points"

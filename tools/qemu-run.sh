@@ -16,6 +16,10 @@
 #                          8 or later: --x2apic-probe), xapic takes it away; auto leaves -cpu
 #                          as it is, except that SMP > 255 needs x2apic
 #   TOPOLOGY=...           appended to -smp, e.g. sockets=2,cores=3,threads=2 (sparse APIC ids)
+#   NODES=1..8             NUMA nodes: CPUs and MEM split evenly (the first nodes get the
+#                          remainder), SLIT distance 10 local, 20 remote: one
+#                          -object memory-backend-ram,size=.. -numa node,nodeid=i,cpus=a-b,memdev=..
+#                          per node and -numa dist,src=i,dst=j,val=20 per pair (1: no -numa)
 #   QEMU=qemu-system-x86_64  the QEMU binary
 #   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
 #   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
@@ -126,6 +130,37 @@ TOPOLOGY=${TOPOLOGY:-}
 [[ $MEM =~ ^[0-9]+[KMGTkmgt]?$ ]] || die "MEM='$MEM' is not a size like 256M or 4G"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "TIMEOUT='$TIMEOUT' is not a number of seconds"
 case "$ICOUNT" in 0 | "") ICOUNT=0 ;; 1) ;; *) die "ICOUNT='$ICOUNT' must be 0 or 1" ;; esac
+NODES=${NODES:-1}
+[[ $NODES =~ ^[1-8]$ ]] || die "NODES='$NODES' must be a node count, 1 to 8"
+# NUMA: every node's share of the CPUs and of MEM (in MiB), as QEMU's -numa wants them.
+numa_args=()
+if [ "$NODES" -gt 1 ]; then
+    mem_mib=${MEM%[KMGTkmgt]}
+    case "${MEM: -1}" in
+    [Gg]) mem_mib=$((mem_mib * 1024)) ;;
+    [Tt]) mem_mib=$((mem_mib * 1024 * 1024)) ;;
+    [Kk]) mem_mib=$((mem_mib / 1024)) ;;
+    [0-9]) mem_mib=$((mem_mib / 1048576)) ;;
+    esac
+    [ "$mem_mib" -ge $((NODES * 8)) ] || die "NODES=$NODES needs MEM of at least $((NODES * 8))M"
+    cpu=0
+    for ((i = 0; i < NODES; i++)); do
+        ncpu=$((SMP / NODES + (i < SMP % NODES ? 1 : 0)))
+        nmem=$((mem_mib / NODES + (i == 0 ? mem_mib % NODES : 0)))
+        numa_args+=(-object "memory-backend-ram,id=numa$i,size=${nmem}M")
+        if [ "$ncpu" -gt 0 ]; then
+            numa_args+=(-numa "node,nodeid=$i,cpus=$cpu-$((cpu + ncpu - 1)),memdev=numa$i")
+        else
+            numa_args+=(-numa "node,nodeid=$i,memdev=numa$i")
+        fi
+        cpu=$((cpu + ncpu))
+    done
+    for ((i = 0; i < NODES; i++)); do
+        for ((j = 0; j < NODES; j++)); do
+            [ "$i" = "$j" ] || numa_args+=(-numa "dist,src=$i,dst=$j,val=20")
+        done
+    done
+fi
 case "$FIRMWARE" in
 bios) fw_args=() ;;
 uefi)
@@ -231,7 +266,7 @@ fi
 
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
 qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -cpu "$cpu_model" -m "$MEM"
-    -smp "$smp_arg" "${big_args[@]}" "${fw_args[@]}" "${display_args[@]}" "${monitor_args[@]}"
+    -smp "$smp_arg" "${numa_args[@]}" "${big_args[@]}" "${fw_args[@]}" "${display_args[@]}" "${monitor_args[@]}"
     -no-reboot -boot d -cdrom "$ISO" -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
     -serial stdio "${trace_args[@]}"
     "${extra_args[@]}")
@@ -250,7 +285,7 @@ else
     fi
 fi
 
-echo "qemu-run: $accel_name smp=$smp_arg apic=$APIC mem=$MEM firmware=$FIRMWARE machine=$machine" \
+echo "qemu-run: $accel_name smp=$smp_arg apic=$APIC mem=$MEM nodes=$NODES firmware=$FIRMWARE machine=$machine" \
     "timeout=$timeout_desc iso=$ISO" >&2
 
 if [ "$dry" = 1 ]; then

@@ -12,7 +12,7 @@
 #   TEST_DRY_RUN=1     boot nothing: print each selected boot's QEMU command (qemu-run.sh
 #                      --dry-run; the ISOs with their own command line are still built) and
 #                      each host test's path; logs in build/test/dry-run/
-# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY
+# The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY NODES
 # QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP, and mkiso.sh's
 # GFXPAYLOAD) are not inherited: each boot sets its own.
 # Any found in the environment are named in a note and dropped.
@@ -27,7 +27,7 @@ cd "$root" || exit 2
 # Inherited run knobs (the Makefile exports some; make test leaves its defaults out): the
 # matrix is the same whatever the caller's environment says, and says so.
 ignored=()
-for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
+for knob in SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY NODES QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE \
     SCREEN SCREENDUMP GFXPAYLOAD; do
     if [ -n "${!knob+set}" ]; then
         ignored+=("$knob=${!knob}")
@@ -143,7 +143,7 @@ ktap() {
 boot() {
     local label=$1 log=$2 tmo=$3 t0=${EPOCHREALTIME/./}
     shift 3
-    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY=
+    local knobs=(ISO="$test_iso" SMP=4 MEM=256M ACCEL=auto ICOUNT=0 FIRMWARE=bios MACHINE= APIC=auto TOPOLOGY= NODES=1
         QEMU_EXTRA= LOG= ELF=build/slablab.elf ALLOW_SLOW_KVM=0 TIMEOUT="$tmo" SCREEN=0 SCREENDUMP=)
     if [ "$dry_run" = 1 ]; then
         env "${knobs[@]}" "$@" tools/qemu-run.sh --dry-run </dev/null >"$log" 2>&1
@@ -664,6 +664,53 @@ else
     extra "mem[128M,smp2]" "" 0 MEM=128M -- ktap
     extra "mem[4G,smp2]" "" 0 MEM=4G -- ktap
     extra "mem[16G,smp2,test=page_alloc]" "test=page_alloc" 0 MEM=16G SMP=2 -- ktap
+    # NUMA (NODES=2: qemu-run.sh's SRAT and SLIT, CPUs 0-1 and 2-3, 64 MiB each): the numa
+    # suite checks each CPU's and page's node, node-local slabs on every scheme, a remote
+    # free on the slab's node, the fallback of an empty node; the matrix boots run it
+    # without an SRAT (one node). numa=off folds the two nodes into one.
+    extra "numa[2 nodes,smp4,test=numa,slab,page_alloc]" "test=numa,slab,page_alloc slabinfo=1" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2 \
+        "numa: node 1 (proximity domain 1): 64 MiB, distances 20 10" 're:node 1: slabs=[1-9]'
+    extra "numa[numa=off,2 nodes,smp4]" "test=numa numa=off" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=1 \
+        "numa: one node (numa=off (the SRAT has 2 nodes))"
+    # 4 nodes, asymmetric distances: node 1 CPUs and no memory, node 3 memory and no CPUs
+    # (tests/host/acpi-samples/README.md's qemu-7.2-numa4 layout).
+    numa4="-object memory-backend-ram,id=m0,size=32M -object memory-backend-ram,id=m2,size=48M"
+    numa4+=" -object memory-backend-ram,id=m3,size=48M -numa node,nodeid=0,cpus=0,memdev=m0"
+    numa4+=" -numa node,nodeid=1,cpus=1-2 -numa node,nodeid=2,cpus=3,memdev=m2 -numa node,nodeid=3,memdev=m3"
+    for d in 0,1,15 1,0,20 0,2,20 2,0,20 0,3,30 3,0,30 1,2,25 2,1,25 1,3,40 3,1,35 2,3,15 3,2,15; do
+        IFS=, read -r a b v <<<"$d"
+        numa4+=" -numa dist,src=$a,dst=$b,val=$v"
+    done
+    extra "numa[4 nodes,memory-less,CPU-less,asymmetric,smp4]" "test=numa" 0 SMP=4 MEM=128M QEMU_EXTRA="$numa4" -- ktap json:numa_nodes=4 \
+        "numa: node 1 (proximity domain 1): 0 MiB (memory-less), distances 20 10 25 40" \
+        "numa: node 3 (proximity domain 3): 48 MiB (no CPUs), distances 30 35 15 10"
+    # Cross pairs: every object is freed on the other node (the producers' node has all the
+    # slabs); local pairs' counts depend on timing (the ipi schemes move slabs), not checked.
+    extra "bench[numa,2 nodes,smp4]" "bench=numa scheme=lock,sheaves,ipi" 0 SMP=4 MEM=128M NODES=2 -- benchjson report \
+        're:"scheme":"lock","placement":"cross".*"figure":"cross_node_frees_per_1000","value":1000.0' \
+        're:"scheme":"ipi","placement":"cross".*"figure":"cross_node_frees_per_1000","value":1000.0'
+    # A bad SRAT (QEMU's 2-node one with overlapping ranges, given by -acpitable): one node.
+    if want "numa[bad SRAT"; then
+        "$py" -c 'import struct, sys
+b = bytearray(open("tests/host/acpi-samples/qemu-7.2-numa2/SRAT.bin", "rb").read())
+struct.pack_into("<Q", b, 112 + 2 * 40 + 8, 0x3000000)  # node 1 from 48 MiB: into node 0
+open(sys.argv[1], "wb").write(b[36:])  # -acpitable data= is the body after the header' \
+            "$logdir/bad-srat.body" || fail "numa[bad SRAT]" "could not write the table"
+    fi
+    extra "numa[bad SRAT,overlapping ranges,smp4]" "test=numa" 0 SMP=4 MEM=128M QEMU_EXTRA="-acpitable sig=SRAT,rev=1,data=$logdir/bad-srat.body" -- ktap json:numa_nodes=1 \
+        "numa: the SRAT's memory ranges 0x100000-0x3ffffff (domain 0) and 0x3000000-0x6ffffff (domain 1) overlap; running as one node"
+    # make test-numa (TEST_NUMA=1): the slab suites on every scheme on two nodes, and two
+    # nodes of 144 x2APIC CPUs (the SRAT's x2APIC affinity entries: ids past 255).
+    if [ "${TEST_NUMA:-0}" = 1 ]; then
+        for sch in lock partial sheaves ipi ipi-batch remote-atomic; do
+            extra "numa[scheme=$sch,2 nodes,smp4]" "test=slab,slab_ipi,numa scheme=$sch" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2
+        done
+        if q=$(tools/qemu10.sh 2>"$logdir/qemu10.log"); then
+            extra "numa[x2apic,smp288,2 nodes]" "test=numa ap_timeout_ms=60000" 0 QEMU="$q" SMP=288 MEM=512M NODES=2 TIMEOUT=1800 -- ktap json:numa_nodes=2 json:x2apic=true json:cpus_online=288
+        else
+            echo "skip numa[x2apic,smp288,2 nodes]: $(sed 's/^qemu10.sh: //' "$logdir/qemu10.log")"
+        fi
+    fi
     # Many CPUs on a busy 2-core host come up slowly (255: 17 s from the INITs to the last
     # one online, the page allocator's start included): the APs get the longest wait there is.
     extra "smp[16,test=all]" "test=all ap_timeout_ms=60000" 0 SMP=16 -- ktap json:cpus_online=16

@@ -2,7 +2,7 @@
 /*
  * ACPI tables: RSDP -> XSDT (or RSDT on ACPI 1.0) -> MADT for the CPUs, HPET and FADT (its PM
  * timer) for the TSC calibration (arch/x86/tsc.c), FADT -> DSDT for what arch/x86/reboot.c
- * needs to reset the machine and to power it off.
+ * needs to reset the machine and to power it off, SRAT and SLIT for the NUMA layout.
  * Tables are read in place through the direct map and their pages are reserved so the page
  * allocator never hands them out. A bad checksum is reported; the table is still used, as
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
@@ -508,6 +508,281 @@ int acpi_find_s5(const void *table, size_t len, u8 *typa, u8 *typb, char *err, s
 	return -1;
 }
 
+/*
+ * SRAT (ACPI 6.5, 5.2.16): after the header, 12 reserved bytes, then entries of
+ *	type 0, 16 bytes: processor local APIC affinity: pxm bits 7-0 at 2, APIC id at 3,
+ *	    flags at 4 (bit 0 enabled), pxm bits 31-8 at 9..11 (SRAT revision 2 and later)
+ *	type 1, 40 bytes: memory affinity: pxm at 2, base at 8, length at 16, flags at 28
+ *	    (bit 0 enabled, bit 1 hot-pluggable)
+ *	type 2, 24 bytes: processor x2APIC affinity: pxm at 4, x2APIC id at 8, flags at 12
+ * Other types (GICC, generic initiators) are skipped. Disabled entries are left out, as
+ * Linux leaves them (acpi_numa_processor_affinity_init, acpi_numa_memory_affinity_init).
+ */
+#define SRAT_ENTRIES 48
+#define SRAT_ENABLED 1u
+#define SRAT_MEM_HOTPLUG 2u
+
+static u32 get32(const u8 *b)
+{
+	u32 v;
+
+	memcpy(&v, b, 4);
+	return v;
+}
+
+static u64 get64(const u8 *b)
+{
+	u64 v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+static void srat_add_cpu(struct acpi_info *out, u32 apic_id, u32 pxm)
+{
+	for (int i = 0; i < out->nr_srat_cpus; i++)
+		if (out->srat_cpus[i].apic_id == apic_id)
+			return; /* type 0 and type 2 for one CPU: keep the first */
+	if (out->nr_srat_cpus == NR_CPUS) {
+		out->srat_cpus_dropped++;
+		return;
+	}
+	out->srat_cpus[out->nr_srat_cpus].apic_id = apic_id;
+	out->srat_cpus[out->nr_srat_cpus].pxm = pxm;
+	out->nr_srat_cpus++;
+}
+
+int acpi_parse_srat(const void *table, struct acpi_info *out)
+{
+	const struct sdt_header *h = table;
+	const u8 *b = table, *p, *end;
+
+	if (memcmp(h->sig, "SRAT", 4) || h->length < SRAT_ENTRIES)
+		return -1;
+	out->have_srat = true;
+	end = b + h->length;
+	for (p = b + SRAT_ENTRIES; p + 2 <= end; p += p[1]) {
+		if (p[1] < 2 || p + p[1] > end) {
+			printk("acpi: SRAT entry of length %u at offset %ld is broken; stopping\n", p[1],
+			       (long)(p - b));
+			break;
+		}
+		if (p[0] == 0 && p[1] >= 16 && (get32(p + 4) & SRAT_ENABLED)) {
+			u32 pxm = p[2];
+
+			if (h->revision >= 2)
+				pxm |= (u32)p[9] << 8 | (u32)p[10] << 16 | (u32)p[11] << 24;
+			srat_add_cpu(out, p[3], pxm);
+		} else if (p[0] == 2 && p[1] >= 24 && (get32(p + 12) & SRAT_ENABLED)) {
+			srat_add_cpu(out, get32(p + 8), get32(p + 4));
+		} else if (p[0] == 1 && p[1] >= 40 && (get32(p + 28) & SRAT_ENABLED) &&
+			   get64(p + 16)) {
+			struct acpi_srat_mem *m;
+			u32 pxm = get32(p + 2);
+
+			if (h->revision <= 1)
+				pxm &= 0xff; /* ACPI 2.0's SRAT has an 8-bit domain here (Linux) */
+			if (out->nr_srat_mem == ACPI_SRAT_MAX_MEM) {
+				out->srat_mem_dropped++;
+				continue;
+			}
+			m = &out->srat_mem[out->nr_srat_mem++];
+			m->base = get64(p + 8);
+			m->len = get64(p + 16);
+			m->pxm = pxm;
+			m->hotplug = get32(p + 28) & SRAT_MEM_HOTPLUG;
+		}
+	}
+	return 0;
+}
+
+/* SLIT (ACPI 6.5, 5.2.17): the locality count (u64) at 36, then count x count bytes. */
+int acpi_parse_slit(const void *table, struct acpi_info *out)
+{
+	const struct sdt_header *h = table;
+	u64 n;
+
+	if (memcmp(h->sig, "SLIT", 4) || h->length < 44)
+		return -1;
+	n = get64((const u8 *)table + 36);
+	if (n > 255 || 44 + n * n > h->length) {
+		printk("acpi: the SLIT's %llu localities do not fit its %u bytes; not used\n",
+		       (unsigned long long)n, h->length);
+		return -1;
+	}
+	out->have_slit = true;
+	out->slit_n = n;
+	out->slit = (const u8 *)table + 44;
+	return 0;
+}
+
+static int pxm_node(struct numa_layout *l, u32 pxm, bool add)
+{
+	for (int n = 0; n < l->nr_nodes; n++)
+		if (l->pxm[n] == pxm)
+			return n;
+	if (!add)
+		return -1;
+	if (l->nr_nodes == MAX_NUMNODES)
+		return -2;
+	l->pxm[l->nr_nodes] = pxm;
+	return l->nr_nodes++;
+}
+
+static bool madt_has(const struct acpi_info *a, u32 apic_id)
+{
+	for (int i = 0; i < a->nr_cpus; i++)
+		if (a->cpus[i].apic_id == apic_id)
+			return true;
+	return listed(a->ignored_ids, MIN(a->nr_ignored, NR_CPUS), apic_id);
+}
+
+static bool usable_overlap(const struct mem_region *r, int nr, u64 base, u64 end)
+{
+	for (int i = 0; i < nr; i++)
+		if (r[i].type == MEM_USABLE && r[i].base < end && base < r[i].base + r[i].len)
+			return true;
+	return false;
+}
+
+int acpi_numa_layout(const struct acpi_info *a, const struct mem_region *regions, int nr_regions,
+		     struct numa_layout *out, char *err, size_t errlen)
+{
+	int absent = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!a->have_srat) {
+		snprintf(err, errlen, "the firmware has no SRAT");
+		return -1;
+	}
+	if (a->srat_cpus_dropped || a->srat_mem_dropped) {
+		snprintf(err, errlen, "the SRAT has more entries than slablab reads (%d CPUs past %d, "
+			 "%d memory ranges past %d)", a->srat_cpus_dropped, NR_CPUS,
+			 a->srat_mem_dropped, ACPI_SRAT_MAX_MEM);
+		return -1;
+	}
+	/* Node ids: CPUs' domains first, in table order, then memory-only domains. */
+	for (int i = 0; i < a->nr_srat_cpus + a->nr_srat_mem; i++) {
+		u32 pxm = i < a->nr_srat_cpus ? a->srat_cpus[i].pxm
+					      : a->srat_mem[i - a->nr_srat_cpus].pxm;
+
+		if (i >= a->nr_srat_cpus && a->srat_mem[i - a->nr_srat_cpus].hotplug &&
+		    !usable_overlap(regions, nr_regions, a->srat_mem[i - a->nr_srat_cpus].base,
+				    a->srat_mem[i - a->nr_srat_cpus].base +
+				    a->srat_mem[i - a->nr_srat_cpus].len))
+			continue; /* a hot-plug range with nothing in it now: no node for it */
+		if (pxm_node(out, pxm, true) == -2) {
+			snprintf(err, errlen, "the SRAT names more than %d proximity domains, "
+				 "slablab's limit", MAX_NUMNODES);
+			return -1;
+		}
+	}
+	if (!out->nr_nodes) {
+		snprintf(err, errlen, "the SRAT has no enabled CPU or memory entry");
+		return -1;
+	}
+	/* CPUs: every SRAT CPU must be one the MADT lists (enabled, or counted as not). */
+	for (int i = 0; i < a->nr_srat_cpus; i++)
+		if (!madt_has(a, a->srat_cpus[i].apic_id))
+			absent++;
+	if (absent > a->nr_online_capable + a->nr_disabled) {
+		for (int i = 0; i < a->nr_srat_cpus; i++)
+			if (!madt_has(a, a->srat_cpus[i].apic_id)) {
+				snprintf(err, errlen, "the SRAT names CPU (APIC id %u) in domain %u "
+					 "that the MADT does not list (%d such CPUs)",
+					 a->srat_cpus[i].apic_id, a->srat_cpus[i].pxm, absent);
+				break;
+			}
+		return -1;
+	}
+	for (int i = 0; i < a->nr_cpus; i++) {
+		int node = 0;
+
+		for (int j = 0; j < a->nr_srat_cpus; j++)
+			if (a->srat_cpus[j].apic_id == a->cpus[i].apic_id) {
+				node = pxm_node(out, a->srat_cpus[j].pxm, false);
+				break;
+			}
+		out->cpu_apic[i] = a->cpus[i].apic_id;
+		out->cpu_node[i] = (u8)node; /* not in the SRAT: node 0, as Linux does */
+	}
+	out->nr_cpus = a->nr_cpus;
+	/* Memory: sorted by base (insertion: at most 64), then no overlaps, each in RAM. */
+	for (int i = 0; i < a->nr_srat_mem; i++) {
+		const struct acpi_srat_mem *m = &a->srat_mem[i];
+		int k, node = pxm_node(out, m->pxm, false);
+
+		if (m->base + m->len < m->base) {
+			snprintf(err, errlen, "the SRAT's memory range at %#llx of %#llx bytes wraps",
+				 (unsigned long long)m->base, (unsigned long long)m->len);
+			return -1;
+		}
+		if (!usable_overlap(regions, nr_regions, m->base, m->base + m->len)) {
+			if (m->hotplug)
+				continue;
+			snprintf(err, errlen, "the SRAT gives domain %u memory %#llx-%#llx where the "
+				 "memory map has no RAM", m->pxm, (unsigned long long)m->base,
+				 (unsigned long long)(m->base + m->len - 1));
+			return -1;
+		}
+		if (out->nr_memblks == NUMA_MAX_MEMBLKS) {
+			snprintf(err, errlen, "the SRAT has more than %d memory ranges with RAM",
+				 NUMA_MAX_MEMBLKS);
+			return -1;
+		}
+		for (k = out->nr_memblks; k > 0 && out->memblks[k - 1].base > m->base; k--)
+			out->memblks[k] = out->memblks[k - 1];
+		out->memblks[k].base = m->base;
+		out->memblks[k].end = m->base + m->len;
+		out->memblks[k].nid = node;
+		out->nr_memblks++;
+	}
+	for (int i = 1; i < out->nr_memblks; i++)
+		if (out->memblks[i].base < out->memblks[i - 1].end) {
+			snprintf(err, errlen, "the SRAT's memory ranges %#llx-%#llx (domain %u) and "
+				 "%#llx-%#llx (domain %u) overlap",
+				 (unsigned long long)out->memblks[i - 1].base,
+				 (unsigned long long)out->memblks[i - 1].end - 1,
+				 out->pxm[out->memblks[i - 1].nid],
+				 (unsigned long long)out->memblks[i].base,
+				 (unsigned long long)out->memblks[i].end - 1,
+				 out->pxm[out->memblks[i].nid]);
+			return -1;
+		}
+	if (!out->nr_memblks) {
+		snprintf(err, errlen, "the SRAT gives no node memory");
+		return -1;
+	}
+	/* Distances: the SLIT's, by domain; else 10 to itself and 20 to the others. */
+	for (int i = 0; i < out->nr_nodes; i++)
+		for (int j = 0; j < out->nr_nodes; j++)
+			out->distance[i][j] = i == j ? LOCAL_DISTANCE : REMOTE_DISTANCE;
+	if (a->have_slit) {
+		out->slit = true;
+		for (int i = 0; i < out->nr_nodes; i++)
+			if (out->pxm[i] >= a->slit_n) {
+				snprintf(err, errlen, "the SLIT has %llu localities; the SRAT names "
+					 "domain %u", (unsigned long long)a->slit_n, out->pxm[i]);
+				return -1;
+			}
+		for (int i = 0; i < out->nr_nodes; i++)
+			for (int j = 0; j < out->nr_nodes; j++) {
+				u8 d = a->slit[out->pxm[i] * a->slit_n + out->pxm[j]];
+
+				/* Linux's slit_valid: 10 on the diagonal, more elsewhere. */
+				if ((i == j) != (d == LOCAL_DISTANCE) || d < LOCAL_DISTANCE ||
+				    d == 255) {
+					snprintf(err, errlen, "the SLIT's distance from domain %u to %u "
+						 "is %u (10 to itself, 11..254 to others)",
+						 out->pxm[i], out->pxm[j], d);
+					return -1;
+				}
+				out->distance[i][j] = d;
+			}
+	}
+	return 0;
+}
+
 static const struct sdt_header *map_table(u64 addr, const char *what)
 {
 	const struct sdt_header *h = (const void *)(uptr)addr;
@@ -619,6 +894,10 @@ int acpi_init(u64 rsdp_addr)
 				acpi.hpet_addr = h->address;
 		} else if (!memcmp(t->sig, "FACP", 4)) {
 			acpi_parse_fadt(map_table(addr, "FADT"), &acpi);
+		} else if (!memcmp(t->sig, "SRAT", 4)) {
+			acpi_parse_srat(map_table(addr, "SRAT"), &acpi);
+		} else if (!memcmp(t->sig, "SLIT", 4)) {
+			acpi_parse_slit(map_table(addr, "SLIT"), &acpi);
 		}
 	}
 	acpi_read_s5();

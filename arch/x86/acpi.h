@@ -2,12 +2,15 @@
 /*
  * What slablab takes from ACPI: the CPUs in the MADT, the HPET's address, and from the FADT
  * the PM timer's port, the reset register and the PM1 control ports, with the sleep type
- * of S5 from the DSDT's \_S5 object for power-off (arch/x86/reboot.c).
+ * of S5 from the DSDT's \_S5 object for power-off (arch/x86/reboot.c), and the NUMA layout
+ * from the SRAT (CPU and memory affinity) and SLIT (distances) for kernel/numa.c.
  */
 #ifndef SLABLAB_ACPI_H
 #define SLABLAB_ACPI_H
 
+#include "kernel/bootinfo.h"
 #include "kernel/types.h"
+#include "kernel/numa.h"
 
 struct acpi_cpu {
 	u32 apic_id;   /* xAPIC id (type 0) or x2APIC id (type 9) */
@@ -25,6 +28,20 @@ struct acpi_gas {
 #define ACPI_GAS_MEMORY 0
 #define ACPI_GAS_IO 1
 #define ACPI_GAS_PCI 2 /* PCI configuration space of bus 0: device 47:32, function 31:16, offset 15:0 */
+
+/* SRAT entries as read (ACPI 6.5, 5.2.16): enabled ones only. */
+struct acpi_srat_cpu {
+	u32 apic_id; /* xAPIC id (type 0) or x2APIC id (type 2) */
+	u32 pxm;     /* proximity domain */
+};
+
+struct acpi_srat_mem {
+	u64 base, len;
+	u32 pxm;
+	bool hotplug;
+};
+
+#define ACPI_SRAT_MAX_MEM 64
 
 struct acpi_info {
 	bool present;       /* a valid RSDP and root table were found */
@@ -54,6 +71,13 @@ struct acpi_info {
 	u8 slp_typa, slp_typb;
 	char s5_err[96];    /* why there is no S5 sleep type, when !have_s5 */
 	char oem[7];
+	bool have_srat, have_slit;
+	int nr_srat_cpus, nr_srat_mem;
+	int srat_cpus_dropped, srat_mem_dropped; /* enabled entries past the arrays */
+	struct acpi_srat_cpu srat_cpus[NR_CPUS];
+	struct acpi_srat_mem srat_mem[ACPI_SRAT_MAX_MEM];
+	u64 slit_n;          /* SLIT: localities */
+	const u8 *slit;      /* slit_n x slit_n distances, read in place */
 };
 
 extern struct acpi_info acpi;
@@ -61,6 +85,15 @@ extern struct acpi_info acpi;
 int acpi_init(u64 rsdp_addr);
 int acpi_parse_madt(const void *madt, struct acpi_info *out);
 int acpi_parse_fadt(const void *fadt, struct acpi_info *out);
+int acpi_parse_srat(const void *srat, struct acpi_info *out);
+int acpi_parse_slit(const void *slit, struct acpi_info *out);
+/*
+ * The NUMA layout the SRAT and SLIT in `a` describe, checked against the MADT's CPUs in `a`
+ * and the memory map: 0, or -1 with the reason in err (no SRAT, CPUs or memory that do not
+ * exist, overlapping ranges, more than MAX_NUMNODES domains, a SLIT that does not fit).
+ */
+int acpi_numa_layout(const struct acpi_info *a, const struct mem_region *regions, int nr_regions,
+		     struct numa_layout *out, char *err, size_t errlen);
 bool acpi_checksum_ok(const void *p, size_t len);
 /*
  * Reads Name(\_S5, Package () {SLP_TYPa, SLP_TYPb, ...}) from a DSDT of len bytes (its

@@ -19,6 +19,7 @@
 #include "kernel/console.h"
 #include "kernel/kmain.h"
 #include "kernel/percpu.h"
+#include "kernel/numa.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -110,6 +111,26 @@ const char *arch_cpu_model(void)
 	return *m ? m : "unknown";
 }
 
+/*
+ * The NUMA layout from the SRAT and SLIT (kernel/numa.h), before the page allocator sorts its
+ * pages by node. Without an SRAT: one node, silently (most PCs); with a bad one: one node,
+ * and the reason.
+ */
+static void numa_init_from_acpi(void)
+{
+	static struct numa_layout layout;
+	char err[160];
+
+	if (acpi_numa_layout(&acpi, boot_info.regions, boot_info.nr_regions, &layout, err,
+			     sizeof(err))) {
+		if (acpi.have_srat)
+			printk("numa: %s; running as one node\n", err);
+		numa_install(NULL, err);
+		return;
+	}
+	numa_install(&layout, NULL);
+}
+
 void __noreturn boot_main(u32 magic, u64 mbi)
 {
 	static char err[512];
@@ -146,6 +167,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 		printk("slablab: no ACPI %s: running on the boot CPU only%s\n",
 		       acpi.present ? "MADT" : "tables",
 		       acpi.present ? "" : " (no MADT to find the others), without HPET or PM timer");
+	numa_init_from_acpi();
 	apic_init_bsp(acpi.lapic_addr);
 	apic_init_cpu();
 
@@ -159,6 +181,8 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	spin_pv_init(arch_hypervisor());
 	smp_boot_finish(); /* also starts the page allocator while the APs come up */
 	irq_enable_raw();  /* from here on the boot CPU takes IPIs like every other */
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		numa_assign_cpu(cpu, per_cpu(percpu_hdr, cpu).apic_id);
 
 	printk("slablab: %d of %d CPUs online (%s APIC), TSC %llu kHz (%s), %llu MiB RAM, "
 	       "accel %s, cpu \"%s\"\n",
@@ -170,7 +194,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       "\"tsc_windows_kept\":%d,\"tsc_clocks\":\"%s\",\"acpi\":%s,\"acpi_root\":\"%s\","
 	       "\"mem_mib\":%llu,\"boot_ms\":%llu.%03llu,\"ap_bringup_ms\":%llu.%03llu,"
 	       "\"x2apic\":%s,\"cx16\":%s,\"slab_freelist\":\"%s\",\"accel\":\"%s\","
-	       "\"firmware\":\"%s\"}\n",
+	       "\"firmware\":\"%s\",\"numa_nodes\":%d}\n",
 	       nr_cpu_ids, nr_cpus_found, (unsigned long long)tsc_khz, tsc_source, tsc_spread_ppm,
 	       tsc_windows, tsc_windows_kept, tsc_clocks, acpi.present ? "true" : "false",
 	       acpi.present ? acpi.root : "none",
@@ -183,6 +207,7 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	       /* mm/ takes slab_lock exactly when arch_has_cmpxchg_double() says no; the slab
 	        * suite checks that slab_freelist_method() agrees with the boot JSON. */
 	       cpu_cx16 ? "cmpxchg16b" : "slab_lock",
-	       arch_accel(), boot_info.efi ? "uefi" : "bios");
+	       arch_accel(), boot_info.efi ? "uefi" : "bios", nr_node_ids);
+	numa_print();
 	kmain();
 }

@@ -15,7 +15,7 @@ HT_COMMON := $(HT_OBJ)/plain/t/arch/host/host_env.o $(HT_OBJ)/plain/k/kernel/pri
 	$(HT_OBJ)/plain/k/kernel/spinlock.o $(HT_OBJ)/plain/strlcpy.o
 
 # The kernel sources each test needs besides HT_COMMON.
-$(HT)/test_buddy: $(HT_OBJ)/plain/k/mm/page_alloc.o
+$(HT)/test_buddy: $(HT_OBJ)/plain/k/mm/page_alloc.o $(HT_OBJ)/plain/k/kernel/numa.o
 $(HT)/test_acpi: $(HT_OBJ)/plain/k/arch/x86/acpi.o
 $(HT)/test_multiboot: $(HT_OBJ)/plain/k/arch/x86/multiboot.o
 $(HT)/test_tsc_calib: $(HT_OBJ)/plain/k/arch/x86/tsc_calib.o

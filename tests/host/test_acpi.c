@@ -3,7 +3,8 @@
  * arch/x86/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
  * entries, overrides, duplicates, too many CPUs, broken entries), acpi_parse_fadt's PM timer
  * (PM_TMR_BLK, X_PM_TMR_BLK, widths, what is refused), and acpi_init over a
- * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards.
+ * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards, and
+ * the SRAT and SLIT (QEMU's 2- and 4-node samples, and bad ones) with acpi_numa_layout.
  */
 #include <errno.h>
 #include <sanitizer/asan_interface.h>
@@ -1300,6 +1301,253 @@ static void init_dsdt(void)
 		 acpi.s5_err);
 }
 
+/* ---- SRAT and SLIT (acpi_parse_srat, acpi_parse_slit) and the layout they make ---- */
+
+/* QEMU's 128 MiB guest: RAM below 640 KiB and from 1 MiB up. */
+static const struct mem_region ram128[] = {
+	{ 0, 0x9fc00, MEM_USABLE }, { 0x9fc00, 0x400, MEM_RESERVED },
+	{ 0x100000, 0x7f00000 - 0x100000, MEM_USABLE }, { 0xfffc0000, 0x40000, MEM_RESERVED },
+};
+static struct numa_layout lay;
+static char lerr[160];
+static u8 *numa_tables[3]; /* the last sample's: info.slit points into [2] */
+
+/* info := the sample's MADT, SRAT and SLIT (as read from files, patched by fix). */
+static int numa_sample(const char *dir, void (*fix)(u8 *srat, u8 *slit))
+{
+	u8 **t = numa_tables;
+	char path[128];
+	size_t len;
+	const char *names[3] = { "APIC", "SRAT", "SLIT" };
+	int rc = 0;
+
+	memset(&info, 0, sizeof(info));
+	for (int i = 0; i < 3; i++) {
+		free(t[i]);
+		snprintf(path, sizeof(path), "tests/host/acpi-samples/%s/%s.bin", dir, names[i]);
+		t[i] = read_sample(path, &len);
+		if (!t[i])
+			return -1;
+	}
+	if (fix)
+		fix(t[1], t[2]);
+	rc |= acpi_parse_madt(t[0], &info);
+	rc |= acpi_parse_srat(t[1], &info);
+	rc |= acpi_parse_slit(t[2], &info);
+	lerr[0] = 0;
+	return rc ? rc : acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr, sizeof(lerr));
+}
+
+static int node_of_apic(u32 id)
+{
+	for (int i = 0; i < lay.nr_cpus; i++)
+		if (lay.cpu_apic[i] == id)
+			return lay.cpu_node[i];
+	return -1;
+}
+
+static void srat_two_nodes(void)
+{
+	int rc = numa_sample("qemu-7.2-numa2", NULL);
+
+	kt_check(rc == 0 && info.have_srat && info.have_slit && info.nr_srat_cpus == 4 &&
+			 lay.nr_nodes == 2 && node_of_apic(0) == 0 && node_of_apic(1) == 0 &&
+			 node_of_apic(2) == 1 && node_of_apic(3) == 1,
+		 "srat: QEMU 7.2, 2 nodes: CPUs 0-1 on node 0, 2-3 on node 1",
+		 "rc %d \"%s\" srat %d slit %d cpus %d nodes %d: %d %d %d %d", rc, lerr, info.have_srat,
+		 info.have_slit, info.nr_srat_cpus, lay.nr_nodes, node_of_apic(0), node_of_apic(1),
+		 node_of_apic(2), node_of_apic(3));
+	kt_check(rc == 0 && lay.nr_memblks == 3 && lay.memblks[0].base == 0 &&
+			 lay.memblks[0].end == 0xa0000 && lay.memblks[0].nid == 0 &&
+			 lay.memblks[1].base == 0x100000 && lay.memblks[1].end == 0x4000000 &&
+			 lay.memblks[1].nid == 0 && lay.memblks[2].base == 0x4000000 &&
+			 lay.memblks[2].end == 0x8000000 && lay.memblks[2].nid == 1,
+		 "srat: QEMU 7.2, 2 nodes: 64 MiB each, the low 640 KiB on node 0",
+		 "%d blocks: %#llx-%#llx n%d, %#llx-%#llx n%d, %#llx-%#llx n%d", lay.nr_memblks,
+		 (unsigned long long)lay.memblks[0].base, (unsigned long long)lay.memblks[0].end,
+		 lay.memblks[0].nid, (unsigned long long)lay.memblks[1].base,
+		 (unsigned long long)lay.memblks[1].end, lay.memblks[1].nid,
+		 (unsigned long long)lay.memblks[2].base, (unsigned long long)lay.memblks[2].end,
+		 lay.memblks[2].nid);
+	kt_check(rc == 0 && lay.distance[0][0] == 10 && lay.distance[0][1] == 20 &&
+			 lay.distance[1][0] == 20 && lay.distance[1][1] == 10,
+		 "slit: QEMU 7.2, 2 nodes: 10/20", "%u %u %u %u", lay.distance[0][0],
+		 lay.distance[0][1], lay.distance[1][0], lay.distance[1][1]);
+}
+
+static void srat_four_nodes(void)
+{
+	int rc = numa_sample("qemu-7.2-numa4", NULL);
+	bool mem[4] = { false };
+
+	for (int i = 0; i < lay.nr_memblks; i++)
+		mem[lay.memblks[i].nid] = true;
+	kt_check(rc == 0 && lay.nr_nodes == 4 && node_of_apic(0) == 0 && node_of_apic(1) == 1 &&
+			 node_of_apic(2) == 1 && node_of_apic(3) == 2 && mem[0] && !mem[1] && mem[2] &&
+			 mem[3],
+		 "srat: 4 nodes: node 1 has CPUs and no memory, node 3 memory and no CPUs",
+		 "rc %d \"%s\" nodes %d cpus %d %d %d %d mem %d %d %d %d", rc, lerr, lay.nr_nodes,
+		 node_of_apic(0), node_of_apic(1), node_of_apic(2), node_of_apic(3), mem[0], mem[1],
+		 mem[2], mem[3]);
+	kt_check(rc == 0 && lay.distance[0][1] == 15 && lay.distance[1][0] == 20 &&
+			 lay.distance[1][3] == 40 && lay.distance[3][1] == 35 &&
+			 lay.distance[2][3] == 15 && lay.distance[3][3] == 10,
+		 "slit: 4 nodes, asymmetric distances by domain",
+		 "0-1 %u 1-0 %u 1-3 %u 3-1 %u 2-3 %u 3-3 %u", lay.distance[0][1], lay.distance[1][0],
+		 lay.distance[1][3], lay.distance[3][1], lay.distance[2][3], lay.distance[3][3]);
+}
+
+/* The 2-node sample's SRAT entries: CPUs at 48, 64, 80, 96; memory from 112, 40 bytes each. */
+static void fix_cpu_absent(u8 *srat, u8 *slit)
+{
+	srat[64 + 3] = 77; /* CPU 1's APIC id: no such CPU in the MADT */
+}
+
+static void fix_overlap(u8 *srat, u8 *slit)
+{
+	u64 base = 0x3000000; /* node 1's range now starts inside node 0's */
+
+	memcpy(srat + 112 + 2 * 40 + 8, &base, 8);
+}
+
+static void fix_no_ram(u8 *srat, u8 *slit)
+{
+	u64 base = 0x40000000; /* node 1's range at 1 GiB, past the 128 MiB of RAM */
+
+	memcpy(srat + 112 + 2 * 40 + 8, &base, 8);
+}
+
+static void fix_small_slit(u8 *srat, u8 *slit)
+{
+	srat[80 + 2] = srat[96 + 2] = 5; /* CPUs 2 and 3 in domain 5: the SLIT has 2 */
+	srat[112 + 2 * 40 + 2] = 5;
+}
+
+static void fix_bad_distance(u8 *srat, u8 *slit)
+{
+	slit[44 + 1] = 10; /* remote distance 10: invalid */
+}
+
+static void srat_bad(void)
+{
+	int rc;
+
+	memset(&info, 0, sizeof(info));
+	rc = acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr, sizeof(lerr));
+	kt_check(rc == -1 && strstr(lerr, "no SRAT"), "srat: none: one node, and why",
+		 "rc %d \"%s\"", rc, lerr);
+	rc = numa_sample("qemu-7.2-numa2", fix_cpu_absent);
+	kt_check(rc == -1 && strstr(lerr, "APIC id 77") && strstr(lerr, "MADT does not list"),
+		 "srat: a CPU the MADT does not have is refused", "rc %d \"%s\"", rc, lerr);
+	rc = numa_sample("qemu-7.2-numa2", fix_overlap);
+	kt_check(rc == -1 && strstr(lerr, "overlap"), "srat: overlapping memory ranges are refused",
+		 "rc %d \"%s\"", rc, lerr);
+	rc = numa_sample("qemu-7.2-numa2", fix_no_ram);
+	kt_check(rc == -1 && strstr(lerr, "no RAM"), "srat: memory that does not exist is refused",
+		 "rc %d \"%s\"", rc, lerr);
+	rc = numa_sample("qemu-7.2-numa2", fix_small_slit);
+	kt_check(rc == -1 && strstr(lerr, "SLIT has 2 localities"),
+		 "slit: a domain past the SLIT's localities is refused", "rc %d \"%s\"", rc, lerr);
+	rc = numa_sample("qemu-7.2-numa2", fix_bad_distance);
+	kt_check(rc == -1 && strstr(lerr, "distance from domain 0 to 1 is 10"),
+		 "slit: a remote distance of 10 is refused", "rc %d \"%s\"", rc, lerr);
+
+	/* More domains than MAX_NUMNODES: one hand-built SRAT of 9 CPUs in 9 domains. */
+	{
+		static u8 srat[48 + 9 * 16 + 40];
+		u32 len = sizeof(srat);
+
+		memset(&info, 0, sizeof(info));
+		memcpy(srat, "SRAT", 4);
+		memcpy(srat + 4, &len, 4);
+		srat[8] = 3;
+		for (int i = 0; i < 9; i++) {
+			u8 *e = srat + 48 + i * 16;
+
+			e[0] = 0;
+			e[1] = 16;
+			e[2] = (u8)i;
+			e[3] = (u8)i;
+			e[4] = 1;
+			info.cpus[info.nr_cpus++].apic_id = (u32)i;
+		}
+		u8 *m = srat + 48 + 9 * 16;
+		u64 base = 0x100000, mlen = 0x1000000;
+
+		m[0] = 1;
+		m[1] = 40;
+		memcpy(m + 8, &base, 8);
+		memcpy(m + 16, &mlen, 8);
+		m[28] = 1;
+		rc = acpi_parse_srat(srat, &info);
+		rc = rc ? rc : acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr,
+						  sizeof(lerr));
+		kt_check(rc == -1 && strstr(lerr, "more than 8 proximity domains"),
+			 "srat: 9 domains, more than MAX_NUMNODES, are refused", "rc %d \"%s\"", rc,
+			 lerr);
+		/* The same with 8 CPUs (domains 0..7) is taken: 8 nodes, x2APIC entries too. */
+		srat[48 + 8 * 16 + 4] = 0; /* the ninth CPU disabled */
+		memset(&info.srat_cpus, 0, sizeof(info.srat_cpus));
+		info.nr_srat_cpus = info.nr_srat_mem = 0;
+		info.have_srat = false;
+		rc = acpi_parse_srat(srat, &info);
+		rc = rc ? rc : acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr,
+						  sizeof(lerr));
+		kt_check(rc == 0 && lay.nr_nodes == 8 && node_of_apic(7) == 7 && node_of_apic(8) == 0,
+			 "srat: 8 domains are 8 nodes; a CPU the SRAT leaves out is on node 0",
+			 "rc %d \"%s\" nodes %d cpu7 %d cpu8 %d", rc, lerr, lay.nr_nodes,
+			 node_of_apic(7), node_of_apic(8));
+	}
+
+	/* x2APIC affinity (type 2): a 32-bit APIC id and domain; revision 1's 8-bit domain of a
+	 * type 0 entry, revision 2's 32-bit one (bits 31-8 at bytes 9..11). */
+	{
+		static u8 srat[48 + 24 + 16 + 40];
+		u32 len = sizeof(srat), v;
+		u8 *x = srat + 48, *l = srat + 48 + 24, *m = srat + 48 + 24 + 16;
+		u64 base = 0x100000, mlen = 0x1000000;
+
+		memset(&info, 0, sizeof(info));
+		memcpy(srat, "SRAT", 4);
+		memcpy(srat + 4, &len, 4);
+		srat[8] = 2;
+		x[0] = 2;
+		x[1] = 24;
+		v = 0x1234; /* domain */
+		memcpy(x + 4, &v, 4);
+		v = 300; /* x2APIC id past 255 */
+		memcpy(x + 8, &v, 4);
+		x[12] = 1;
+		l[0] = 0;
+		l[1] = 16;
+		l[2] = 0x34;
+		l[3] = 7;
+		l[4] = 1;
+		l[9] = 0x12; /* revision 2: domain 0x1234 too */
+		m[0] = 1;
+		m[1] = 40;
+		v = 0x1234;
+		memcpy(m + 2, &v, 4);
+		memcpy(m + 8, &base, 8);
+		memcpy(m + 16, &mlen, 8);
+		m[28] = 1;
+		info.cpus[0].apic_id = 300;
+		info.cpus[1].apic_id = 7;
+		info.nr_cpus = 2;
+		rc = acpi_parse_srat(srat, &info);
+		rc = rc ? rc : acpi_numa_layout(&info, ram128, ARRAY_SIZE(ram128), &lay, lerr,
+						  sizeof(lerr));
+		kt_check(rc == 0 && info.nr_srat_cpus == 2 && info.srat_cpus[0].apic_id == 300 &&
+				 info.srat_cpus[0].pxm == 0x1234 && info.srat_cpus[1].pxm == 0x1234 &&
+				 lay.nr_nodes == 1 && lay.pxm[0] == 0x1234 && node_of_apic(300) == 0 &&
+				 node_of_apic(7) == 0,
+			 "srat: an x2APIC entry (id 300) and a revision-2 domain of 32 bits",
+			 "rc %d \"%s\" cpus %d id %u pxm %#x %#x nodes %d", rc, lerr,
+			 info.nr_srat_cpus, info.srat_cpus[0].apic_id, info.srat_cpus[0].pxm,
+			 info.srat_cpus[1].pxm, lay.nr_nodes);
+	}
+}
+
 int main(void)
 {
 	checksum();
@@ -1313,6 +1561,11 @@ int main(void)
 	fadt_reboot_samples();
 	s5_qemu_samples();
 	s5_encodings();
+	srat_two_nodes();
+	srat_four_nodes();
+	srat_bad();
+	for (int i = 0; i < 3; i++)
+		free(numa_tables[i]);
 	if (map_arena()) {
 		init_chain();
 		init_odd_tables();

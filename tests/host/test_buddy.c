@@ -12,6 +12,7 @@
 
 #include "arch/host/host_env.h"
 #include "kernel/arch.h" /* RFLAGS_IF (arch/host/cpu.h) */
+#include "kernel/numa.h"
 #include "mm/page_alloc.h"
 #include "tests/host/ktest.h"
 
@@ -672,6 +673,70 @@ static void stress(void)
 		 "stress: draining restores the starting free lists", "free %lu; %s", st.free, why);
 }
 
+/* Two nodes split at pfn 4096, which the range [1030, 5000) straddles; this CPU on node 1. */
+static void two_nodes(void)
+{
+	static struct numa_layout l;
+	unsigned long got[2] = { 0, 0 }, wrong = 0, expect0 = 997 + (4096 - 1030);
+	unsigned long expect1 = (5000 - 4096) + 1956 + 92;
+	struct page_alloc_stats st0, st1;
+	struct page *p;
+
+	memset(&l, 0, sizeof(l));
+	l.nr_nodes = 2;
+	l.distance[0][0] = l.distance[1][1] = 10;
+	l.distance[0][1] = l.distance[1][0] = 20;
+	l.nr_memblks = 2;
+	l.memblks[0] = (struct numa_memblk){ 0, 4096UL << PAGE_SHIFT, 0 };
+	l.memblks[1] = (struct numa_memblk){ 4096UL << PAGE_SHIFT, NPFN << PAGE_SHIFT, 1 };
+	l.nr_cpus = 1;
+	l.cpu_apic[0] = 0;
+	l.cpu_node[0] = 1;
+	numa_install(&l, NULL);
+	numa_assign_cpu(0, 0);
+	setup();
+	kt_check(nr_node_ids == 2 && numa_node_id() == 1 && numa_fallback[1][1] == 0,
+		 "numa: two nodes installed, this CPU on node 1", "nodes %d here %d", nr_node_ids,
+		 numa_node_id());
+	p = alloc_pages(0, 3);
+	kt_check(p && page_to_nid(p) == 1, "numa: alloc_pages takes from this CPU's node",
+		 "page %p nid %d", (void *)p, p ? page_to_nid(p) : -1);
+	if (p)
+		__free_pages(p, 3);
+	/* Every page of node 0, one at a time: none of node 1's (no block crosses pfn 4096). */
+	while ((p = alloc_pages_node(0, __GFP_THISNODE | __GFP_NOWARN, 0))) {
+		got[0]++;
+		wrong += page_to_nid(p) != 0;
+	}
+	kt_check(got[0] == expect0 && !wrong,
+		 "numa: __GFP_THISNODE drains node 0 alone; no buddy merged across the nodes",
+		 "got %lu of %lu, %lu of another node", got[0], expect0, wrong);
+	page_alloc_get_node_stats(1, &st1);
+	kt_check(st1.free == expect1 && nr_free_pages_node(1) == expect1,
+		 "numa: node 1 keeps its pages while node 0 is empty", "free %lu, want %lu", st1.free,
+		 expect1);
+	/* Node 0 empty: its allocations fall back to node 1 (none with __GFP_THISNODE). Node 0
+	 * counts two failures then: the drain's last try and this one. */
+	p = alloc_pages_node(0, __GFP_THISNODE | __GFP_NOWARN, 0);
+	kt_check(!p, "numa: __GFP_THISNODE on an empty node fails", "page %p", (void *)p);
+	p = alloc_pages_node(0, __GFP_NOWARN, 0);
+	page_alloc_get_node_stats(1, &st1);
+	page_alloc_get_node_stats(0, &st0);
+	kt_check(p && page_to_nid(p) == 1 && st1.fallback == 1 && st0.failed == 2,
+		 "numa: an empty node's allocation falls back to the nearest",
+		 "page %p nid %d fallback %lu failed %lu", (void *)p, p ? page_to_nid(p) : -1,
+		 st1.fallback, st0.failed);
+	while ((p = alloc_pages_node(1, __GFP_THISNODE | __GFP_NOWARN, 0))) {
+		got[1]++;
+		wrong += page_to_nid(p) != 1;
+	}
+	kt_check(got[1] == expect1 - 1 && !wrong && !nr_free_pages(),
+		 "numa: node 1's pages are its own; then nothing is left", "got %lu wrong %lu free %lu",
+		 got[1], wrong, nr_free_pages());
+	numa_reset();
+	setup();
+}
+
 int main(void)
 {
 	small_layout();
@@ -680,6 +745,7 @@ int main(void)
 	warnings();
 	bad_frees();
 	stress();
+	two_nodes();
 	kt_check(!irq_error[0], "interrupts restored after every call", "%s", irq_error);
 	return kt_finish();
 }

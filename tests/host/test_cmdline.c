@@ -30,6 +30,7 @@ struct boot_options {
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
 	char x2apic[8];          /* APIC mode: auto, off */
+	char numa[8];            /* NUMA nodes from the SRAT: on, off */
 	char scheme[128];        /* schemes: "all" or a comma list */
 	bool scheme_given;
 	char fastpath[16];       /* default slab fastpath: irq, cmpxchg */
@@ -71,7 +72,7 @@ static const struct field {
 	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
 	  offsetof(struct boot_options, n##_given) }
 	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
-	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
+	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), F(numa, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
 	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
@@ -245,6 +246,7 @@ static void defaults(void)
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
 	KT_EQ_S("default x2apic=auto", d.x2apic, "auto");
+	KT_EQ_S("default numa=on", d.numa, "on");
 
 	KT_EQ_S("default scheme=partial", d.scheme, "partial");
 	KT_EQ_U("default scheme_given false", d.scheme_given, 0);
@@ -375,6 +377,10 @@ static void apic_mode(void)
 	strcpy(want.x2apic, "auto");
 	accept("x2apic=auto", "x2apic=auto");
 	reject("x2apic=on rejected, naming the choices", "x2apic=on", "x2apic", "auto", "off", NULL);
+	strcpy(want.numa, "off");
+	accept("numa=off", "numa=off");
+	strcpy(want.numa, "on");
+	reject("numa=2 rejected, naming the choices", "numa=2", "numa", "on", "off", NULL);
 }
 
 static void numbers(void)
