@@ -135,9 +135,10 @@ static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *obj
 		*(void **)((char *)object + s->offset) = fp;
 }
 
+/* s->cpu_slab[smp_processor_id()], without the multiply: the offset is per-cpu (%gs:24). */
 static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
 {
-	return &s->cpu_slab[smp_processor_id()];
+	return (struct kmem_cache_cpu *)((char *)s->cpu_slab + arch_slub_cpu_off());
 }
 
 static inline unsigned long next_tid(unsigned long tid)
@@ -154,6 +155,26 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 	/* s->objects, not slab->objects: the same, and never written while others read it
 	 * (an owner scheme's owner updates the counters word beside it without atomics). */
 	return idx * s->size == off && idx < s->objects;
+}
+
+/*
+ * Does head go onto this cpu's freelist? With its slab known (kfree, bulk, the hardened and
+ * layer paths have checked it): when that is the cpu slab. Without (slab NULL: the
+ * fastpath of kmem_cache_free, only for caches with a power-of-two size, which has not
+ * looked the slab up): when head is an object start inside the cpu slab, which also makes
+ * it an object of this cache. Anything else (NULL, another slab's object, another cache's,
+ * no slab object at all, a pointer inside an object) goes to __slab_free, whose check
+ * (free_check) reports what is wrong with it.
+ */
+static __always_inline bool on_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					struct slab *slab, const void *head)
+{
+	unsigned long off;
+
+	if (slab)
+		return slab == c->slab;
+	off = (unsigned long)((uptr)head - c->slab_base);
+	return off < c->slab_span && !(off & s->size_mask);
 }
 
 /* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
@@ -478,11 +499,13 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 			stat(s, c, ALLOC_REFILL);
 			goto load;
 		}
-		c->slab = NULL; /* full, unfrozen, on no list */
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
 		c->tid = next_tid(c->tid);
 		stat(s, c, DEACTIVATE_BYPASS);
 	}
 	freelist = s->scheme->get_partial(s, c);
+	/* The scheme (or lab 4's code) sets c->slab alone; the fastpath's range follows it. */
+	cpu_slab_set(s, c, c->slab);
 	if (freelist)
 		goto load;
 	slab = allocate_slab(s, gfp);
@@ -497,7 +520,7 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 	slab->inuse = slab->objects;
 	slab->frozen = 1;
 	slab->owner = smp_processor_id();
-	c->slab = slab;
+	cpu_slab_set(s, c, slab);
 load:
 	c->freelist = get_freepointer_fast(s, freelist, hardened);
 	c->tid = next_tid(c->tid);
@@ -516,6 +539,36 @@ static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct km
 	return __slab_alloc_slow(s, c, gfp, true);
 }
 
+/*
+ * The slow path, then interrupts back as flags had them: a fastpath that ends in this call
+ * keeps nothing across it, so it saves no registers (and, as a tail call, has no frame).
+ */
+static __noinline void *slab_alloc_slow_irq_plain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						  gfp_t gfp, unsigned long flags)
+{
+	void *object = slab_alloc_slow(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __noinline void *slab_alloc_slow_irq_hardened(struct kmem_cache *s,
+						     struct kmem_cache_cpu *c, gfp_t gfp,
+						     unsigned long flags)
+{
+	void *object = slab_alloc_slow_hardened(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __always_inline void *slab_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						 gfp_t gfp, unsigned long flags, bool hardened)
+{
+	return hardened ? slab_alloc_slow_irq_hardened(s, c, gfp, flags)
+			: slab_alloc_slow_irq_plain(s, c, gfp, flags);
+}
+
 static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	/* LAB3: BEGIN */
@@ -526,12 +579,10 @@ static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	object = c->freelist;
-	if (likely(object)) {
-		c->freelist = get_freepointer_fast(s, object, hardened);
-		stat(s, c, ALLOC_FASTPATH);
-	} else {
-		object = hardened ? slab_alloc_slow_hardened(s, c, gfp) : slab_alloc_slow(s, c, gfp);
-	}
+	if (unlikely(!object))
+		return slab_alloc_slow_irq(s, c, gfp, flags, hardened); /* restores flags */
+	c->freelist = get_freepointer_fast(s, object, hardened);
+	stat(s, c, ALLOC_FASTPATH);
 	local_irq_restore(flags);
 	return object;
 	/* LAB3: END */
@@ -549,12 +600,11 @@ redo:
 	tid = READ_ONCE(c->tid);
 	barrier(); /* tid before freelist: a change after this read shows as a new tid */
 	object = READ_ONCE(c->freelist);
-	if (unlikely(!object || !READ_ONCE(c->slab))) {
+	/* No test of c->slab: a cpu freelist is never left without its slab (cpu_slab_set
+	 * to NULL only with the freelist empty), and the tid tells whether both still hold. */
+	if (unlikely(!object)) {
 		local_irq_save(flags);
-		object = hardened ? slab_alloc_slow_hardened(s, this_cpu_slab(s), gfp)
-				  : slab_alloc_slow(s, this_cpu_slab(s), gfp);
-		local_irq_restore(flags);
-		return object;
+		return slab_alloc_slow_irq(s, this_cpu_slab(s), gfp, flags, hardened);
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
 	next = get_freepointer_fast(s, object, hardened);
@@ -581,15 +631,66 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 	return object;
 }
 
-void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
-{
-	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
-		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp, false)
-							  : slab_alloc_fast_irq(s, gfp, false);
+/*
+ * kmem_cache_alloc and kmem_cache_free are one indirect jump each, to the entry points the
+ * cache chose when it was created (slab_choose_paths, below kmem_cache_free): the mode of a
+ * cache is decided once, not tested at every call. A jump, not a call: the entry point
+ * returns to kmem_cache_free's caller, which is what __builtin_return_address(0) there
+ * names in reports. The fastpath entries keep no frame pointer (FASTPATH_FN): they call
+ * nothing until their slow path, whose own frame links to the caller's.
+ */
+_Static_assert(offsetof(struct kmem_cache, alloc_fn) == 0, "kmem_cache_alloc: jmp *0(%rdi)");
+_Static_assert(offsetof(struct kmem_cache, free_fn) == 8, "kmem_cache_free: jmp *8(%rdi)");
+__asm__(".pushsection .text\n"
+	".globl kmem_cache_alloc\n"
+	".type kmem_cache_alloc, @function\n"
+	".p2align 4\n"
+	"kmem_cache_alloc:\n"
+	"\tjmp *0(%rdi)\n"
+	".size kmem_cache_alloc, . - kmem_cache_alloc\n"
+	".globl kmem_cache_free\n"
+	".type kmem_cache_free, @function\n"
+	".p2align 4\n"
+	"kmem_cache_free:\n"
+	"\tjmp *8(%rdi)\n"
+	".size kmem_cache_free, . - kmem_cache_free\n"
+	".popsection\n");
 
+#define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+
+static __always_inline void *alloc_zero(struct kmem_cache *s, gfp_t gfp, void *p)
+{
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
 	return p;
+}
+
+/* __GFP_ZERO: tested first, so the fastpaths keep nothing for after the allocation. */
+static __noinline void *alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
+{
+	return alloc_zero(s, gfp, s->fastpath == SLAB_FASTPATH_CMPXCHG
+					  ? slab_alloc_cmpxchg(s, gfp, false)
+					  : slab_alloc_fast_irq(s, gfp, false));
+}
+
+static FASTPATH_FN void *alloc_entry_irq(struct kmem_cache *s, gfp_t gfp)
+{
+	if (unlikely(gfp & __GFP_ZERO))
+		return alloc_zeroed(s, gfp);
+	return slab_alloc_fast_irq(s, gfp, false);
+}
+
+static FASTPATH_FN void *alloc_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp)
+{
+	if (unlikely(gfp & __GFP_ZERO))
+		return alloc_zeroed(s, gfp);
+	return slab_alloc_cmpxchg(s, gfp, false);
+}
+
+/* A layer in front of the cpu slab (a scheme's, or debugging's). */
+static void *alloc_entry_layer(struct kmem_cache *s, gfp_t gfp)
+{
+	return alloc_zero(s, gfp, s->layer_alloc(s, gfp));
 }
 
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
@@ -665,11 +766,34 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 	spin_unlock(&n->list_lock);
 }
 
-/* Two copies, as for slab_alloc_slow. */
+static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller);
+
+/*
+ * Two copies, as for slab_alloc_slow. A NULL slab: one object (head) that the fastpath of
+ * kmem_cache_free found not to be in the cpu slab, unchecked yet (on_cpu_slab).
+ */
 static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				   struct slab *slab, void *head, void *tail, unsigned int cnt,
 				   void *caller)
 {
+	if (!slab) {
+		if (!head)
+			return;
+		slab = free_check(s, head, caller);
+		if (!slab)
+			return;
+		if (slab == c->slab) { /* cannot be (on_cpu_slab took it), but the push is right */
+			if (unlikely(head == c->freelist)) {
+				slab_report_bad(s, head, caller, "double free of");
+				return;
+			}
+			set_freepointer_fast(s, head, c->freelist, false);
+			c->freelist = head;
+			c->tid = next_tid(c->tid);
+			stat(s, c, FREE_FASTPATH);
+			return;
+		}
+	}
 	__slab_free_body(s, c, slab, head, tail, cnt, caller, false);
 }
 
@@ -691,6 +815,42 @@ static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *
 		__slab_free(s, c, slab, head, tail, cnt, caller);
 }
 
+/*
+ * __slab_free with interrupts off for the span of it (the fastpaths call it with them as
+ * they were at their start): six arguments in registers, so a fastpath ends in a jump here
+ * and keeps nothing across it (no saved registers, no frame).
+ */
+static __noinline void slab_free_slow_plain(struct kmem_cache *s, struct slab *slab, void *head,
+					    void *tail, unsigned int cnt, void *caller)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+	local_irq_restore(flags);
+}
+
+static __noinline void slab_free_slow_hardened(struct kmem_cache *s, struct slab *slab,
+					       void *head, void *tail, unsigned int cnt,
+					       void *caller)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+	local_irq_restore(flags);
+}
+
+static __always_inline void slab_free_slow(struct kmem_cache *s, struct slab *slab, void *head,
+					   void *tail, unsigned int cnt, void *caller,
+					   bool hardened)
+{
+	if (hardened)
+		slab_free_slow_hardened(s, slab, head, tail, cnt, caller);
+	else
+		slab_free_slow_plain(s, slab, head, tail, cnt, caller);
+}
+
 static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
 					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
@@ -700,7 +860,7 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (likely(slab == c->slab)) {
+	if (likely(on_cpu_slab(s, c, slab, head))) {
 		if (unlikely(head == c->freelist)) {
 			local_irq_restore(flags);
 			slab_report_bad(s, head, caller, "double free of");
@@ -709,12 +869,11 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
-	} else if (hardened) {
-		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
-	} else {
-		__slab_free(s, c, slab, head, tail, cnt, caller);
+		local_irq_restore(flags);
+		return;
 	}
 	local_irq_restore(flags);
+	slab_free_slow(s, slab, head, tail, cnt, caller, hardened); /* interrupts off in there */
 	/* LAB3: END */
 }
 
@@ -724,14 +883,14 @@ static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab 
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long tid, flags;
+	unsigned long tid;
 	void *freelist;
 
 redo:
 	c = this_cpu_slab(s);
 	tid = READ_ONCE(c->tid);
 	barrier();
-	if (likely(slab == READ_ONCE(c->slab))) {
+	if (likely(on_cpu_slab(s, c, slab, head))) {
 		freelist = READ_ONCE(c->freelist);
 		if (unlikely(head == freelist)) {
 			slab_report_bad(s, head, caller, "double free of");
@@ -745,12 +904,7 @@ redo:
 		}
 		stat(s, c, FREE_FASTPATH);
 	} else {
-		local_irq_save(flags);
-		if (hardened)
-			__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
-		else
-			__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
-		local_irq_restore(flags);
+		slab_free_slow(s, slab, head, tail, cnt, caller, hardened); /* interrupts off there */
 	}
 	/* LAB3: END */
 }
@@ -837,7 +991,23 @@ struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller)
 	return free_check(s, p, caller);
 }
 
-void kmem_cache_free(struct kmem_cache *s, void *p)
+/*
+ * kmem_cache_free's entry points (the jump above). A power-of-two size: the fastpath's
+ * on_cpu_slab tests that p is an object start in the cpu slab, two compares, and only
+ * what fails it is looked up and checked (__slab_free). Any other size: checked first,
+ * as a layer's objects are.
+ */
+static FASTPATH_FN void free_entry_irq(struct kmem_cache *s, void *p)
+{
+	slab_free_irq(s, NULL, p, p, 1, __builtin_return_address(0), false);
+}
+
+static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
+{
+	slab_free_cmpxchg(s, NULL, p, p, 1, __builtin_return_address(0), false);
+}
+
+static void free_entry_checked(struct kmem_cache *s, void *p)
 {
 	void *caller = __builtin_return_address(0);
 	struct slab *slab;
@@ -851,6 +1021,24 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 		s->layer_free(s, p, caller);
 	else
 		slab_free(s, slab, p, p, 1, caller);
+}
+
+/* s's entry points, from its fastpath, layer and size (end of __kmem_cache_create). */
+static void slab_choose_paths(struct kmem_cache *s)
+{
+	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
+
+	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
+	if (s->layer_alloc) {
+		s->alloc_fn = alloc_entry_layer;
+		s->free_fn = free_entry_checked;
+		return;
+	}
+	s->alloc_fn = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
+	if (s->size_mask)
+		s->free_fn = cmpxchg ? free_entry_cmpxchg : free_entry_irq;
+	else
+		s->free_fn = free_entry_checked;
 }
 
 /* ---- bulk ---- */
@@ -1221,6 +1409,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		slub_debug_release(s);
 		return -1;
 	}
+	slab_choose_paths(s);
 	return 0;
 }
 
@@ -1238,7 +1427,7 @@ static void flush_cpu_slab(void *arg)
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, c->freelist);
-		c->slab = NULL;
+		cpu_slab_set(s, c, NULL);
 		c->freelist = NULL;
 		c->tid = next_tid(c->tid);
 	}

@@ -7,6 +7,7 @@
 #define SLABLAB_SLUB_H
 
 #include "kernel/list.h"
+#include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -100,11 +101,20 @@ _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order)
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
-	struct slab *slab;     /* the cpu slab, frozen, or NULL */
+	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
+	/*
+	 * The fastpath's test that a freed pointer is in the cpu slab, without finding its
+	 * slab: p - slab_base < slab_span (slab_base the slab's first object, slab_span its
+	 * objects times their size; 0 with no cpu slab, so nothing is in it).
+	 */
+	uptr slab_base;
+	unsigned long slab_span;
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
+_Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
+	       "kernel/percpu.h's PERCPU_SLUB_STRIDE is the size of struct kmem_cache_cpu");
 
 struct kmem_cache_node {
 	struct spinlock list_lock;
@@ -120,6 +130,13 @@ struct kmem_cache_node {
 struct slab_scheme;
 
 struct kmem_cache {
+	/*
+	 * What kmem_cache_alloc and kmem_cache_free jump to (one indirect jump, no test):
+	 * chosen once when the cache is created (slab_choose_paths in mm/slub.c) from its
+	 * fastpath, layer, size and debugging. At offsets 0 and 8: the jumps are assembly.
+	 */
+	void *(*alloc_fn)(struct kmem_cache *s, gfp_t gfp);
+	void (*free_fn)(struct kmem_cache *s, void *p);
 	struct kmem_cache_cpu *cpu_slab; /* [nr_cpu_ids] */
 	/* The scheme's own layer, if it has one (copied from scheme: one load on the fastpath). */
 	void *(*layer_alloc)(struct kmem_cache *s, gfp_t gfp);
@@ -150,6 +167,8 @@ struct kmem_cache {
 	 */
 	unsigned long freeptr_xor_key;
 	unsigned int red_left_pad;
+	unsigned int size_mask;   /* size - 1 for a power-of-two size (the fastpath's test of an
+				   * object start), 0 for any other (the reciprocal test) */
 	struct slub_debug_state *dbg;
 	struct kmem_cache_node node[1]; /* one NUMA node for now */
 };
@@ -268,6 +287,14 @@ static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
 static inline void *slab_address(struct slab *slab)
 {
 	return page_address((struct page *)slab);
+}
+
+/* Make slab (or none: NULL) this cpu's slab. Interrupts off, on the cpu whose c is. */
+static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	c->slab = slab;
+	c->slab_base = slab ? (uptr)slab_address(slab) : 0;
+	c->slab_span = slab ? (unsigned long)s->objects * s->size : 0;
 }
 
 /* The slab an address is in, or NULL if it is not in a slab. */

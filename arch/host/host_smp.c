@@ -56,6 +56,7 @@
 
 __thread int host_cpu;
 __thread unsigned long host_percpu_off;
+__thread unsigned long host_slub_off;
 __thread int host_irq_off;
 #if HOST_SMP == HOST_SMP_SOFT
 __thread unsigned int host_irq_pending;
@@ -267,6 +268,7 @@ static void become_cpu(int cpu)
 {
 	host_cpu = cpu;
 	host_percpu_off = __per_cpu_offset[cpu];
+	host_slub_off = (unsigned long)cpu * PERCPU_SLUB_STRIDE;
 }
 
 static void *cpu_main(void *arg)
