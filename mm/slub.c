@@ -1117,9 +1117,11 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 		object = p[--size];
 		if (!object)
 			continue;
-		/* Same slab: inside its pages (one compare) and at an object start. */
+		/* Same slab: inside its pages (one compare) and at an object start (a
+		 * power-of-two size: one test of the offset's low bits, as on_cpu_slab). */
 		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
-		    object_start(s, df->slab, object)) {
+		    (s->size_mask ? !(((uptr)object - base) & s->size_mask)
+				  : object_start(s, df->slab, object))) {
 			if (object == df->freelist) { /* the same object twice in one call */
 				slab_report_bad(s, object, caller, "double free (twice in one bulk) of");
 				p[size] = NULL;
