@@ -169,21 +169,27 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 static __always_inline bool on_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c,
 					struct slab *slab, const void *head)
 {
-	unsigned long off;
-
 	if (slab)
 		return slab == c->slab;
-	off = (unsigned long)((uptr)head - c->slab_base);
-	return off < c->slab_span && !(off & s->size_mask);
+	return !(((uptr)head - c->slab_base) & c->slab_mask); /* kmem_cache_cpu's comment */
 }
 
-/* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
+/*
+ * "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. caller NULL:
+ * this function's return address, for the fastpath entries of kmem_cache_free, which jump
+ * here (so that is their caller's) and need not load it on their way.
+ */
 void __noinline slab_report_bad(struct kmem_cache *s, const void *p, void *caller,
 				 const char *what)
 {
 	u64 off;
-	const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
+	const char *fn;
 
+	if (!caller)
+		caller = __builtin_return_address(0);
+	fn = kallsyms_lookup((u64)(uptr)caller, &off);
+	if (!p)
+		return; /* freeing NULL does nothing (the fastpath's double-free test sends it) */
 	__atomic_fetch_add(&bad_input, 1, __ATOMIC_RELAXED);
 	printk("slab: %s: %s %p, caller %s+%#llx; left alone\n", s ? s->name : "kfree", what, p,
 	       fn ? fn : "?", (unsigned long long)(fn ? off : (u64)(uptr)caller));
@@ -632,29 +638,12 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 }
 
 /*
- * kmem_cache_alloc and kmem_cache_free are one indirect jump each, to the entry points the
- * cache chose when it was created (slab_choose_paths, below kmem_cache_free): the mode of a
- * cache is decided once, not tested at every call. A jump, not a call: the entry point
- * returns to kmem_cache_free's caller, which is what __builtin_return_address(0) there
- * names in reports. The fastpath entries keep no frame pointer (FASTPATH_FN): they call
- * nothing until their slow path, whose own frame links to the caller's.
+ * The entry points kmem_cache_alloc and kmem_cache_free call (mm/slab.h: through the cache's
+ * struct kmem_cache_entry, chosen in slab_choose_paths below kmem_cache_free). The fastpath
+ * ones keep no frame pointer (FASTPATH_FN): they call nothing but end, on a slow path, in
+ * a jump to a function that does the rest, whose frame links to their caller's.
  */
-_Static_assert(offsetof(struct kmem_cache, alloc_fn) == 0, "kmem_cache_alloc: jmp *0(%rdi)");
-_Static_assert(offsetof(struct kmem_cache, free_fn) == 8, "kmem_cache_free: jmp *8(%rdi)");
-__asm__(".pushsection .text\n"
-	".globl kmem_cache_alloc\n"
-	".type kmem_cache_alloc, @function\n"
-	".p2align 4\n"
-	"kmem_cache_alloc:\n"
-	"\tjmp *0(%rdi)\n"
-	".size kmem_cache_alloc, . - kmem_cache_alloc\n"
-	".globl kmem_cache_free\n"
-	".type kmem_cache_free, @function\n"
-	".p2align 4\n"
-	"kmem_cache_free:\n"
-	"\tjmp *8(%rdi)\n"
-	".size kmem_cache_free, . - kmem_cache_free\n"
-	".popsection\n");
+_Static_assert(offsetof(struct kmem_cache, entry) == 0, "mm/slab.h casts s to its entry");
 
 #define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
 
@@ -665,32 +654,29 @@ static __always_inline void *alloc_zero(struct kmem_cache *s, gfp_t gfp, void *p
 	return p;
 }
 
-/* __GFP_ZERO: tested first, so the fastpaths keep nothing for after the allocation. */
-static __noinline void *alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
+/*
+ * kmem_cache_alloc with __GFP_ZERO (mm/slab.h sends it here, so the entry points need not
+ * test it). A layer is called from here directly: a debug layer's caller is one frame up.
+ */
+void *kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
 {
-	return alloc_zero(s, gfp, s->fastpath == SLAB_FASTPATH_CMPXCHG
-					  ? slab_alloc_cmpxchg(s, gfp, false)
-					  : slab_alloc_fast_irq(s, gfp, false));
+	return alloc_zero(s, gfp, s->layer_alloc ? s->layer_alloc(s, gfp) : s->entry.alloc(s, gfp));
 }
 
 static FASTPATH_FN void *alloc_entry_irq(struct kmem_cache *s, gfp_t gfp)
 {
-	if (unlikely(gfp & __GFP_ZERO))
-		return alloc_zeroed(s, gfp);
 	return slab_alloc_fast_irq(s, gfp, false);
 }
 
 static FASTPATH_FN void *alloc_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp)
 {
-	if (unlikely(gfp & __GFP_ZERO))
-		return alloc_zeroed(s, gfp);
 	return slab_alloc_cmpxchg(s, gfp, false);
 }
 
-/* A layer in front of the cpu slab (a scheme's, or debugging's). */
+/* A layer in front of the cpu slab (a scheme's, or debugging's): its caller one frame up. */
 static void *alloc_entry_layer(struct kmem_cache *s, gfp_t gfp)
 {
-	return alloc_zero(s, gfp, s->layer_alloc(s, gfp));
+	return s->layer_alloc(s, gfp);
 }
 
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
@@ -825,6 +811,8 @@ static __noinline void slab_free_slow_plain(struct kmem_cache *s, struct slab *s
 {
 	unsigned long flags;
 
+	if (!caller) /* as slab_report_bad's: the entry points jump here */
+		caller = __builtin_return_address(0);
 	local_irq_save(flags);
 	__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
 	local_irq_restore(flags);
@@ -992,19 +980,21 @@ struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller)
 }
 
 /*
- * kmem_cache_free's entry points (the jump above). A power-of-two size: the fastpath's
+ * kmem_cache_free's entry points. A power-of-two size: the fastpath's
  * on_cpu_slab tests that p is an object start in the cpu slab, two compares, and only
  * what fails it is looked up and checked (__slab_free). Any other size: checked first,
  * as a layer's objects are.
  */
+/* caller NULL: they end in jumps to slab_report_bad or slab_free_slow, which take their own
+ * return address, kmem_cache_free's caller (the disassembly shows the jumps). */
 static FASTPATH_FN void free_entry_irq(struct kmem_cache *s, void *p)
 {
-	slab_free_irq(s, NULL, p, p, 1, __builtin_return_address(0), false);
+	slab_free_irq(s, NULL, p, p, 1, NULL, false);
 }
 
 static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
 {
-	slab_free_cmpxchg(s, NULL, p, p, 1, __builtin_return_address(0), false);
+	slab_free_cmpxchg(s, NULL, p, p, 1, NULL, false);
 }
 
 static void free_entry_checked(struct kmem_cache *s, void *p)
@@ -1030,15 +1020,15 @@ static void slab_choose_paths(struct kmem_cache *s)
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	if (s->layer_alloc) {
-		s->alloc_fn = alloc_entry_layer;
-		s->free_fn = free_entry_checked;
+		s->entry.alloc = alloc_entry_layer;
+		s->entry.free = free_entry_checked;
 		return;
 	}
-	s->alloc_fn = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
+	s->entry.alloc = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
 	if (s->size_mask)
-		s->free_fn = cmpxchg ? free_entry_cmpxchg : free_entry_irq;
+		s->entry.free = cmpxchg ? free_entry_cmpxchg : free_entry_irq;
 	else
-		s->free_fn = free_entry_checked;
+		s->entry.free = free_entry_checked;
 }
 
 /* ---- bulk ---- */
@@ -1345,6 +1335,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 		char *mine = priv + (size_t)cpu * area;
 
 		c->tid = (unsigned long)cpu;
+		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
 		c->priv = sch->cpu_size ? mine : NULL;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);

@@ -103,12 +103,15 @@ struct kmem_cache_cpu {
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
 	/*
-	 * The fastpath's test that a freed pointer is in the cpu slab, without finding its
-	 * slab: p - slab_base < slab_span (slab_base the slab's first object, slab_span its
-	 * objects times their size; 0 with no cpu slab, so nothing is in it).
+	 * The fastpath's test that a freed pointer is an object start in the cpu slab, without
+	 * finding its slab (caches of a power-of-two size, whose slab is a power of two too):
+	 * (p - slab_base) & slab_mask == 0, slab_mask having every bit at or above the slab's
+	 * size and every bit below the object size. With no cpu slab: base 0 and every bit,
+	 * which only NULL passes, and NULL then equals the empty cpu freelist (the double-free
+	 * test), which sends it to slab_report_bad, where freeing NULL is no bad input.
 	 */
 	uptr slab_base;
-	unsigned long slab_span;
+	unsigned long slab_mask;
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
@@ -130,13 +133,7 @@ struct kmem_cache_node {
 struct slab_scheme;
 
 struct kmem_cache {
-	/*
-	 * What kmem_cache_alloc and kmem_cache_free jump to (one indirect jump, no test):
-	 * chosen once when the cache is created (slab_choose_paths in mm/slub.c) from its
-	 * fastpath, layer, size and debugging. At offsets 0 and 8: the jumps are assembly.
-	 */
-	void *(*alloc_fn)(struct kmem_cache *s, gfp_t gfp);
-	void (*free_fn)(struct kmem_cache *s, void *p);
+	struct kmem_cache_entry entry; /* first: kmem_cache_alloc/free call through it (slab.h) */
 	struct kmem_cache_cpu *cpu_slab; /* [nr_cpu_ids] */
 	/* The scheme's own layer, if it has one (copied from scheme: one load on the fastpath). */
 	void *(*layer_alloc)(struct kmem_cache *s, gfp_t gfp);
@@ -294,7 +291,7 @@ static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 {
 	c->slab = slab;
 	c->slab_base = slab ? (uptr)slab_address(slab) : 0;
-	c->slab_span = slab ? (unsigned long)s->objects * s->size : 0;
+	c->slab_mask = slab ? ~((PAGE_SIZE << s->order) - 1) | (s->size - 1) : ~0UL;
 }
 
 /* The slab an address is in, or NULL if it is not in a slab. */
