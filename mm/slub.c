@@ -1037,26 +1037,31 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
-	size_t i;
+	size_t i, slow = 0;
+	void *object;
 
 	if (s->scheme->alloc_bulk)
 		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
+	/* The cpu freelist in a register for the loop: back in c around each slow path. */
+	object = c->freelist;
 	for (i = 0; i < size; i++) {
-		void *object = c->freelist;
-
 		if (unlikely(!object)) {
+			c->freelist = NULL;
 			object = slab_alloc_slow(s, c, gfp);
 			if (unlikely(!object))
 				goto error;
+			slow++;
 			p[i] = object;
+			object = c->freelist;
 			continue;
 		}
-		c->freelist = get_freepointer_fast(s, object, false);
 		p[i] = object;
-		stat(s, c, ALLOC_FASTPATH);
+		object = get_freepointer_fast(s, object, false);
 	}
+	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size - slow; /* one add for the run */
 	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
@@ -1064,6 +1069,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			memset(p[i], 0, s->object_size);
 	return (int)size;
 error:
+	c->stat[ALLOC_FASTPATH] += i - slow;
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	kmem_cache_free_bulk(s, i, p);
@@ -1078,16 +1084,19 @@ struct detached_freelist {
 
 /*
  * Link the last object of p[] with the others of the same slab, looking past at most three
- * objects of other slabs; those taken are set to NULL in p. Returns how much of p is left.
+ * objects of other slabs; those taken are set to NULL in p (consume), or, without consume,
+ * those taken after the first one skipped (the others are past what is returned). Returns
+ * how much of p is left.
  */
 static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, size_t size,
 							 void **p, struct detached_freelist *df,
-							 void *caller, bool hardened)
+							 void *caller, bool hardened, bool consume)
 {
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
 	void *object;
 	uptr base;
+	unsigned long mask;
 
 	df->slab = NULL;
 	do {
@@ -1103,6 +1112,26 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	df->tail = df->freelist = object;
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
+	/*
+	 * A power-of-two size: first the run of objects of this slab that ends p[], in
+	 * registers, one mask test each (on_cpu_slab's); the loop below takes what is left.
+	 */
+	mask = s->size_mask ? ~((PAGE_SIZE << s->order) - 1) | s->size_mask : 0;
+	if (mask && !consume) {
+		void *head = object;
+		size_t end = size;
+
+		while (size) {
+			object = p[size - 1];
+			if ((((uptr)object - base) & mask) || object == head)
+				break;
+			set_freepointer_fast(s, object, head, hardened);
+			head = object;
+			size--;
+		}
+		df->freelist = head;
+		df->cnt += (unsigned int)(end - size);
+	}
 	while (size) {
 		object = p[--size];
 		if (!object)
@@ -1135,7 +1164,15 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
 						 struct detached_freelist *df, void *caller)
 {
-	return __build_detached_freelist(s, size, p, df, caller, false);
+	return __build_detached_freelist(s, size, p, df, caller, false, false);
+}
+
+/* For the layers, which are promised p[] back all NULL (slab_free_for_layer). */
+static __noinline size_t build_detached_freelist_consume(struct kmem_cache *s, size_t size,
+							 void **p, struct detached_freelist *df,
+							 void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, false, true);
 }
 
 static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, size_t size,
@@ -1143,7 +1180,7 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 							  struct detached_freelist *df,
 							  void *caller)
 {
-	return __build_detached_freelist(s, size, p, df, caller, true);
+	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
@@ -1174,7 +1211,7 @@ void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t 
 		struct detached_freelist df;
 
 		n = unlikely(s->freeptr_xor_key) ? build_detached_freelist_hardened(s, n, p, &df, caller)
-					   : build_detached_freelist(s, n, p, &df, caller);
+					   : build_detached_freelist_consume(s, n, p, &df, caller);
 		if (!df.slab)
 			continue;
 		if (df.slab == c->slab) {
