@@ -967,7 +967,9 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		report_wrong_cache(s, slab->slab_cache, p, caller);
 		return NULL;
 	}
-	if (unlikely(!object_start(s, slab, p))) {
+	/* A power-of-two size (never a debug layout): the offset's low bits, no multiply. */
+	if (unlikely(s->size_mask ? ((uptr)p - (uptr)slab_address(slab)) & s->size_mask
+				  : !object_start(s, slab, p))) {
 		free_not_at_start(s, p, caller);
 		return NULL;
 	}
@@ -1020,7 +1022,8 @@ static void slab_choose_paths(struct kmem_cache *s)
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	if (s->layer_alloc) {
-		s->entry.alloc = alloc_entry_layer;
+		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
+		s->entry.alloc = s->dbg ? alloc_entry_layer : s->layer_alloc;
 		s->entry.free = free_entry_checked;
 		return;
 	}
@@ -1038,14 +1041,17 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	size_t i, slow = 0;
+	unsigned int off;
 	void *object;
 
 	if (s->scheme->alloc_bulk)
 		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	/* The cpu freelist in a register for the loop: back in c around each slow path. */
+	/* The cpu freelist in a register for the loop: back in c around each slow path. The
+	 * free pointer's offset read once (a store to p[] might alias it for the compiler). */
 	object = c->freelist;
+	off = s->offset;
 	for (i = 0; i < size; i++) {
 		if (unlikely(!object)) {
 			c->freelist = NULL;
@@ -1058,7 +1064,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			continue;
 		}
 		p[i] = object;
-		object = get_freepointer_fast(s, object, false);
+		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
 	}
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size - slow; /* one add for the run */
@@ -1120,12 +1126,16 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	if (mask && !consume) {
 		void *head = object;
 		size_t end = size;
+		unsigned int off = s->offset;
 
 		while (size) {
 			object = p[size - 1];
 			if ((((uptr)object - base) & mask) || object == head)
 				break;
-			set_freepointer_fast(s, object, head, hardened);
+			if (hardened)
+				set_freepointer(s, object, head);
+			else
+				*(void **)((char *)object + off) = head;
 			head = object;
 			size--;
 		}
