@@ -135,11 +135,6 @@ static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *obj
 		*(void **)((char *)object + s->offset) = fp;
 }
 
-/* s->cpu_slab[smp_processor_id()], without the multiply: the offset is per-cpu (%gs:24). */
-static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
-{
-	return (struct kmem_cache_cpu *)((char *)s->cpu_slab + arch_slub_cpu_off());
-}
 
 static inline unsigned long next_tid(unsigned long tid)
 {
@@ -645,7 +640,6 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
  */
 _Static_assert(offsetof(struct kmem_cache, entry) == 0, "mm/slab.h casts s to its entry");
 
-#define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
 
 static __always_inline void *alloc_zero(struct kmem_cache *s, gfp_t gfp, void *p)
 {
@@ -999,6 +993,20 @@ static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
 	slab_free_cmpxchg(s, NULL, p, p, 1, NULL, false);
 }
 
+/* A scheme's layer: checked, then a jump to the layer's free. */
+static FASTPATH_FN void free_entry_layer(struct kmem_cache *s, void *p)
+{
+	void *caller = __builtin_return_address(0);
+	struct slab *slab;
+
+	if (unlikely(!p))
+		return;
+	slab = free_check(s, p, caller);
+	if (unlikely(!slab))
+		return;
+	s->layer_free(s, p, caller);
+}
+
 static void free_entry_checked(struct kmem_cache *s, void *p)
 {
 	void *caller = __builtin_return_address(0);
@@ -1024,7 +1032,7 @@ static void slab_choose_paths(struct kmem_cache *s)
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg ? alloc_entry_layer : s->layer_alloc;
-		s->entry.free = free_entry_checked;
+		s->entry.free = s->dbg ? free_entry_checked : free_entry_layer;
 		return;
 	}
 	s->entry.alloc = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;

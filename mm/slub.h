@@ -286,6 +286,22 @@ static inline void *slab_address(struct slab *slab)
 	return page_address((struct page *)slab);
 }
 
+/*
+ * s->cpu_slab[smp_processor_id()], without the multiply: the offset is per-cpu (%gs:24 on
+ * x86, a thread-local variable on the host): one load and an add.
+ */
+static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	return (struct kmem_cache_cpu *)((char *)s->cpu_slab + arch_slub_cpu_off());
+}
+
+/*
+ * A fastpath function: no frame pointer, and calls in tail position become jumps, so a path
+ * that ends in its slow half keeps nothing (no saved registers, no frame) on the fast one.
+ * A backtrace from the slow half skips it and names its caller.
+ */
+#define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+
 /* Make slab (or none: NULL) this cpu's slab. Interrupts off, on the cpu whose c is. */
 static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
