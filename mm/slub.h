@@ -300,7 +300,11 @@ static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
  * that ends in its slow half keeps nothing (no saved registers, no frame) on the fast one.
  * A backtrace from the slow half skips it and names its caller.
  */
+#ifdef __clang__
+#define FASTPATH_FN /* clang (the fuzzer's build) has no optimize attribute */
+#else
 #define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+#endif
 
 /* Make slab (or none: NULL) this cpu's slab. Interrupts off, on the cpu whose c is. */
 static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
