@@ -961,9 +961,11 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		report_wrong_cache(s, slab->slab_cache, p, caller);
 		return NULL;
 	}
-	/* A power-of-two size (never a debug layout): the offset's low bits, no multiply. */
-	if (unlikely(s->size_mask ? ((uptr)p - (uptr)slab_address(slab)) & s->size_mask
-				  : !object_start(s, slab, p))) {
+	/*
+	 * A power-of-two size (never a debug layout): the address's low bits, no multiply (a
+	 * slab of 2^order pages is aligned to its size, which such an object size divides).
+	 */
+	if (unlikely(s->size_mask ? (uptr)p & s->size_mask : !object_start(s, slab, p))) {
 		free_not_at_start(s, p, caller);
 		return NULL;
 	}
