@@ -55,8 +55,15 @@
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
  *
+ * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
+ *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
+ *   size that is not a power of two a free that checks first. The fastpaths keep no frame
+ *   and end their slow halves in jumps (FASTPATH_FN), so they save no registers.
+ *
  * Free (slab_free)
- *   - to this cpu's slab: push on the cpu freelist (fastpath)
+ *   - to this cpu's slab: push on the cpu freelist (fastpath); kmem_cache_free's fastpath
+ *     does not look the slab up: one masked compare says whether p is an object start in
+ *     the cpu slab (on_cpu_slab), and only what fails it is looked up and checked
  *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
  *     unfrozen slab partial, a SLAB_SCHEME_CPU_PARTIAL scheme gets it frozen onto this
  *     cpu's partial list (put_cpu_partial, no list_lock), any other has it put on the node
