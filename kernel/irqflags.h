@@ -20,8 +20,12 @@ static inline unsigned long arch_local_irq_save(void)
 
 static inline void arch_local_irq_restore(unsigned long f)
 {
+#ifdef ARCH_IRQ_RESTORE
+	arch_irq_restore(f);
+#else
 	if (f & RFLAGS_IF)
 		irq_enable_raw();
+#endif
 }
 
 static inline bool arch_irqs_disabled(void)

@@ -20,7 +20,13 @@ struct percpu_hdr {
 	int cpu;              /* logical CPU number, 0..nr_cpus-1 */
 	u32 apic_id;          /* local APIC id (x2APIC id when in x2APIC mode) */
 	struct percpu_hdr *self;
+	/* cpu * PERCPU_SLUB_STRIDE: this cpu's struct kmem_cache_cpu in any cache's array
+	 * (mm/slub.c's this_cpu_slab: one %gs load and an add, no multiply) */
+	unsigned long slub_off;
 };
+
+/* sizeof(struct kmem_cache_cpu) (mm/slub.h checks it): the stride of slub_off. */
+#define PERCPU_SLUB_STRIDE 320
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \

@@ -387,12 +387,12 @@ static void free_one(struct kmem_cache *s, struct kmem_cache_cpu *c, void *objec
 	}
 }
 
-static void ipi_free(struct kmem_cache *s, void *object, void *caller)
+static FASTPATH_FN void ipi_free(struct kmem_cache *s, void *object, void *caller)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	free_one(s, &s->cpu_slab[smp_processor_id()], object, caller);
+	free_one(s, this_cpu_slab(s), object, caller);
 	local_irq_restore(flags);
 }
 
@@ -501,21 +501,29 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 	return object;
 }
 
-static void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+/* ipi_alloc's slow half, interrupts back as flags had them (the fast half jumps here). */
+static __noinline void *ipi_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   gfp_t gfp, unsigned long flags)
+{
+	void *object = alloc_slow(s, c, gfp, flags);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	void *object;
 
 	local_irq_save(flags);
-	c = &s->cpu_slab[smp_processor_id()];
+	c = this_cpu_slab(s);
 	object = c->freelist;
-	if (likely(object)) {
-		c->freelist = get_fp(s, object);
-		stat(s, c, ALLOC_FASTPATH);
-	} else {
-		object = alloc_slow(s, c, gfp, flags);
-	}
+	if (unlikely(!object))
+		return ipi_alloc_slow_irq(s, c, gfp, flags);
+	c->freelist = get_fp(s, object);
+	stat(s, c, ALLOC_FASTPATH);
 	local_irq_restore(flags);
 	return object;
 }
@@ -527,7 +535,7 @@ static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 	size_t i;
 
 	local_irq_save(flags);
-	c = &s->cpu_slab[smp_processor_id()];
+	c = this_cpu_slab(s);
 	for (i = 0; i < n; i++) {
 		void *object = c->freelist;
 
@@ -558,7 +566,7 @@ static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller
 	unsigned long flags;
 
 	local_irq_save(flags);
-	c = &s->cpu_slab[smp_processor_id()];
+	c = this_cpu_slab(s);
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i] || !slab_free_check(s, p[i], caller))
 			continue;

@@ -103,11 +103,6 @@ static void free_sheaf(struct slab_sheaf *sheaf)
 	free_pages((unsigned long)sheaf, 0);
 }
 
-static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
-{
-	return &s->cpu_slab[smp_processor_id()];
-}
-
 /* ---- the barn ---- */
 
 static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *c, bool full)
@@ -228,7 +223,19 @@ static __noinline void *sheaves_alloc_slow(struct kmem_cache *s, struct kmem_cac
 	return NULL;
 }
 
-static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
+/* The slow half of sheaves_alloc, interrupts back as flags had them (the fast half jumps here). */
+static __noinline void *sheaves_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					       gfp_t gfp, unsigned long flags)
+{
+	void *object = sheaves_alloc_slow(s, c, gfp);
+
+	local_irq_restore(flags);
+	if (unlikely(!object) && !(gfp & __GFP_NOWARN))
+		printk("slab: %s: out of memory\n", s->name);
+	return object;
+}
+
+static FASTPATH_FN void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_cpu *c;
 	struct slab_sheaf *main;
@@ -238,15 +245,11 @@ static void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
-	if (likely(main && main->size)) {
-		object = main->objects[--main->size];
-		sc(c)->stat[SHEAF_ALLOC]++;
-	} else {
-		object = sheaves_alloc_slow(s, c, gfp);
-	}
+	if (unlikely(!main || !main->size))
+		return sheaves_alloc_slow_irq(s, c, gfp, flags);
+	object = main->objects[--main->size];
+	sc(c)->stat[SHEAF_ALLOC]++;
 	local_irq_restore(flags);
-	if (unlikely(!object) && !(gfp & __GFP_NOWARN))
-		printk("slab: %s: out of memory\n", s->name);
 	return object;
 }
 
@@ -341,7 +344,19 @@ static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, v
 	slab_report_bad(s, object, caller, "double free of");
 }
 
-static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
+/* The slow half of sheaves_free (main full or missing), interrupts back as flags had them. */
+static __noinline void sheaves_free_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					     void *object, void *caller, unsigned long flags)
+{
+	if (unlikely(last_freed(c, object))) {
+		sheaves_double_free(s, object, caller, flags);
+		return;
+	}
+	sheaves_free_slow(s, c, object, caller);
+	local_irq_restore(flags);
+}
+
+static FASTPATH_FN void sheaves_free(struct kmem_cache *s, void *object, void *caller)
 {
 	struct kmem_cache_cpu *c;
 	struct slab_sheaf *main;
@@ -350,19 +365,16 @@ static void sheaves_free(struct kmem_cache *s, void *object, void *caller)
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
-	if (likely(main && main->size < main->capacity)) {
-		if (unlikely(main->size && main->objects[main->size - 1] == object)) {
-			sheaves_double_free(s, object, caller, flags);
-			return;
-		}
-		main->objects[main->size++] = object;
-		sc(c)->stat[SHEAF_FREE]++;
-	} else if (unlikely(last_freed(c, object))) {
+	if (unlikely(!main || main->size >= main->capacity)) {
+		sheaves_free_slow_irq(s, c, object, caller, flags);
+		return;
+	}
+	if (unlikely(main->size && main->objects[main->size - 1] == object)) {
 		sheaves_double_free(s, object, caller, flags);
 		return;
-	} else {
-		sheaves_free_slow(s, c, object, caller);
 	}
+	main->objects[main->size++] = object;
+	sc(c)->stat[SHEAF_FREE]++;
 	local_irq_restore(flags);
 }
 

@@ -55,8 +55,15 @@
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
  *
+ * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
+ *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
+ *   size that is not a power of two a free that checks first. The fastpaths keep no frame
+ *   and end their slow halves in jumps (FASTPATH_FN), so they save no registers.
+ *
  * Free (slab_free)
- *   - to this cpu's slab: push on the cpu freelist (fastpath)
+ *   - to this cpu's slab: push on the cpu freelist (fastpath); kmem_cache_free's fastpath
+ *     does not look the slab up: one masked compare says whether p is an object start in
+ *     the cpu slab (on_cpu_slab), and only what fails it is looked up and checked
  *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
  *     unfrozen slab partial, a SLAB_SCHEME_CPU_PARTIAL scheme gets it frozen onto this
  *     cpu's partial list (put_cpu_partial, no list_lock), any other has it put on the node
@@ -135,10 +142,6 @@ static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *obj
 		*(void **)((char *)object + s->offset) = fp;
 }
 
-static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
-{
-	return &s->cpu_slab[smp_processor_id()];
-}
 
 static inline unsigned long next_tid(unsigned long tid)
 {
@@ -156,13 +159,39 @@ static inline bool object_start(struct kmem_cache *s, struct slab *slab, const v
 	return idx * s->size == off && idx < s->objects;
 }
 
-/* "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. */
+/*
+ * Does head go onto this cpu's freelist? With its slab known (kfree, bulk, the hardened and
+ * layer paths have checked it): when that is the cpu slab. Without (slab NULL: the
+ * fastpath of kmem_cache_free, only for caches with a power-of-two size, which has not
+ * looked the slab up): when head is an object start inside the cpu slab, which also makes
+ * it an object of this cache. Anything else (NULL, another slab's object, another cache's,
+ * no slab object at all, a pointer inside an object) goes to __slab_free, whose check
+ * (free_check) reports what is wrong with it.
+ */
+static __always_inline bool on_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					struct slab *slab, const void *head)
+{
+	if (slab)
+		return slab == c->slab;
+	return !(((uptr)head - c->slab_base) & c->slab_mask); /* kmem_cache_cpu's comment */
+}
+
+/*
+ * "slab: CACHE: WHAT PTR, caller FUNCTION+OFF; left alone", and count it. caller NULL:
+ * this function's return address, for the fastpath entries of kmem_cache_free, which jump
+ * here (so that is their caller's) and need not load it on their way.
+ */
 void __noinline slab_report_bad(struct kmem_cache *s, const void *p, void *caller,
 				 const char *what)
 {
 	u64 off;
-	const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
+	const char *fn;
 
+	if (!caller)
+		caller = __builtin_return_address(0);
+	fn = kallsyms_lookup((u64)(uptr)caller, &off);
+	if (!p)
+		return; /* freeing NULL does nothing (the fastpath's double-free test sends it) */
 	__atomic_fetch_add(&bad_input, 1, __ATOMIC_RELAXED);
 	printk("slab: %s: %s %p, caller %s+%#llx; left alone\n", s ? s->name : "kfree", what, p,
 	       fn ? fn : "?", (unsigned long long)(fn ? off : (u64)(uptr)caller));
@@ -523,11 +552,13 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 			stat(s, c, ALLOC_REFILL);
 			goto load;
 		}
-		c->slab = NULL; /* full, unfrozen, on no list */
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
 		c->tid = next_tid(c->tid);
 		stat(s, c, DEACTIVATE_BYPASS);
 	}
 	freelist = s->scheme->get_partial(s, c);
+	/* The scheme (or lab 4's code) sets c->slab alone; the fastpath's range follows it. */
+	cpu_slab_set(s, c, c->slab);
 	if (freelist)
 		goto load;
 	slab = allocate_slab(s, gfp);
@@ -542,7 +573,7 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 	slab->inuse = slab->objects;
 	slab->frozen = 1;
 	slab->owner = smp_processor_id();
-	c->slab = slab;
+	cpu_slab_set(s, c, slab);
 load:
 	c->freelist = get_freepointer_fast(s, freelist, hardened);
 	c->tid = next_tid(c->tid);
@@ -561,6 +592,36 @@ static __noinline void *slab_alloc_slow_hardened(struct kmem_cache *s, struct km
 	return __slab_alloc_slow(s, c, gfp, true);
 }
 
+/*
+ * The slow path, then interrupts back as flags had them: a fastpath that ends in this call
+ * keeps nothing across it, so it saves no registers (and, as a tail call, has no frame).
+ */
+static __noinline void *slab_alloc_slow_irq_plain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						  gfp_t gfp, unsigned long flags)
+{
+	void *object = slab_alloc_slow(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __noinline void *slab_alloc_slow_irq_hardened(struct kmem_cache *s,
+						     struct kmem_cache_cpu *c, gfp_t gfp,
+						     unsigned long flags)
+{
+	void *object = slab_alloc_slow_hardened(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __always_inline void *slab_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						 gfp_t gfp, unsigned long flags, bool hardened)
+{
+	return hardened ? slab_alloc_slow_irq_hardened(s, c, gfp, flags)
+			: slab_alloc_slow_irq_plain(s, c, gfp, flags);
+}
+
 static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	/* LAB3: BEGIN */
@@ -571,12 +632,10 @@ static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	object = c->freelist;
-	if (likely(object)) {
-		c->freelist = get_freepointer_fast(s, object, hardened);
-		stat(s, c, ALLOC_FASTPATH);
-	} else {
-		object = hardened ? slab_alloc_slow_hardened(s, c, gfp) : slab_alloc_slow(s, c, gfp);
-	}
+	if (unlikely(!object))
+		return slab_alloc_slow_irq(s, c, gfp, flags, hardened); /* restores flags */
+	c->freelist = get_freepointer_fast(s, object, hardened);
+	stat(s, c, ALLOC_FASTPATH);
 	local_irq_restore(flags);
 	return object;
 	/* LAB3: END */
@@ -594,12 +653,11 @@ redo:
 	tid = READ_ONCE(c->tid);
 	barrier(); /* tid before freelist: a change after this read shows as a new tid */
 	object = READ_ONCE(c->freelist);
-	if (unlikely(!object || !READ_ONCE(c->slab))) {
+	/* No test of c->slab: a cpu freelist is never left without its slab (cpu_slab_set
+	 * to NULL only with the freelist empty), and the tid tells whether both still hold. */
+	if (unlikely(!object)) {
 		local_irq_save(flags);
-		object = hardened ? slab_alloc_slow_hardened(s, this_cpu_slab(s), gfp)
-				  : slab_alloc_slow(s, this_cpu_slab(s), gfp);
-		local_irq_restore(flags);
-		return object;
+		return slab_alloc_slow_irq(s, this_cpu_slab(s), gfp, flags, hardened);
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
 	next = get_freepointer_fast(s, object, hardened);
@@ -626,15 +684,45 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 	return object;
 }
 
-void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
-{
-	void *p = unlikely(s->layer_alloc) ? s->layer_alloc(s, gfp)
-		  : s->fastpath == SLAB_FASTPATH_CMPXCHG ? slab_alloc_cmpxchg(s, gfp, false)
-							  : slab_alloc_fast_irq(s, gfp, false);
+/*
+ * The entry points kmem_cache_alloc and kmem_cache_free call (mm/slab.h: through the cache's
+ * struct kmem_cache_entry, chosen in slab_choose_paths below kmem_cache_free). The fastpath
+ * ones keep no frame pointer (FASTPATH_FN): they call nothing but end, on a slow path, in
+ * a jump to a function that does the rest, whose frame links to their caller's.
+ */
+_Static_assert(offsetof(struct kmem_cache, entry) == 0, "mm/slab.h casts s to its entry");
 
+
+static __always_inline void *alloc_zero(struct kmem_cache *s, gfp_t gfp, void *p)
+{
 	if (unlikely(gfp & __GFP_ZERO) && p)
 		memset(p, 0, s->object_size);
 	return p;
+}
+
+/*
+ * kmem_cache_alloc with __GFP_ZERO (mm/slab.h sends it here, so the entry points need not
+ * test it). A layer is called from here directly: a debug layer's caller is one frame up.
+ */
+void *kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
+{
+	return alloc_zero(s, gfp, s->layer_alloc ? s->layer_alloc(s, gfp) : s->entry.alloc(s, gfp));
+}
+
+static FASTPATH_FN void *alloc_entry_irq(struct kmem_cache *s, gfp_t gfp)
+{
+	return slab_alloc_fast_irq(s, gfp, false);
+}
+
+static FASTPATH_FN void *alloc_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp)
+{
+	return slab_alloc_cmpxchg(s, gfp, false);
+}
+
+/* A layer in front of the cpu slab (a scheme's, or debugging's): its caller one frame up. */
+static void *alloc_entry_layer(struct kmem_cache *s, gfp_t gfp)
+{
+	return s->layer_alloc(s, gfp);
 }
 
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
@@ -712,11 +800,34 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 	spin_unlock(&n->list_lock);
 }
 
-/* Two copies, as for slab_alloc_slow. */
+static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller);
+
+/*
+ * Two copies, as for slab_alloc_slow. A NULL slab: one object (head) that the fastpath of
+ * kmem_cache_free found not to be in the cpu slab, unchecked yet (on_cpu_slab).
+ */
 static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				   struct slab *slab, void *head, void *tail, unsigned int cnt,
 				   void *caller)
 {
+	if (!slab) {
+		if (!head)
+			return;
+		slab = free_check(s, head, caller);
+		if (!slab)
+			return;
+		if (slab == c->slab) { /* cannot be (on_cpu_slab took it), but the push is right */
+			if (unlikely(head == c->freelist)) {
+				slab_report_bad(s, head, caller, "double free of");
+				return;
+			}
+			set_freepointer_fast(s, head, c->freelist, false);
+			c->freelist = head;
+			c->tid = next_tid(c->tid);
+			stat(s, c, FREE_FASTPATH);
+			return;
+		}
+	}
 	__slab_free_body(s, c, slab, head, tail, cnt, caller, false);
 }
 
@@ -738,6 +849,44 @@ static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *
 		__slab_free(s, c, slab, head, tail, cnt, caller);
 }
 
+/*
+ * __slab_free with interrupts off for the span of it (the fastpaths call it with them as
+ * they were at their start): six arguments in registers, so a fastpath ends in a jump here
+ * and keeps nothing across it (no saved registers, no frame).
+ */
+static __noinline void slab_free_slow_plain(struct kmem_cache *s, struct slab *slab, void *head,
+					    void *tail, unsigned int cnt, void *caller)
+{
+	unsigned long flags;
+
+	if (!caller) /* as slab_report_bad's: the entry points jump here */
+		caller = __builtin_return_address(0);
+	local_irq_save(flags);
+	__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+	local_irq_restore(flags);
+}
+
+static __noinline void slab_free_slow_hardened(struct kmem_cache *s, struct slab *slab,
+					       void *head, void *tail, unsigned int cnt,
+					       void *caller)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
+	local_irq_restore(flags);
+}
+
+static __always_inline void slab_free_slow(struct kmem_cache *s, struct slab *slab, void *head,
+					   void *tail, unsigned int cnt, void *caller,
+					   bool hardened)
+{
+	if (hardened)
+		slab_free_slow_hardened(s, slab, head, tail, cnt, caller);
+	else
+		slab_free_slow_plain(s, slab, head, tail, cnt, caller);
+}
+
 static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *slab, void *head,
 					  void *tail, unsigned int cnt, void *caller, bool hardened)
 {
@@ -747,7 +896,7 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	if (likely(slab == c->slab)) {
+	if (likely(on_cpu_slab(s, c, slab, head))) {
 		if (unlikely(head == c->freelist)) {
 			local_irq_restore(flags);
 			slab_report_bad(s, head, caller, "double free of");
@@ -756,12 +905,11 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
-	} else if (hardened) {
-		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
-	} else {
-		__slab_free(s, c, slab, head, tail, cnt, caller);
+		local_irq_restore(flags);
+		return;
 	}
 	local_irq_restore(flags);
+	slab_free_slow(s, slab, head, tail, cnt, caller, hardened); /* interrupts off in there */
 	/* LAB3: END */
 }
 
@@ -771,14 +919,14 @@ static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab 
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long tid, flags;
+	unsigned long tid;
 	void *freelist;
 
 redo:
 	c = this_cpu_slab(s);
 	tid = READ_ONCE(c->tid);
 	barrier();
-	if (likely(slab == READ_ONCE(c->slab))) {
+	if (likely(on_cpu_slab(s, c, slab, head))) {
 		freelist = READ_ONCE(c->freelist);
 		if (unlikely(head == freelist)) {
 			slab_report_bad(s, head, caller, "double free of");
@@ -792,12 +940,7 @@ redo:
 		}
 		stat(s, c, FREE_FASTPATH);
 	} else {
-		local_irq_save(flags);
-		if (hardened)
-			__slab_free_hardened(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
-		else
-			__slab_free(s, this_cpu_slab(s), slab, head, tail, cnt, caller);
-		local_irq_restore(flags);
+		slab_free_slow(s, slab, head, tail, cnt, caller, hardened); /* interrupts off there */
 	}
 	/* LAB3: END */
 }
@@ -872,7 +1015,11 @@ static inline struct slab *free_check(struct kmem_cache *s, const void *p, void 
 		report_wrong_cache(s, slab->slab_cache, p, caller);
 		return NULL;
 	}
-	if (unlikely(!object_start(s, slab, p))) {
+	/*
+	 * A power-of-two size (never a debug layout): the address's low bits, no multiply (a
+	 * slab of 2^order pages is aligned to its size, which such an object size divides).
+	 */
+	if (unlikely(s->size_mask ? (uptr)p & s->size_mask : !object_start(s, slab, p))) {
 		free_not_at_start(s, p, caller);
 		return NULL;
 	}
@@ -884,7 +1031,39 @@ struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller)
 	return free_check(s, p, caller);
 }
 
-void kmem_cache_free(struct kmem_cache *s, void *p)
+/*
+ * kmem_cache_free's entry points. A power-of-two size: the fastpath's
+ * on_cpu_slab tests that p is an object start in the cpu slab, two compares, and only
+ * what fails it is looked up and checked (__slab_free). Any other size: checked first,
+ * as a layer's objects are.
+ */
+/* caller NULL: they end in jumps to slab_report_bad or slab_free_slow, which take their own
+ * return address, kmem_cache_free's caller (the disassembly shows the jumps). */
+static FASTPATH_FN void free_entry_irq(struct kmem_cache *s, void *p)
+{
+	slab_free_irq(s, NULL, p, p, 1, NULL, false);
+}
+
+static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
+{
+	slab_free_cmpxchg(s, NULL, p, p, 1, NULL, false);
+}
+
+/* A scheme's layer: checked, then a jump to the layer's free. */
+static FASTPATH_FN void free_entry_layer(struct kmem_cache *s, void *p)
+{
+	void *caller = __builtin_return_address(0);
+	struct slab *slab;
+
+	if (unlikely(!p))
+		return;
+	slab = free_check(s, p, caller);
+	if (unlikely(!slab))
+		return;
+	s->layer_free(s, p, caller);
+}
+
+static void free_entry_checked(struct kmem_cache *s, void *p)
 {
 	void *caller = __builtin_return_address(0);
 	struct slab *slab;
@@ -900,32 +1079,59 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 		slab_free(s, slab, p, p, 1, caller);
 }
 
+/* s's entry points, from its fastpath, layer and size (end of __kmem_cache_create). */
+static void slab_choose_paths(struct kmem_cache *s)
+{
+	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
+
+	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
+	if (s->layer_alloc) {
+		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
+		s->entry.alloc = s->dbg ? alloc_entry_layer : s->layer_alloc;
+		s->entry.free = s->dbg ? free_entry_checked : free_entry_layer;
+		return;
+	}
+	s->entry.alloc = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
+	if (s->size_mask)
+		s->entry.free = cmpxchg ? free_entry_cmpxchg : free_entry_irq;
+	else
+		s->entry.free = free_entry_checked;
+}
+
 /* ---- bulk ---- */
 
 int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
-	size_t i;
+	size_t i, slow = 0;
+	unsigned int off;
+	void *object;
 
 	if (s->scheme->alloc_bulk)
 		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
+	/* The cpu freelist in a register for the loop: back in c around each slow path. The
+	 * free pointer's offset read once (a store to p[] might alias it for the compiler). */
+	object = c->freelist;
+	off = s->offset;
 	for (i = 0; i < size; i++) {
-		void *object = c->freelist;
-
 		if (unlikely(!object)) {
+			c->freelist = NULL;
 			object = slab_alloc_slow(s, c, gfp);
 			if (unlikely(!object))
 				goto error;
+			slow++;
 			p[i] = object;
+			object = c->freelist;
 			continue;
 		}
-		c->freelist = get_freepointer_fast(s, object, false);
 		p[i] = object;
-		stat(s, c, ALLOC_FASTPATH);
+		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
 	}
+	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size - slow; /* one add for the run */
 	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
@@ -933,6 +1139,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 			memset(p[i], 0, s->object_size);
 	return (int)size;
 error:
+	c->stat[ALLOC_FASTPATH] += i - slow;
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	kmem_cache_free_bulk(s, i, p);
@@ -947,16 +1154,19 @@ struct detached_freelist {
 
 /*
  * Link the last object of p[] with the others of the same slab, looking past at most three
- * objects of other slabs; those taken are set to NULL in p. Returns how much of p is left.
+ * objects of other slabs; those taken are set to NULL in p (consume), or, without consume,
+ * those taken after the first one skipped (the others are past what is returned). Returns
+ * how much of p is left.
  */
 static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, size_t size,
 							 void **p, struct detached_freelist *df,
-							 void *caller, bool hardened)
+							 void *caller, bool hardened, bool consume)
 {
 	size_t first_skipped_index = 0;
 	int lookahead = 3;
 	void *object;
 	uptr base;
+	unsigned long mask;
 
 	df->slab = NULL;
 	do {
@@ -972,13 +1182,39 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	df->tail = df->freelist = object;
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
+	/*
+	 * A power-of-two size: first the run of objects of this slab that ends p[], in
+	 * registers, one mask test each (on_cpu_slab's); the loop below takes what is left.
+	 */
+	mask = s->size_mask ? ~((PAGE_SIZE << s->order) - 1) | s->size_mask : 0;
+	if (mask && !consume) {
+		void *head = object;
+		size_t end = size;
+		unsigned int off = s->offset;
+
+		while (size) {
+			object = p[size - 1];
+			if ((((uptr)object - base) & mask) || object == head)
+				break;
+			if (hardened)
+				set_freepointer(s, object, head);
+			else
+				*(void **)((char *)object + off) = head;
+			head = object;
+			size--;
+		}
+		df->freelist = head;
+		df->cnt += (unsigned int)(end - size);
+	}
 	while (size) {
 		object = p[--size];
 		if (!object)
 			continue;
-		/* Same slab: inside its pages (one compare) and at an object start. */
+		/* Same slab: inside its pages (one compare) and at an object start (a
+		 * power-of-two size: one test of the offset's low bits, as on_cpu_slab). */
 		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
-		    object_start(s, df->slab, object)) {
+		    (s->size_mask ? !(((uptr)object - base) & s->size_mask)
+				  : object_start(s, df->slab, object))) {
 			if (object == df->freelist) { /* the same object twice in one call */
 				slab_report_bad(s, object, caller, "double free (twice in one bulk) of");
 				p[size] = NULL;
@@ -1002,7 +1238,15 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
 						 struct detached_freelist *df, void *caller)
 {
-	return __build_detached_freelist(s, size, p, df, caller, false);
+	return __build_detached_freelist(s, size, p, df, caller, false, false);
+}
+
+/* For the layers, which are promised p[] back all NULL (slab_free_for_layer). */
+static __noinline size_t build_detached_freelist_consume(struct kmem_cache *s, size_t size,
+							 void **p, struct detached_freelist *df,
+							 void *caller)
+{
+	return __build_detached_freelist(s, size, p, df, caller, false, true);
 }
 
 static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, size_t size,
@@ -1010,7 +1254,7 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 							  struct detached_freelist *df,
 							  void *caller)
 {
-	return __build_detached_freelist(s, size, p, df, caller, true);
+	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
@@ -1020,6 +1264,41 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 	if (s->scheme->free_bulk) {
 		s->scheme->free_bulk(s, size, p, caller);
 		return;
+	}
+	/*
+	 * A power-of-two size: first the run of objects ending p[] that on_cpu_slab's test puts
+	 * in this cpu's slab, straight onto the cpu freelist (interrupts off once, no lookup).
+	 * The first that fails (another slab's, NULL, a double free of the freelist's head, a
+	 * bad pointer) and all before it go the checked way below.
+	 */
+	if (s->size_mask && size) {
+		struct kmem_cache_cpu *c;
+		unsigned long flags, mask;
+		unsigned int off = s->offset;
+		size_t end = size;
+		uptr base;
+		void *head;
+
+		local_irq_save(flags);
+		c = this_cpu_slab(s);
+		base = c->slab_base;
+		mask = c->slab_mask;
+		head = c->freelist;
+		while (size) {
+			void *object = p[size - 1];
+
+			if ((((uptr)object - base) & mask) || object == head)
+				break;
+			*(void **)((char *)object + off) = head; /* set_freepointer_fast, not hardened */
+			head = object;
+			size--;
+		}
+		if (size != end) {
+			c->freelist = head;
+			c->stat[FREE_FASTPATH] += end - size;
+			c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+		}
+		local_irq_restore(flags);
 	}
 	while (size) {
 		struct detached_freelist df;
@@ -1041,7 +1320,7 @@ void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t 
 		struct detached_freelist df;
 
 		n = unlikely(s->freeptr_xor_key) ? build_detached_freelist_hardened(s, n, p, &df, caller)
-					   : build_detached_freelist(s, n, p, &df, caller);
+					   : build_detached_freelist_consume(s, n, p, &df, caller);
 		if (!df.slab)
 			continue;
 		if (df.slab == c->slab) {
@@ -1204,6 +1483,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 		char *mine = priv + (size_t)cpu * area;
 
 		c->tid = (unsigned long)cpu;
+		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
 		c->priv = sch->cpu_size ? mine : NULL;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);
@@ -1276,6 +1556,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		slub_debug_release(s);
 		return -1;
 	}
+	slab_choose_paths(s);
 	return 0;
 }
 
@@ -1293,7 +1574,7 @@ static void flush_cpu_slab(void *arg)
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, c->freelist);
-		c->slab = NULL;
+		cpu_slab_set(s, c, NULL);
 		c->freelist = NULL;
 		c->tid = next_tid(c->tid);
 	}

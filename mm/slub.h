@@ -7,6 +7,7 @@
 #define SLABLAB_SLUB_H
 
 #include "kernel/list.h"
+#include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "kernel/numa.h"
 #include "mm/page_alloc.h"
@@ -103,11 +104,23 @@ _Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "p
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
-	struct slab *slab;     /* the cpu slab, frozen, or NULL */
+	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
+	/*
+	 * The fastpath's test that a freed pointer is an object start in the cpu slab, without
+	 * finding its slab (caches of a power-of-two size, whose slab is a power of two too):
+	 * (p - slab_base) & slab_mask == 0, slab_mask having every bit at or above the slab's
+	 * size and every bit below the object size. With no cpu slab: base 0 and every bit,
+	 * which only NULL passes, and NULL then equals the empty cpu freelist (the double-free
+	 * test), which sends it to slab_report_bad, where freeing NULL is no bad input.
+	 */
+	uptr slab_base;
+	unsigned long slab_mask;
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
+_Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
+	       "kernel/percpu.h's PERCPU_SLUB_STRIDE is the size of struct kmem_cache_cpu");
 
 struct kmem_cache_node {
 	struct spinlock list_lock;
@@ -125,6 +138,7 @@ struct kmem_cache_node {
 struct slab_scheme;
 
 struct kmem_cache {
+	struct kmem_cache_entry entry; /* first: kmem_cache_alloc/free call through it (slab.h) */
 	struct kmem_cache_cpu *cpu_slab; /* [nr_cpu_ids] */
 	/* The scheme's own layer, if it has one (copied from scheme: one load on the fastpath). */
 	void *(*layer_alloc)(struct kmem_cache *s, gfp_t gfp);
@@ -155,6 +169,8 @@ struct kmem_cache {
 	 */
 	unsigned long freeptr_xor_key;
 	unsigned int red_left_pad;
+	unsigned int size_mask;   /* size - 1 for a power-of-two size (the fastpath's test of an
+				   * object start), 0 for any other (the reciprocal test) */
 	struct slub_debug_state *dbg;
 	struct kmem_cache_node node[MAX_NUMNODES]; /* [nr_node_ids] used */
 };
@@ -273,6 +289,34 @@ static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
 static inline void *slab_address(struct slab *slab)
 {
 	return page_address((struct page *)slab);
+}
+
+/*
+ * s->cpu_slab[smp_processor_id()], without the multiply: the offset is per-cpu (%gs:24 on
+ * x86, a thread-local variable on the host): one load and an add.
+ */
+static inline struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	return (struct kmem_cache_cpu *)((char *)s->cpu_slab + arch_slub_cpu_off());
+}
+
+/*
+ * A fastpath function: no frame pointer, and calls in tail position become jumps, so a path
+ * that ends in its slow half keeps nothing (no saved registers, no frame) on the fast one.
+ * A backtrace from the slow half skips it and names its caller.
+ */
+#ifdef __clang__
+#define FASTPATH_FN /* clang (the fuzzer's build) has no optimize attribute */
+#else
+#define FASTPATH_FN __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+#endif
+
+/* Make slab (or none: NULL) this cpu's slab. Interrupts off, on the cpu whose c is. */
+static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	c->slab = slab;
+	c->slab_base = slab ? (uptr)slab_address(slab) : 0;
+	c->slab_mask = slab ? ~((PAGE_SIZE << s->order) - 1) | (s->size - 1) : ~0UL;
 }
 
 /* The slab an address is in, or NULL if it is not in a slab. */

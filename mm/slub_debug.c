@@ -461,7 +461,7 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	void *freelist;
 
 	c->freelist = NULL;
-	c->slab = NULL;
+	cpu_slab_set(s, c, NULL);
 	c->tid += NR_CPUS; /* next_tid(): an interrupted cmpxchg must see the change */
 	if (!slab)
 		return;

@@ -37,6 +37,11 @@ static inline int arch_cpu_id(void)
 	return 0;
 }
 
+static inline unsigned long arch_slub_cpu_off(void)
+{
+	return 0;
+}
+
 static inline u64 read_rflags(void)
 {
 	return host_rflags;
@@ -64,6 +69,7 @@ static inline void cpu_relax(void)
 
 extern __thread int host_cpu;                /* this thread's logical CPU number */
 extern __thread unsigned long host_percpu_off; /* its copy of the per-cpu section */
+extern __thread unsigned long host_slub_off;   /* host_cpu * PERCPU_SLUB_STRIDE */
 /* 1 while this thread's "interrupts" are off: in flavour 1 it mirrors the signal mask (set
  * and cleared only with it), in flavour 2 it is the mask. Signal handlers restore it. */
 extern __thread int host_irq_off;
@@ -76,6 +82,11 @@ static inline unsigned long arch_percpu_offset(void)
 static inline int arch_cpu_id(void)
 {
 	return host_cpu;
+}
+
+static inline unsigned long arch_slub_cpu_off(void)
+{
+	return host_slub_off;
 }
 
 static inline u64 read_rflags(void)

@@ -62,6 +62,7 @@
 
 __thread int host_cpu;
 __thread unsigned long host_percpu_off;
+__thread unsigned long host_slub_off;
 __thread int host_irq_off;
 #if HOST_SMP == HOST_SMP_SOFT
 __thread unsigned int host_irq_pending;
@@ -356,6 +357,7 @@ static void become_cpu(int cpu)
 	if (host_smp_pin)
 		host_pin_to_core(cpu);
 	__atomic_store_n(&cpu_state[cpu].tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	host_slub_off = (unsigned long)cpu * PERCPU_SLUB_STRIDE;
 }
 
 static void *cpu_main(void *arg)

@@ -30,6 +30,15 @@ static inline int arch_cpu_id(void)
 	return v;
 }
 
+/* This cpu's cpu * PERCPU_SLUB_STRIDE (struct percpu_hdr's slub_off, %gs:24). */
+static inline unsigned long arch_slub_cpu_off(void)
+{
+	unsigned long v;
+
+	__asm__("movq %%gs:24, %0" : "=r"(v));
+	return v;
+}
+
 static inline void arch_set_gs_base(void *p)
 {
 	wrmsr(MSR_GS_BASE, (u64)(uptr)p);

@@ -167,6 +167,16 @@ static inline void irq_enable_raw(void)
 	__asm__ __volatile__("sti" ::: "memory");
 }
 
+/*
+ * local_irq_restore: sti if f had IF set, as one asm: three instructions where the
+ * compiler, left to itself, tends to keep a masked copy of f in a second register.
+ */
+#define ARCH_IRQ_RESTORE
+static inline void arch_irq_restore(u64 f)
+{
+	__asm__ __volatile__("testl $0x200, %k0\n\tjz 1f\n\tsti\n1:" : : "r"(f) : "memory", "cc");
+}
+
 /* sti takes effect after the next instruction, so no interrupt can slip in before hlt. */
 static inline void safe_halt(void)
 {

@@ -3,7 +3,8 @@
  * bench-suite-peer: the benchmarks of bench/ over malloc/free. The same objects as
  * bench-suite, linked with -Wl,--wrap for the kmem_cache calls bench/ makes (bench.mk's
  * PEER_WRAPS): a cache created for the peer's name (host_peer=NAME, the only "scheme" of the
- * run) is a struct peer_cache, and its allocations are malloc(object size) and free, through
+ * run) is a struct peer_cache, whose entry points (kmem_cache_alloc and kmem_cache_free are
+ * inline calls through them) are malloc(object size) and free, through
  * the PLT, so LD_PRELOAD=libjemalloc.so.2 (tcmalloc, mimalloc) or nothing (glibc) decides
  * whose they are. Every other cache (the kmalloc caches bench/ keeps its tables in) goes to
  * the real call. bench-suite itself has no wrappers, so slablab's figures pay nothing here.
@@ -29,6 +30,9 @@
 #define MAX_PEER_CACHES 64
 
 struct peer_cache {
+	/* First, as in struct kmem_cache: bench/'s inline kmem_cache_alloc and kmem_cache_free
+	 * call through it, so they reach peer_alloc and peer_free with no wrapper (mm/slab.h). */
+	struct kmem_cache_entry entry;
 	const char *name;
 	unsigned int size;
 	bool used;
@@ -38,6 +42,8 @@ struct peer_cache {
 };
 
 static struct peer_cache caches[MAX_PEER_CACHES];
+static void *peer_alloc(struct kmem_cache *s, gfp_t gfp);
+static void peer_free(struct kmem_cache *s, void *p);
 static const char *peer;
 
 int peer_setup(const char *name)
@@ -66,8 +72,7 @@ struct kmem_cache *__real_kmem_cache_create_scheme(const char *name, unsigned in
 						   unsigned int align, unsigned long flags,
 						   void (*ctor)(void *), const char *scheme,
 						   enum slab_fastpath fastpath);
-void *__real_kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
-void __real_kmem_cache_free(struct kmem_cache *s, void *p);
+void *__real_kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp);
 void __real_kmem_cache_destroy(struct kmem_cache *s);
 int __real_kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
 u64 __real_kmem_cache_stat_by_name(struct kmem_cache *s, const char *name);
@@ -99,6 +104,8 @@ struct kmem_cache *__wrap_kmem_cache_create_scheme(const char *name, unsigned in
 		if (!c->cpu)
 			return NULL;
 		memset(c->cpu, 0, (size_t)nr_cpu_ids * sizeof(*c->cpu));
+		c->entry.alloc = peer_alloc;
+		c->entry.free = peer_free;
 		c->name = name;
 		c->size = size;
 		c->used = true;
@@ -108,14 +115,11 @@ struct kmem_cache *__wrap_kmem_cache_create_scheme(const char *name, unsigned in
 	return NULL;
 }
 
-void *__wrap_kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+static void *peer_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	struct peer_cache *c = as_peer(s);
-	void *p;
+	struct peer_cache *c = (struct peer_cache *)(void *)s;
+	void *p = malloc(c->size);
 
-	if (!c)
-		return __real_kmem_cache_alloc(s, gfp);
-	p = malloc(c->size);
 	if (p) {
 		c->cpu[smp_processor_id()].live++;
 		if (gfp & __GFP_ZERO)
@@ -124,18 +128,22 @@ void *__wrap_kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 	return p;
 }
 
-void __wrap_kmem_cache_free(struct kmem_cache *s, void *p)
+static void peer_free(struct kmem_cache *s, void *p)
 {
-	struct peer_cache *c = as_peer(s);
+	struct peer_cache *c = (struct peer_cache *)(void *)s;
 
-	if (!c) {
-		__real_kmem_cache_free(s, p);
-		return;
-	}
 	if (p) {
 		c->cpu[smp_processor_id()].live--;
 		free(p);
 	}
+}
+
+/* kmem_cache_alloc with __GFP_ZERO leaves the inline call for this one. */
+void *__wrap_kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
+{
+	if (!as_peer(s))
+		return __real_kmem_cache_alloc_zeroed(s, gfp);
+	return peer_alloc(s, gfp | __GFP_ZERO);
 }
 
 int __wrap_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
@@ -143,10 +151,10 @@ int __wrap_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void
 	if (!as_peer(s))
 		return __real_kmem_cache_alloc_bulk(s, gfp, n, p);
 	for (size_t i = 0; i < n; i++) {
-		p[i] = __wrap_kmem_cache_alloc(s, gfp);
+		p[i] = peer_alloc(s, gfp);
 		if (!p[i]) {
 			while (i--)
-				__wrap_kmem_cache_free(s, p[i]);
+				peer_free(s, p[i]);
 			return 0;
 		}
 	}
@@ -160,7 +168,7 @@ void __wrap_kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		__wrap_kmem_cache_free(s, p[i]);
+		peer_free(s, p[i]);
 }
 
 static long live(const struct peer_cache *c)
