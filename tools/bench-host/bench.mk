@@ -41,13 +41,13 @@ bench-host: $(BH)/bench-host $(BH)/bench-suite $(BH)/bench-suite-peer
 	  tools/bench-host/run.sh $(BH) $(BENCH_ARGS)
 
 $(BH)/bench-host: $(BH_OBJS) $(HOST_LDSCRIPT)
-	$(HOSTCC) $(BH_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
+	$(Q)$(HOSTCC) $(BH_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
 
 $(BH)/bench-suite: $(BS_OBJS) $(HOST_LDSCRIPT) arch/host/benches.ld
-	$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) -o $@ $(filter %.o,$^)
+	$(Q)$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) -o $@ $(filter %.o,$^)
 
 $(BH)/bench-suite-peer: $(BS_OBJS) $(BH)/t/tools/bench-host/peer.o $(HOST_LDSCRIPT) arch/host/benches.ld
-	$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) $(foreach f,$(PEER_WRAPS),-Wl,--wrap=$(f)) -o $@ \
+	$(Q)$(HOSTCC) $(BH_CFLAGS) $(BS_LDFLAGS) $(foreach f,$(PEER_WRAPS),-Wl,--wrap=$(f)) -o $@ \
 	  $(filter %.o,$^)
 
 # make test runs tests/host/test_bench_host.sh over both.
