@@ -1305,16 +1305,37 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
-/* What the fast part of kmem_cache_free_bulk left: p[0..size), each checked. */
+/*
+ * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
+ * at a time, interrupts off once for all of them (as slab_free_for_layer).
+ */
 static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
 {
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
 	while (size) {
 		struct detached_freelist df;
 
 		size = build_detached_freelist(s, size, p, &df, caller);
-		if (df.slab)
-			slab_free(s, df.slab, df.freelist, df.tail, df.cnt, caller);
+		if (!df.slab)
+			continue;
+		if (df.slab != c->slab) {
+			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
+			continue;
+		}
+		if (unlikely(df.freelist == c->freelist)) {
+			slab_report_bad(s, df.freelist, caller, "double free of");
+			continue;
+		}
+		set_freepointer_fast(s, df.tail, c->freelist, false);
+		c->freelist = df.freelist;
+		c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+		stat(s, c, FREE_FASTPATH);
 	}
+	local_irq_restore(flags);
 }
 
 /* Does object fail on_cpu_slab's test, or is it the head it would be pushed onto? */
