@@ -281,14 +281,17 @@ const char *slab_freelist_method(void)
 
 /* ---- slabs from and to the page allocator ---- */
 
-struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+/*
+ * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
+ * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
+ */
+static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 {
 	/* From this CPU's node (the nearest with memory when it has none or is out). */
 	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
 					     s->order);
 	struct kmem_cache_node *n;
 	struct slab *slab;
-	char *start, *p;
 
 	if (!page)
 		return NULL;
@@ -300,6 +303,18 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab->counters = 0;
 	slab->objects = s->objects;
 	slab->next = NULL;
+	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
+	return slab;
+}
+
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	struct slab *slab = allocate_slab_bare(s, gfp);
+	char *start, *p;
+
+	if (!slab)
+		return NULL;
 	start = slab_address(slab);
 	if (unlikely(s->dbg)) {
 		/* Red zones, poison, a shuffled freelist: mm/slub_debug.c lays the slab out. */
@@ -314,8 +329,6 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 		}
 		slab->freelist = start;
 	}
-	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
 	return slab;
 }
 
@@ -1105,6 +1118,61 @@ static void slab_choose_paths(struct kmem_cache *s)
  * now empty; interrupts off since its start (flags). The rest one object at a time through
  * the slow path (each refill of the cpu slab hands the loop a freelist again).
  */
+/*
+ * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: as
+ * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
+ * slab, which become the cpu freelist: returns 0 and its first object in *first), but a
+ * new slab goes into p[] whole, no freelist threaded through it, and is left full, unfrozen
+ * and on no list (as a cpu slab that filled up): returns how many objects that put in p[]
+ * (0 and *first NULL: out of memory).
+ */
+static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   gfp_t gfp, void **p, void **first)
+{
+	struct slab *slab = c->slab;
+	void *freelist;
+	char *object;
+
+	stat(s, c, ALLOC_SLOWPATH);
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			goto load;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		c->tid = next_tid(c->tid);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	freelist = s->scheme->get_partial(s, c);
+	cpu_slab_set(s, c, c->slab);
+	if (freelist)
+		goto load;
+	slab = allocate_slab_bare(s, gfp);
+	if (!slab) {
+		if (!(gfp & __GFP_NOWARN))
+			printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+		*first = NULL;
+		return 0;
+	}
+	stat(s, c, ALLOC_SLAB);
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	slab->owner = smp_processor_id();
+	object = slab_address(slab);
+	for (unsigned int k = 0; k < s->objects; k++, object += s->size) {
+		if (unlikely(s->ctor))
+			s->ctor(object);
+		p[k] = object;
+	}
+	return s->objects;
+load:
+	c->freelist = get_freepointer_fast(s, freelist, false);
+	c->tid = next_tid(c->tid);
+	*first = freelist;
+	return 0;
+}
+
 static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
 				      size_t i, unsigned long flags)
 {
@@ -1116,10 +1184,22 @@ static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t si
 	for (; i < size; i++) {
 		if (unlikely(!object)) {
 			c->freelist = NULL;
-			object = slab_alloc_slow(s, c, gfp);
-			if (unlikely(!object))
+			if (size - i > s->objects && likely(!s->dbg)) {
+				size_t got = alloc_bulk_refill(s, c, gfp, p + i, &object);
+
+				slow++; /* one slow path for the slab's worth */
+				if (got) {
+					i += got - 1;
+					continue; /* object NULL: the next one is slow too */
+				}
+			} else {
+				object = slab_alloc_slow(s, c, gfp);
+				slow++;
+			}
+			if (unlikely(!object)) {
+				slow--;
 				goto error;
-			slow++;
+			}
 			p[i] = object;
 			object = c->freelist;
 			continue;
