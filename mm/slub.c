@@ -281,14 +281,17 @@ const char *slab_freelist_method(void)
 
 /* ---- slabs from and to the page allocator ---- */
 
-struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+/*
+ * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
+ * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
+ */
+static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 {
 	/* From this CPU's node (the nearest with memory when it has none or is out). */
 	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
 					     s->order);
 	struct kmem_cache_node *n;
 	struct slab *slab;
-	char *start, *p;
 
 	if (!page)
 		return NULL;
@@ -300,6 +303,18 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	slab->counters = 0;
 	slab->objects = s->objects;
 	slab->next = NULL;
+	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
+	return slab;
+}
+
+struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	struct slab *slab = allocate_slab_bare(s, gfp);
+	char *start, *p;
+
+	if (!slab)
+		return NULL;
 	start = slab_address(slab);
 	if (unlikely(s->dbg)) {
 		/* Red zones, poison, a shuffled freelist: mm/slub_debug.c lays the slab out. */
@@ -314,8 +329,6 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 		}
 		slab->freelist = start;
 	}
-	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
 	return slab;
 }
 
@@ -1100,29 +1113,93 @@ static void slab_choose_paths(struct kmem_cache *s)
 
 /* ---- bulk ---- */
 
-int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+/*
+ * What kmem_cache_alloc_bulk's fast part leaves: p[0..i) came off the cpu freelist, which is
+ * now empty; interrupts off since its start (flags). The rest one object at a time through
+ * the slow path (each refill of the cpu slab hands the loop a freelist again).
+ */
+/*
+ * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: as
+ * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
+ * slab, which become the cpu freelist: returns 0 and its first object in *first), but a
+ * new slab goes into p[] whole, no freelist threaded through it, and is left full, unfrozen
+ * and on no list (as a cpu slab that filled up): returns how many objects that put in p[]
+ * (0 and *first NULL: out of memory).
+ */
+static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   gfp_t gfp, void **p, void **first)
 {
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
-	size_t i, slow = 0;
-	unsigned int off;
-	void *object;
+	struct slab *slab = c->slab;
+	void *freelist;
+	char *object;
 
-	if (s->scheme->alloc_bulk)
-		return s->scheme->alloc_bulk(s, gfp, size, p);
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	/* The cpu freelist in a register for the loop: back in c around each slow path. The
-	 * free pointer's offset read once (a store to p[] might alias it for the compiler). */
-	object = c->freelist;
-	off = s->offset;
-	for (i = 0; i < size; i++) {
+	stat(s, c, ALLOC_SLOWPATH);
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			goto load;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		c->tid = next_tid(c->tid);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	freelist = s->scheme->get_partial(s, c);
+	cpu_slab_set(s, c, c->slab);
+	if (freelist)
+		goto load;
+	slab = allocate_slab_bare(s, gfp);
+	if (!slab) {
+		if (!(gfp & __GFP_NOWARN))
+			printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+		*first = NULL;
+		return 0;
+	}
+	stat(s, c, ALLOC_SLAB);
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	slab->owner = smp_processor_id();
+	object = slab_address(slab);
+	for (unsigned int k = 0; k < s->objects; k++, object += s->size) {
+		if (unlikely(s->ctor))
+			s->ctor(object);
+		p[k] = object;
+	}
+	return s->objects;
+load:
+	c->freelist = get_freepointer_fast(s, freelist, false);
+	c->tid = next_tid(c->tid);
+	*first = freelist;
+	return 0;
+}
+
+static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
+				      size_t i, unsigned long flags)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	unsigned int off = s->offset;
+	size_t slow = 0;
+	void *object = NULL;
+
+	for (; i < size; i++) {
 		if (unlikely(!object)) {
 			c->freelist = NULL;
-			object = slab_alloc_slow(s, c, gfp);
-			if (unlikely(!object))
+			if (size - i > s->objects && likely(!s->dbg)) {
+				size_t got = alloc_bulk_refill(s, c, gfp, p + i, &object);
+
+				slow++; /* one slow path for the slab's worth */
+				if (got) {
+					i += got - 1;
+					continue; /* object NULL: the next one is slow too */
+				}
+			} else {
+				object = slab_alloc_slow(s, c, gfp);
+				slow++;
+			}
+			if (unlikely(!object)) {
+				slow--;
 				goto error;
-			slow++;
+			}
 			p[i] = object;
 			object = c->freelist;
 			continue;
@@ -1131,8 +1208,8 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
 	}
 	c->freelist = object;
-	c->stat[ALLOC_FASTPATH] += size - slow; /* one add for the run */
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	c->stat[ALLOC_FASTPATH] += size - slow;
+	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
 		for (i = 0; i < size; i++)
@@ -1144,6 +1221,57 @@ error:
 	local_irq_restore(flags);
 	kmem_cache_free_bulk(s, i, p);
 	return 0;
+}
+
+static __noinline void alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
+{
+	for (size_t i = 0; i < size; i++)
+		memset(p[i], 0, s->object_size);
+}
+
+/*
+ * The fast part: the cpu freelist into p[], two objects a turn (no register moves between
+ * them), in caller-saved registers only, so no frame; the first empty freelist hands the
+ * rest to alloc_bulk_slow in a jump.
+ */
+FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	unsigned int off;
+	void *object, *next;
+	size_t i;
+
+	if (s->scheme->alloc_bulk)
+		return s->scheme->alloc_bulk(s, gfp, size, p);
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	/* The free pointer's offset read once (a store to p[] might alias it for the compiler). */
+	object = c->freelist;
+	off = s->offset;
+	for (i = 0; i + 1 < size; i += 2) {
+		if (unlikely(!object))
+			return alloc_bulk_slow(s, gfp, size, p, i, flags);
+		p[i] = object;
+		next = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
+		if (unlikely(!next))
+			return alloc_bulk_slow(s, gfp, size, p, i + 1, flags);
+		p[i + 1] = next;
+		object = *(void **)((char *)next + off);
+	}
+	if (i < size) {
+		if (unlikely(!object))
+			return alloc_bulk_slow(s, gfp, size, p, i, flags);
+		p[i] = object;
+		object = *(void **)((char *)object + off);
+	}
+	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	if (unlikely(gfp & __GFP_ZERO))
+		alloc_bulk_zero(s, size, p);
+	return (int)size;
 }
 
 struct detached_freelist {
@@ -1257,57 +1385,105 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
-void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+/*
+ * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
+ * at a time, interrupts off once for all of them (as slab_free_for_layer).
+ */
+static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
 {
-	void *caller = __builtin_return_address(0);
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
 
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	while (size) {
+		struct detached_freelist df;
+
+		size = build_detached_freelist(s, size, p, &df, caller);
+		if (!df.slab)
+			continue;
+		if (df.slab != c->slab) {
+			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
+			continue;
+		}
+		if (unlikely(df.freelist == c->freelist)) {
+			slab_report_bad(s, df.freelist, caller, "double free of");
+			continue;
+		}
+		set_freepointer_fast(s, df.tail, c->freelist, false);
+		c->freelist = df.freelist;
+		c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+		stat(s, c, FREE_FASTPATH);
+	}
+	local_irq_restore(flags);
+}
+
+/* Does object fail on_cpu_slab's test, or is it the head it would be pushed onto? */
+#define BULK_NOT_PUSHABLE(object, head) \
+	((((uptr)(object) - base) & mask) || (object) == (head))
+
+/*
+ * A power-of-two size: first the run of objects ending p[] that on_cpu_slab's test puts in
+ * this cpu's slab, straight onto the cpu freelist (interrupts off once, no lookup), two a
+ * turn (no register moves between them), in caller-saved registers only, so no frame. The
+ * first that fails (another slab's, NULL, a double free of the freelist's head or of the
+ * object just before it, a bad pointer) and all before it go the checked way, in a jump.
+ */
+FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
 	if (s->scheme->free_bulk) {
-		s->scheme->free_bulk(s, size, p, caller);
+		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
 		return;
 	}
-	/*
-	 * A power-of-two size: first the run of objects ending p[] that on_cpu_slab's test puts
-	 * in this cpu's slab, straight onto the cpu freelist (interrupts off once, no lookup).
-	 * The first that fails (another slab's, NULL, a double free of the freelist's head, a
-	 * bad pointer) and all before it go the checked way below.
-	 */
-	if (s->size_mask && size) {
+	if (likely(s->size_mask) && size) {
 		struct kmem_cache_cpu *c;
 		unsigned long flags, mask;
 		unsigned int off = s->offset;
 		size_t end = size;
 		uptr base;
-		void *head;
+		void *head, *a, *b;
 
 		local_irq_save(flags);
 		c = this_cpu_slab(s);
 		base = c->slab_base;
 		mask = c->slab_mask;
 		head = c->freelist;
-		while (size) {
-			void *object = p[size - 1];
-
-			if ((((uptr)object - base) & mask) || object == head)
-				break;
-			*(void **)((char *)object + off) = head; /* set_freepointer_fast, not hardened */
-			head = object;
-			size--;
+		while (size >= 2) {
+			a = p[size - 1];
+			if (BULK_NOT_PUSHABLE(a, head))
+				goto partway;
+			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+			b = p[size - 2];
+			if (BULK_NOT_PUSHABLE(b, a)) {
+				head = a;
+				size--;
+				goto partway;
+			}
+			*(void **)((char *)b + off) = a;
+			head = b;
+			size -= 2;
 		}
+		if (size) {
+			a = p[0];
+			if (!BULK_NOT_PUSHABLE(a, head)) {
+				*(void **)((char *)a + off) = head;
+				head = a;
+				size = 0;
+			}
+		}
+partway:
 		if (size != end) {
 			c->freelist = head;
 			c->stat[FREE_FASTPATH] += end - size;
 			c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 		}
 		local_irq_restore(flags);
+		if (likely(!size))
+			return;
 	}
-	while (size) {
-		struct detached_freelist df;
-
-		size = build_detached_freelist(s, size, p, &df, caller);
-		if (df.slab)
-			slab_free(s, df.slab, df.freelist, df.tail, df.cnt, caller);
-	}
+	free_bulk_checked(s, size, p, __builtin_return_address(0));
 }
+#undef BULK_NOT_PUSHABLE
 
 /*
  * Give n objects (checked, entries may be NULL) back to their slabs, for a layer in front of

@@ -340,6 +340,30 @@ static void constructors(void)
 		 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB), s->objects);
 	for (int k = 0; k < CTOR_OBJS; k++)
 		kmem_cache_free(s, p[k]);
+	{
+		/* A bulk past what the cache holds: the new slabs it takes whole into p[] are
+		 * constructed too, each object once. */
+		struct slab_cache_info ci = info(s);
+		size_t want = ci.objects - ci.active_objects + 3 * ci.objects_per_slab;
+		unsigned long bad = 0, slabs = kmem_cache_stat(s, ALLOC_SLAB);
+		void **q = calloc(want, sizeof(*q));
+		int rc;
+
+		rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, want, q);
+		irqs_on("kmem_cache_alloc_bulk (constructor)");
+		for (int k = 0; k < rc; k++)
+			bad += ((struct cobj *)q[k])->magic != CTOR_MAGIC;
+		kt_check(rc == (int)want && !bad && !*disjoint(q, want, sizeof(struct cobj)) &&
+				 kmem_cache_stat(s, ALLOC_SLAB) > slabs &&
+				 ctor_calls == kmem_cache_stat(s, ALLOC_SLAB) * s->objects,
+			 N("a bulk through new slabs hands out constructed objects, each built once"),
+			 "returned %d for %zu, %lu not constructed, %llu -> %llu slabs, %lu calls",
+			 rc, want, bad, (unsigned long long)slabs,
+			 (unsigned long long)kmem_cache_stat(s, ALLOC_SLAB), ctor_calls);
+		if (rc > 0)
+			kmem_cache_free_bulk(s, (size_t)rc, q);
+		free(q);
+	}
 	kmem_cache_destroy(s);
 	KT_EQ_U(N("ctor cache: destroy gives every page back"), nr_free_pages(), base);
 	free(p);
