@@ -1373,6 +1373,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, uns
 	INIT_LIST_HEAD(&sheaf->barn_list);
 	sheaf->capacity = MAX(size, s->sheaf_capacity);
 	sheaf->size = 0;
+	sheaf->below = NULL;
 	if (size && !kmem_cache_alloc_bulk(s, gfp & ~__GFP_ZERO, size, sheaf->objects)) {
 		free_pages((unsigned long)sheaf, 0);
 		return NULL;

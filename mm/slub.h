@@ -531,8 +531,15 @@ struct slab_sheaf {
 	struct list_head barn_list; /* in the barn; barn->lock */
 	unsigned int size;          /* objects in it now */
 	unsigned int capacity;
+	void *below;                /* NULL: sheaf_top's word for an empty sheaf */
 	void *objects[];
 };
+
+/* The object on top of a sheaf (the last one put in), or NULL when it is empty: no test. */
+static inline void *sheaf_top(const struct slab_sheaf *sheaf)
+{
+	return ((void *const *)((const char *)sheaf->objects - sizeof(void *)))[sheaf->size];
+}
 _Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
 	       "a sheaf fits a page");
 
