@@ -542,7 +542,7 @@ static __noinline void *ipi_alloc_slow_irq(struct kmem_cache *s, struct kmem_cac
 	return object;
 }
 
-static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+static inline __attribute__((always_inline)) void *__ipi_alloc(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -553,10 +553,22 @@ static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
 	object = c->freelist;
 	if (unlikely(!object))
 		return ipi_alloc_slow_irq(s, c, gfp, flags);
-	c->freelist = get_fp(s, object);
+	c->freelist = hardened ? get_fp(s, object) : *(void **)((char *)object + s->offset);
 	stat(s, c, ALLOC_FASTPATH);
 	local_irq_restore(flags);
 	return object;
+}
+
+/* Any cache of the scheme, hardened ones (the debug layer's) included. */
+static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return __ipi_alloc(s, gfp, true);
+}
+
+/* kmem_cache_alloc itself for a plain cache (struct slab_scheme's alloc_entry). */
+static FASTPATH_FN void *ipi_alloc_entry(struct kmem_cache *s, gfp_t gfp)
+{
+	return __ipi_alloc(s, gfp, false);
 }
 
 static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
@@ -742,6 +754,7 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.alloc = ipi_alloc,                                                                \
 		.free = ipi_free,                                                                  \
 		.free_entry = ipi_free_entry,                                                      \
+		.alloc_entry = ipi_alloc_entry,                                                    \
 		.alloc_bulk = ipi_alloc_bulk,                                                      \
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \

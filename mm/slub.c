@@ -1088,7 +1088,9 @@ static void slab_choose_paths(struct kmem_cache *s)
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
-		s->entry.alloc = s->dbg ? alloc_entry_layer : s->layer_alloc;
+		s->entry.alloc = s->dbg			 ? alloc_entry_layer
+				 : s->scheme->alloc_entry ? s->scheme->alloc_entry
+							  : s->layer_alloc;
 		s->entry.free = s->dbg		 ? free_entry_checked
 				: s->size_mask && s->scheme->free_entry ? s->scheme->free_entry
 								 : slab_free_layer_checked;

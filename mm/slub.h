@@ -212,6 +212,9 @@ struct slab_scheme {
 	 * included): the full check, then free.
 	 */
 	void (*free_entry)(struct kmem_cache *s, void *p);
+	/* Optional, with alloc: kmem_cache_alloc's entry point for a plain cache (never a debug
+	 * or hardened one): alloc itself, reading free pointers without the hardening test. */
+	void *(*alloc_entry)(struct kmem_cache *s, gfp_t gfp);
 	int (*alloc_bulk)(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
 	void (*free_bulk)(struct kmem_cache *s, size_t n, void **p, void *caller);
 	unsigned long (*count_free)(struct kmem_cache *s, struct kmem_cache_cpu *c);
