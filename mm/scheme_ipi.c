@@ -396,6 +396,37 @@ static FASTPATH_FN void ipi_free(struct kmem_cache *s, void *object, void *calle
 	local_irq_restore(flags);
 }
 
+/*
+ * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
+ * free_entry): an object start in this cpu's slab is this cache's object, of a slab this
+ * cpu owns (a cpu slab is never handed over), so it goes onto the cpu freelist without a
+ * lookup, as in the core's fastpath. Anything else is looked up and checked in full, then
+ * ipi_free. The calls are jumps: slab_report_bad and slab_free_layer_checked find
+ * kmem_cache_free's caller as their own.
+ */
+static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (likely(cpu_slab_has_object(c, object))) {
+		if (unlikely(object == c->freelist)) { /* NULL too, with no cpu slab: no report */
+			local_irq_restore(flags);
+			slab_report_bad(s, object, NULL, "double free of");
+			return;
+		}
+		*(void **)((char *)object + s->offset) = c->freelist; /* never hardened here */
+		c->freelist = object;
+		stat(s, c, FREE_FASTPATH);
+		local_irq_restore(flags);
+		return;
+	}
+	local_irq_restore(flags);
+	slab_free_layer_checked(s, object);
+}
+
 /* ---- allocation ---- */
 
 /*
@@ -445,10 +476,10 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 }
 
 /* Make slab this cpu's slab: its free objects become the cpu freelist. */
-static void load_cpu_slab(struct kmem_cache_cpu *c, struct slab *slab)
+static void load_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
 	slab->scheme_state = IPI_SLAB_CPU;
-	c->slab = slab;
+	cpu_slab_set(s, c, slab); /* ipi_free_entry's test */
 	c->freelist = slab->freelist;
 	slab->freelist = NULL;
 	slab->inuse = slab->objects;
@@ -470,12 +501,12 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 		accept_transfers(s, c);
 		if (c->slab) { /* exhausted: every object is out */
 			c->slab->scheme_state = IPI_SLAB_FULL;
-			c->slab = NULL;
+			cpu_slab_set(s, c, NULL);
 		}
 		if (!list_empty(&ic(c)->owned)) {
 			slab = list_first_entry(&ic(c)->owned, struct slab, slab_list);
 			take_owned(c, slab);
-			load_cpu_slab(c, slab);
+			load_cpu_slab(s, c, slab);
 			stat(s, c, ALLOC_FROM_PARTIAL);
 			break;
 		}
@@ -492,7 +523,7 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 			return NULL;
 		}
 		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
-		load_cpu_slab(c, slab);
+		load_cpu_slab(s, c, slab);
 		stat(s, c, ALLOC_SLAB);
 		break;
 	}
@@ -511,7 +542,7 @@ static __noinline void *ipi_alloc_slow_irq(struct kmem_cache *s, struct kmem_cac
 	return object;
 }
 
-static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+static inline __attribute__((always_inline)) void *__ipi_alloc(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -522,10 +553,22 @@ static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
 	object = c->freelist;
 	if (unlikely(!object))
 		return ipi_alloc_slow_irq(s, c, gfp, flags);
-	c->freelist = get_fp(s, object);
+	c->freelist = hardened ? get_fp(s, object) : *(void **)((char *)object + s->offset);
 	stat(s, c, ALLOC_FASTPATH);
 	local_irq_restore(flags);
 	return object;
+}
+
+/* Any cache of the scheme, hardened ones (the debug layer's) included. */
+static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return __ipi_alloc(s, gfp, true);
+}
+
+/* kmem_cache_alloc itself for a plain cache (struct slab_scheme's alloc_entry). */
+static FASTPATH_FN void *ipi_alloc_entry(struct kmem_cache *s, gfp_t gfp)
+{
+	return __ipi_alloc(s, gfp, false);
 }
 
 static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
@@ -600,7 +643,7 @@ static unsigned long ipi_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *
 			free++;
 		slab->freelist = c->freelist;
 		slab->inuse = slab->objects - free;
-		c->slab = NULL;
+		cpu_slab_set(s, c, NULL);
 		c->freelist = NULL;
 		stat(s, c, CPUSLAB_FLUSH);
 		if (free)
@@ -710,6 +753,8 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.flush_cpu_partial = ipi_flush_hook,                                               \
 		.alloc = ipi_alloc,                                                                \
 		.free = ipi_free,                                                                  \
+		.free_entry = ipi_free_entry,                                                      \
+		.alloc_entry = ipi_alloc_entry,                                                    \
 		.alloc_bulk = ipi_alloc_bulk,                                                      \
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \

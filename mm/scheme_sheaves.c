@@ -79,6 +79,18 @@ static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 	return c->priv;
 }
 
+/*
+ * main when this cpu has no sheaf (at first, after a flush, when none could be allocated):
+ * empty and of no room, so the fastpaths' size tests send every call to the slow halves,
+ * and they need no NULL test. Never written.
+ */
+static struct slab_sheaf no_sheaf = { .size = 0, .capacity = 0, .below = NULL };
+
+static inline bool no_main(const struct slab_sheaf *main)
+{
+	return main == &no_sheaf;
+}
+
 static inline struct node_barn *barn_of(struct kmem_cache *s)
 {
 	return get_node(s)->priv;
@@ -95,6 +107,7 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s)
 	INIT_LIST_HEAD(&sheaf->barn_list);
 	sheaf->size = 0;
 	sheaf->capacity = s->sheaf_capacity;
+	sheaf->below = NULL;
 	return sheaf;
 }
 
@@ -182,12 +195,13 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 {
 	struct slab_sheaf *main = sc(c)->main, *full;
 
-	if (likely(main && main->size))
+	if (likely(main->size))
 		return true;
-	if (!main) {
-		main = sc(c)->main = new_sheaf(s);
+	if (no_main(main)) {
+		main = new_sheaf(s);
 		if (!main)
 			return false;
+		sc(c)->main = main;
 	}
 	if (sc(c)->spare && sc(c)->spare->size) {
 		sc(c)->main = sc(c)->spare;
@@ -218,7 +232,7 @@ static __noinline void *sheaves_alloc_slow(struct kmem_cache *s, struct kmem_cac
 		sh->stat[SHEAF_ALLOC]++;
 		return sh->main->objects[--sh->main->size];
 	}
-	if (!sh->main) /* no memory even for a sheaf: straight from the slabs */
+	if (no_main(sh->main)) /* no memory even for a sheaf: straight from the slabs */
 		return slab_alloc_for_layer(s, c, gfp);
 	return NULL;
 }
@@ -245,7 +259,7 @@ static FASTPATH_FN void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
-	if (unlikely(!main || !main->size))
+	if (unlikely(!main->size)) /* no_sheaf too */
 		return sheaves_alloc_slow_irq(s, c, gfp, flags);
 	object = main->objects[--main->size];
 	sc(c)->stat[SHEAF_ALLOC]++;
@@ -290,11 +304,14 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 {
 	struct slab_sheaf *main = sc(c)->main, *empty;
 
-	if (likely(main && main->size < main->capacity))
+	if (likely(main->size < main->capacity))
 		return true;
-	if (!main) {
-		main = sc(c)->main = new_sheaf(s);
-		return main != NULL;
+	if (no_main(main)) {
+		main = new_sheaf(s);
+		if (!main)
+			return false;
+		sc(c)->main = main;
+		return true;
 	}
 	if (sc(c)->spare && !sc(c)->spare->size) {
 		sc(c)->main = sc(c)->spare;
@@ -318,9 +335,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 /* An obvious double free: the object is the last one this cpu freed. */
 static bool last_freed(struct kmem_cache_cpu *c, void *object)
 {
-	struct slab_sheaf *main = sc(c)->main;
-
-	return main && main->size && main->objects[main->size - 1] == object;
+	return sheaf_top(sc(c)->main) == object;
 }
 
 /* main is full or missing: make room, or free to the slabs. Interrupts off. */
@@ -344,10 +359,16 @@ static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, v
 	slab_report_bad(s, object, caller, "double free of");
 }
 
-/* The slow half of sheaves_free (main full or missing), interrupts back as flags had them. */
-static __noinline void sheaves_free_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					     void *object, void *caller, unsigned long flags)
+/*
+ * The slow half of sheaves_free (main full or missing), interrupts back as flags had them.
+ * Interrupts are off since the fast half: the same cpu, whose c it finds again (the fast
+ * halves keep the object in its register that way).
+ */
+static __noinline void sheaves_free_slow_irq(struct kmem_cache *s, void *object, void *caller,
+					     unsigned long flags)
 {
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
 	if (unlikely(last_freed(c, object))) {
 		sheaves_double_free(s, object, caller, flags);
 		return;
@@ -365,15 +386,53 @@ static FASTPATH_FN void sheaves_free(struct kmem_cache *s, void *object, void *c
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
-	if (unlikely(!main || main->size >= main->capacity)) {
-		sheaves_free_slow_irq(s, c, object, caller, flags);
+	if (unlikely(main->size >= main->capacity)) { /* no_sheaf too */
+		sheaves_free_slow_irq(s, object, caller, flags);
 		return;
 	}
-	if (unlikely(main->size && main->objects[main->size - 1] == object)) {
+	if (unlikely(sheaf_top(main) == object)) {
 		sheaves_double_free(s, object, caller, flags);
 		return;
 	}
 	main->objects[main->size++] = object;
+	sc(c)->stat[SHEAF_FREE]++;
+	local_irq_restore(flags);
+}
+
+/*
+ * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
+ * free_entry). A sheaf takes objects of any slab of the cache, so each must be checked as
+ * this cache's: an object start in this cpu's slab is one for certain (the core keeps its
+ * base and mask, cpu_slab_has_object), in two instructions and without a lookup; anything
+ * else goes to the full check and then sheaves_free. The double-free tests are the same
+ * as sheaves_free's, and one more: an object on the cpu freelist is free already (NULL
+ * too, when there is no cpu slab: slab_report_bad ignores it).
+ */
+static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
+{
+	struct kmem_cache_cpu *c;
+	struct slab_sheaf *main;
+	unsigned long flags, n;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(!cpu_slab_has_object(c, object))) {
+		local_irq_restore(flags);
+		slab_free_layer_checked(s, object);
+		return;
+	}
+	main = sc(c)->main;
+	if (unlikely(object == c->freelist || sheaf_top(main) == object)) {
+		sheaves_double_free(s, object, __builtin_return_address(0), flags);
+		return;
+	}
+	n = main->size;
+	if (unlikely(n >= main->capacity)) { /* no_sheaf too */
+		sheaves_free_slow_irq(s, object, __builtin_return_address(0), flags);
+		return;
+	}
+	main->objects[n] = object;
+	main->size = (unsigned int)(n + 1);
 	sc(c)->stat[SHEAF_FREE]++;
 	local_irq_restore(flags);
 }
@@ -421,9 +480,10 @@ static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	struct slab_sheaf *sheaves[2] = { sc(c)->main, sc(c)->spare };
 
-	sc(c)->main = sc(c)->spare = NULL;
+	sc(c)->main = &no_sheaf;
+	sc(c)->spare = NULL;
 	for (int i = 0; i < 2; i++) {
-		if (!sheaves[i])
+		if (!sheaves[i] || no_main(sheaves[i]))
 			continue;
 		if (sheaves[i]->size)
 			flush(s, c, sheaves[i], __builtin_return_address(0));
@@ -481,7 +541,7 @@ static void sheaves_shrink(struct kmem_cache *s)
 
 static unsigned long sheaves_count_free(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	return (sc(c)->main ? sc(c)->main->size : 0) + (sc(c)->spare ? sc(c)->spare->size : 0);
+	return sc(c)->main->size + (sc(c)->spare ? sc(c)->spare->size : 0);
 }
 
 static unsigned long sheaves_count_node_free(struct kmem_cache *s)
@@ -500,6 +560,12 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 		spin_unlock_irqrestore(&barn->lock, flags);
 	}
 	return n;
+}
+
+static int sheaves_init_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu)
+{
+	sc(c)->main = &no_sheaf;
+	return 0;
 }
 
 static int sheaves_init_node(struct kmem_cache *s, struct kmem_cache_node *n)
@@ -530,6 +596,7 @@ static const struct slab_scheme sheaves_scheme = {
 	.flush_cpu_partial = sheaves_flush_cpu,
 	.alloc = sheaves_alloc,
 	.free = sheaves_free,
+	.free_entry = sheaves_free_entry,
 	.alloc_bulk = sheaves_alloc_bulk,
 	.free_bulk = sheaves_free_bulk,
 	.count_free = sheaves_count_free,
@@ -537,6 +604,7 @@ static const struct slab_scheme sheaves_scheme = {
 	.shrink = sheaves_shrink,
 	.cpu_size = sizeof(struct sheaves_cpu),
 	.node_size = sizeof(struct node_barn),
+	.init_cpu = sheaves_init_cpu,
 	.init_node = sheaves_init_node,
 	.exit_node = sheaves_exit_node,
 	.stat_names = sheaves_stat_names,

@@ -173,7 +173,7 @@ static __always_inline bool on_cpu_slab(struct kmem_cache *s, struct kmem_cache_
 {
 	if (slab)
 		return slab == c->slab;
-	return !(((uptr)head - c->slab_base) & c->slab_mask); /* kmem_cache_cpu's comment */
+	return cpu_slab_has_object(c, head);
 }
 
 /*
@@ -1062,8 +1062,9 @@ static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
 	slab_free_cmpxchg(s, NULL, p, p, 1, NULL, false);
 }
 
-/* A scheme's layer: checked, then a jump to the layer's free. */
-static FASTPATH_FN void free_entry_layer(struct kmem_cache *s, void *p)
+/* A scheme's layer: checked, then a jump to the layer's free (or a scheme's free_entry's
+ * slow half: its caller is kmem_cache_free's too, as free_entry jumps here). */
+FASTPATH_FN void slab_free_layer_checked(struct kmem_cache *s, void *p)
 {
 	void *caller = __builtin_return_address(0);
 	struct slab *slab;
@@ -1100,8 +1101,12 @@ static void slab_choose_paths(struct kmem_cache *s)
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
-		s->entry.alloc = s->dbg ? alloc_entry_layer : s->layer_alloc;
-		s->entry.free = s->dbg ? free_entry_checked : free_entry_layer;
+		s->entry.alloc = s->dbg			 ? alloc_entry_layer
+				 : s->scheme->alloc_entry ? s->scheme->alloc_entry
+							  : s->layer_alloc;
+		s->entry.free = s->dbg		 ? free_entry_checked
+				: s->size_mask && s->scheme->free_entry ? s->scheme->free_entry
+								 : slab_free_layer_checked;
 		return;
 	}
 	s->entry.alloc = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
@@ -1546,6 +1551,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, uns
 	INIT_LIST_HEAD(&sheaf->barn_list);
 	sheaf->capacity = MAX(size, s->sheaf_capacity);
 	sheaf->size = 0;
+	sheaf->below = NULL;
 	if (size && !kmem_cache_alloc_bulk(s, gfp & ~__GFP_ZERO, size, sheaf->objects)) {
 		free_pages((unsigned long)sheaf, 0);
 		return NULL;

@@ -202,6 +202,19 @@ struct slab_scheme {
 	 */
 	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
 	void (*free)(struct kmem_cache *s, void *object, void *caller);
+	/*
+	 * Optional, with free: kmem_cache_free's entry point itself for a plain cache of a
+	 * power-of-two size (s->size_mask set; never a debug or hardened cache, which keep
+	 * free). It does its own check: it may keep only what is certainly an object of this
+	 * cache and safe to take there (say an object start in this cpu's slab,
+	 * cpu_slab_has_object, whose base and mask the scheme then keeps with cpu_slab_set),
+	 * and must end in a jump to slab_free_layer_checked with anything else (NULL
+	 * included): the full check, then free.
+	 */
+	void (*free_entry)(struct kmem_cache *s, void *p);
+	/* Optional, with alloc: kmem_cache_alloc's entry point for a plain cache (never a debug
+	 * or hardened one): alloc itself, reading free pointers without the hardening test. */
+	void *(*alloc_entry)(struct kmem_cache *s, gfp_t gfp);
 	int (*alloc_bulk)(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
 	void (*free_bulk)(struct kmem_cache *s, size_t n, void **p, void *caller);
 	unsigned long (*count_free)(struct kmem_cache *s, struct kmem_cache_cpu *c);
@@ -319,6 +332,16 @@ static inline void cpu_slab_set(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 	c->slab_mask = slab ? ~((PAGE_SIZE << s->order) - 1) | (s->size - 1) : ~0UL;
 }
 
+/*
+ * Is p an object start in c's cpu slab (kmem_cache_cpu's comment on slab_base)? Only for
+ * caches of a power-of-two size (s->size_mask set); with no cpu slab only NULL passes. The
+ * free fastpaths' whole check: such an object is certainly one of this cache's.
+ */
+static inline bool cpu_slab_has_object(const struct kmem_cache_cpu *c, const void *p)
+{
+	return !(((uptr)p - c->slab_base) & c->slab_mask);
+}
+
 /* The slab an address is in, or NULL if it is not in a slab. */
 static inline struct slab *virt_to_slab(const void *p)
 {
@@ -429,6 +452,8 @@ void *get_partial_from(struct kmem_cache *s, struct kmem_cache_cpu *c, struct km
 void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
+/* A layer's kmem_cache_free after the full check (a scheme's free_entry jumps here). */
+void slab_free_layer_checked(struct kmem_cache *s, void *p);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */
 void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
 void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
@@ -509,8 +534,15 @@ struct slab_sheaf {
 	struct list_head barn_list; /* in the barn; barn->lock */
 	unsigned int size;          /* objects in it now */
 	unsigned int capacity;
+	void *below;                /* NULL: sheaf_top's word for an empty sheaf */
 	void *objects[];
 };
+
+/* The object on top of a sheaf (the last one put in), or NULL when it is empty: no test. */
+static inline void *sheaf_top(const struct slab_sheaf *sheaf)
+{
+	return ((void *const *)((const char *)sheaf->objects - sizeof(void *)))[sheaf->size];
+}
 _Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
 	       "a sheaf fits a page");
 
