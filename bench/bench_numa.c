@@ -18,6 +18,7 @@
  * operations per 1000 operations, list_lock and pages per node, operations per second.
  */
 #include "bench/bench.h"
+#include "bench/ring.h"
 #include "bench/scaling.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -28,138 +29,44 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-#define NRING 256
-#define NBATCH 16
 #define NOBJ_SIZE 256
 #define NUMA_PAIRS 8
 #define NUMA_OBJECTS 20000
 #define NTAG 0x6e756d6100000000ULL /* "numa" */
 
-struct nring {
-	u32 tail __aligned(64); /* producer's */
-	u32 head __aligned(64); /* consumer's */
-	u64 *slot[NRING];
-} __aligned(64);
-
 struct numa_run {
-	struct kmem_cache *s;
-	struct nring rings[NUMA_PAIRS];
+	struct ring_run run; /* first: numa_seen finds the run from it */
+	struct obj_ring rings[NUMA_PAIRS];
 	int npairs;
 	int prod[NUMA_PAIRS], cons[NUMA_PAIRS];
-	u64 objects;
-	int abort;
-	char why[96];
 	u64 cross[NR_CPUS]; /* per consumer: frees of objects whose slab is on another node */
 	u64 ipis[NR_CPUS];
 	u64 t_end[NR_CPUS];
 };
 
-static u64 numa_ipis_sent(void)
+/* The consumer's look at each object: is its slab on another node than this CPU? */
+static void numa_seen(struct ring_run *run, const void *p)
 {
-	struct ipi_stats st;
+	struct numa_run *r = (struct numa_run *)run;
 
-	ipi_stats_get(smp_processor_id(), &st);
-	return st.call_sent + st.wakeup_sent + st.handler_sent - bench_wakeups_sent();
-}
-
-static bool numa_aborted(struct numa_run *r)
-{
-	return __atomic_load_n(&r->abort, __ATOMIC_ACQUIRE);
-}
-
-static void numa_abort(struct numa_run *r, const char *why)
-{
-	if (__atomic_exchange_n(&r->abort, 1, __ATOMIC_ACQ_REL))
-		return;
-	strlcpy(r->why, why, sizeof(r->why));
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (cpu != smp_processor_id())
-			bench_wake(cpu);
-}
-
-static void numa_produce(struct numa_run *r, int pair)
-{
-	struct nring *q = &r->rings[pair];
-	u32 tail = q->tail;
-
-	for (u64 i = 0; i < r->objects && !numa_aborted(r);) {
-		u32 room = NRING - (tail - __atomic_load_n(&q->head, __ATOMIC_ACQUIRE));
-		u32 n = (u32)MIN((u64)MIN(room, NBATCH), r->objects - i);
-
-		if (!n) {
-			bench_sleep_prepare();
-			if (NRING - (tail - __atomic_load_n(&q->head, __ATOMIC_ACQUIRE)) ||
-			    numa_aborted(r))
-				bench_sleep_cancel();
-			else
-				bench_sleep();
-			continue;
-		}
-		for (u32 k = 0; k < n; k++, i++) {
-			u64 *p = kmem_cache_alloc(r->s, GFP_KERNEL);
-
-			if (!p) {
-				numa_abort(r, "allocation failed");
-				return;
-			}
-			p[0] = NTAG | (u64)pair;
-			p[1] = i;
-			q->slot[(tail + k) % NRING] = p;
-		}
-		tail += n;
-		__atomic_store_n(&q->tail, tail, __ATOMIC_RELEASE);
-		bench_wake(r->cons[pair]);
-	}
-}
-
-static void numa_consume(struct numa_run *r, int pair)
-{
-	struct nring *q = &r->rings[pair];
-	int here = numa_node_id(), cpu = smp_processor_id();
-	u32 head = q->head;
-
-	for (u64 i = 0; i < r->objects && !numa_aborted(r);) {
-		u32 tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-
-		if (tail == head) {
-			bench_sleep_prepare();
-			if (__atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) != head || numa_aborted(r))
-				bench_sleep_cancel();
-			else
-				bench_sleep();
-			continue;
-		}
-		for (; head != tail; head++, i++) {
-			u64 *p = q->slot[head % NRING];
-
-			if (p[0] != (NTAG | (u64)pair) || p[1] != i) {
-				__atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
-				numa_abort(r, "an object arrived damaged or out of order");
-				return;
-			}
-			if (page_to_nid(virt_to_page(p)) != here) /* a slab is on one node */
-				r->cross[cpu]++;
-			kmem_cache_free(r->s, p);
-		}
-		__atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
-		bench_wake(r->prod[pair]);
-	}
+	if (page_to_nid(virt_to_page(p)) != numa_node_id()) /* a slab is on one node */
+		r->cross[smp_processor_id()]++;
 }
 
 static void numa_cpu(void *arg)
 {
 	struct numa_run *r = arg;
 	int cpu = smp_processor_id();
-	u64 ipi0 = numa_ipis_sent();
+	u64 ipi0 = ring_ipis_sent();
 
 	for (int p = 0; p < r->npairs; p++) {
 		if (r->prod[p] == cpu)
-			numa_produce(r, p);
+			ring_produce(&r->run, &r->rings[p], p, r->cons[p]);
 		else if (r->cons[p] == cpu)
-			numa_consume(r, p);
+			ring_consume(&r->run, &r->rings[p], p, r->prod[p], numa_seen);
 	}
 	r->t_end[cpu] = get_cycles_ordered();
-	r->ipis[cpu] = numa_ipis_sent() - ipi0;
+	r->ipis[cpu] = ring_ipis_sent() - ipi0;
 }
 
 /* Pairs of CPUs on one node (local) or on two (cross); their count. */
@@ -208,8 +115,8 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 		u64 t0, t_end = 0, ipis = 0, cross_frees = 0, frees, alloc_rem = 0, free_rem = 0;
 		struct slab_cache_info info;
 
-		r->s = kmem_cache_create_scheme("bench-numa", NOBJ_SIZE, 0, 0, NULL, scheme, fp);
-		if (!r->s) {
+		r->run.s = kmem_cache_create_scheme("bench-numa", NOBJ_SIZE, 0, 0, NULL, scheme, fp);
+		if (!r->run.s) {
 			bench_fail("numa", "cannot create a %s cache", scheme);
 			return;
 		}
@@ -218,12 +125,11 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 		for (int n = 0; n < nr_node_ids; n++)
 			page_alloc_get_node_stats(n, &pst[n]);
 		t0 = bench_run_together(&mask, numa_cpu, r);
-		if (r->abort) {
-			bench_fail("numa", "%s %s: %s", scheme, place, r->why);
+		if (r->run.abort) {
+			bench_fail("numa", "%s %s: %s", scheme, place, r->run.why);
 			for (int p = 0; p < r->npairs; p++)
-				for (; r->rings[p].head != r->rings[p].tail; r->rings[p].head++)
-					kmem_cache_free(r->s, r->rings[p].slot[r->rings[p].head % NRING]);
-			kmem_cache_destroy(r->s);
+				ring_drain(r->run.s, &r->rings[p]);
+			kmem_cache_destroy(r->run.s);
 			return;
 		}
 		for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
@@ -233,16 +139,16 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 			ipis += r->ipis[cpu];
 			cross_frees += r->cross[cpu];
 		}
-		frees = r->objects * (u64)r->npairs;
-		kmem_cache_shrink(r->s); /* every object back on the node lists, counted */
-		kmem_cache_info(r->s, &info);
+		frees = r->run.objects * (u64)r->npairs;
+		kmem_cache_shrink(r->run.s); /* every object back on the node lists, counted */
+		kmem_cache_info(r->run.s, &info);
 		if (info.active_objects)
 			bench_fail("numa", "%s %s: %lu objects still allocated", scheme, place,
 				   info.active_objects);
 		for (int n = 0; n < nr_node_ids; n++) {
 			struct kmem_cache_node_info ni;
 
-			kmem_cache_node_info(r->s, n, &ni); /* zeros for a node s has not */
+			kmem_cache_node_info(r->run.s, n, &ni); /* zeros for a node s has not */
 			locks[n] = ni.list_lock;
 			alloc_rem += ni.alloc_remote;
 			free_rem += ni.free_remote;
@@ -250,7 +156,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 		snprintf(params, sizeof(params),
 			 "\"scheme\":\"%s\",\"placement\":\"%s\",\"pairs\":%d,\"nodes\":%d,"
 			 "\"objects\":%llu", scheme, place, r->npairs, nr_node_ids,
-			 (unsigned long long)r->objects);
+			 (unsigned long long)r->run.objects);
 		{
 			char line[256];
 			size_t at = 0;
@@ -269,7 +175,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 			       bench_fmt(a, sizeof(a), cross_frees * 10000 / frees),
 			       bench_fmt(b, sizeof(b), (alloc_rem + free_rem) * 10000 / frees),
 			       bench_fmt(c, sizeof(c), ipis * 10000 / frees),
-			       bench_fmt(d, sizeof(d), (t_end - t0) * 10 / r->objects), line);
+			       bench_fmt(d, sizeof(d), (t_end - t0) * 10 / r->run.objects), line);
 		}
 		bench_json("numa", params, "cross_node_frees_per_1000", cross_frees * 10000 / frees,
 			   "count", NULL);
@@ -278,7 +184,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 		bench_json("numa", params, "free_remote_per_1000_frees", free_rem * 10000 / frees,
 			   "count", NULL);
 		bench_json("numa", params, "ipis_per_1000_frees", ipis * 10000 / frees, "count", NULL);
-		bench_json("numa", params, "per_object", (t_end - t0) * 10 / r->objects, "cycles",
+		bench_json("numa", params, "per_object", (t_end - t0) * 10 / r->run.objects, "cycles",
 			   NULL);
 		for (int n = 0; n < nr_node_ids; n++) {
 			char np[200];
@@ -287,7 +193,7 @@ static void numa_place(struct numa_run *r, bool cross, enum slab_fastpath fp)
 			bench_json("numa", np, "list_lock", locks[n] * 10, "count", NULL);
 			bench_json("numa", np, "pages_allocated", pst[n].allocs * 10, "count", NULL);
 		}
-		kmem_cache_destroy(r->s);
+		kmem_cache_destroy(r->run.s);
 	}
 }
 
@@ -374,7 +280,8 @@ static void run_numa(void)
 		bench_fail("numa", "no memory");
 		return;
 	}
-	r->objects = NUMA_OBJECTS;
+	r->run.objects = NUMA_OBJECTS;
+	r->run.tag = NTAG;
 	/* The layout itself, whatever can be measured after: each node's RAM and CPUs. */
 	for (int n = 0; n < nr_node_ids; n++) {
 		struct page_alloc_stats st;
@@ -391,7 +298,7 @@ static void run_numa(void)
 	}
 	printk("numa: %d nodes, %d CPUs; pairs of CPUs (producer allocates, consumer frees), %llu "
 	       "objects of %d bytes per pair, one run%s\n", nr_node_ids, nr_cpu_ids,
-	       (unsigned long long)r->objects, NOBJ_SIZE, bench_emulated() ? ", emulated" : "");
+	       (unsigned long long)r->run.objects, NOBJ_SIZE, bench_emulated() ? ", emulated" : "");
 	printk("%-14s %-6s %12s %12s %12s %12s  per node: list_locks/pages\n", "scheme", "pairs",
 	       "xnode/1000", "remote/1000", "IPIs/1000", "cycles/obj");
 	numa_place(r, false, fp);

@@ -7,10 +7,11 @@
  * time over its objects) and IPIs per thousand frees, from the per-cpu IPI counters
  * (kernel/smp.h) less the wake-ups this benchmark sends itself.
  *
- * The ring is published in batches of 16 (one release store and one wake-up check per
- * batch); a side that finds the ring full or empty halts until the other wakes it.
+ * The ring (bench/ring.h) is published in batches of 16 (one release store and one wake-up
+ * check per batch); a side that finds the ring full or empty halts until the other wakes it.
  */
 #include "bench/bench.h"
+#include "bench/ring.h"
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -26,139 +27,29 @@ boot_param(remote_objects, remote_objects, uint, (1, 100000000), 50000,
 
 static void remote_counters(struct kmem_cache *s, const char *scheme, int pairs, u64 objects);
 
-#define RING 256
-#define BATCH 16
 #define OBJ_SIZE 256
 #define REMOTE_REPS_DEFAULT 5
 #define TAG 0x72656d6f74650000ULL /* "remote" */
 
-struct ring {
-	u32 tail __aligned(64); /* producer's */
-	u32 head __aligned(64); /* consumer's */
-	u64 *slot[RING];
-} __aligned(64);
-
 struct remote_run {
-	struct kmem_cache *s;
-	struct ring *rings; /* one per pair */
-	u64 objects;        /* per pair */
-	int abort;
-	u64 ipis[NR_CPUS];  /* per cpu: IPIs sent during its part, its own wake-ups excluded */
+	struct ring_run run;
+	struct obj_ring *rings; /* one per pair */
+	u64 ipis[NR_CPUS];      /* per cpu: IPIs sent during its part, its own wake-ups excluded */
 	u64 t_end[NR_CPUS];
-	char why[128];
 };
-
-static u64 ipis_sent(void)
-{
-	struct ipi_stats st;
-
-	ipi_stats_get(smp_processor_id(), &st);
-	return st.call_sent + st.wakeup_sent + st.handler_sent - bench_wakeups_sent();
-}
-
-static void remote_abort(struct remote_run *r, int pair, const char *what, u64 got, u64 want)
-{
-	if (__atomic_exchange_n(&r->abort, 1, __ATOMIC_ACQ_REL))
-		return;
-	snprintf(r->why, sizeof(r->why), "pair %d: %s: got %llx, want %llx", pair, what,
-		 (unsigned long long)got, (unsigned long long)want);
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (cpu != smp_processor_id())
-			bench_wake(cpu);
-}
-
-static bool aborted(struct remote_run *r)
-{
-	return __atomic_load_n(&r->abort, __ATOMIC_ACQUIRE);
-}
-
-static void producer(struct remote_run *r, int pair, int peer)
-{
-	struct ring *q = &r->rings[pair];
-	u32 tail = q->tail;
-
-	for (u64 i = 0; i < r->objects && !aborted(r);) {
-		u32 room = RING - (tail - __atomic_load_n(&q->head, __ATOMIC_ACQUIRE));
-		u32 n = (u32)MIN((u64)MIN(room, BATCH), r->objects - i);
-
-		if (!n) { /* full: halt until the consumer has taken some */
-			bench_sleep_prepare();
-			if (RING - (tail - __atomic_load_n(&q->head, __ATOMIC_ACQUIRE)) || aborted(r))
-				bench_sleep_cancel();
-			else
-				bench_sleep();
-			continue;
-		}
-		for (u32 k = 0; k < n; k++, i++) {
-			u64 *p = kmem_cache_alloc(r->s, GFP_KERNEL);
-
-			if (!p) {
-				remote_abort(r, pair, "allocation failed at object", i, i);
-				return;
-			}
-			p[0] = TAG | (u64)pair;
-			p[1] = i;
-			q->slot[(tail + k) % RING] = p;
-		}
-		tail += n;
-		__atomic_store_n(&q->tail, tail, __ATOMIC_RELEASE);
-		bench_wake(peer);
-	}
-}
-
-static void consumer(struct remote_run *r, int pair, int peer)
-{
-	struct ring *q = &r->rings[pair];
-	u32 head = q->head;
-
-	for (u64 i = 0; i < r->objects && !aborted(r);) {
-		u32 tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-
-		if (tail == head) { /* empty: halt until the producer has published more */
-			bench_sleep_prepare();
-			if (__atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) != head || aborted(r))
-				bench_sleep_cancel();
-			else
-				bench_sleep();
-			continue;
-		}
-		for (; head != tail; head++, i++) {
-			u64 *p = q->slot[head % RING];
-
-			if (p[0] != (TAG | (u64)pair) || p[1] != i) {
-				__atomic_store_n(&q->head, head, __ATOMIC_RELEASE); /* drain frees it */
-				remote_abort(r, pair, p[0] != (TAG | (u64)pair) ? "bad tag" : "sequence",
-					     p[0] != (TAG | (u64)pair) ? p[0] : p[1],
-					     p[0] != (TAG | (u64)pair) ? (TAG | (u64)pair) : i);
-				return;
-			}
-			kmem_cache_free(r->s, p);
-		}
-		__atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
-		bench_wake(peer);
-	}
-}
 
 static void remote_cpu(void *arg)
 {
 	struct remote_run *r = arg;
 	int cpu = smp_processor_id(), pair = cpu / 2;
-	u64 ipi0 = ipis_sent();
+	u64 ipi0 = ring_ipis_sent();
 
 	if (cpu % 2 == 0)
-		producer(r, pair, cpu + 1);
+		ring_produce(&r->run, &r->rings[pair], pair, cpu + 1);
 	else
-		consumer(r, pair, cpu - 1);
+		ring_consume(&r->run, &r->rings[pair], pair, cpu - 1, NULL);
 	r->t_end[cpu] = get_cycles_ordered();
-	r->ipis[cpu] = ipis_sent() - ipi0;
-}
-
-/* Drain what an aborted run left in the rings. */
-static void drain(struct remote_run *r, int pairs)
-{
-	for (int p = 0; p < pairs; p++)
-		for (; r->rings[p].head != r->rings[p].tail; r->rings[p].head++)
-			kmem_cache_free(r->s, r->rings[p].slot[r->rings[p].head % RING]);
+	r->ipis[cpu] = ring_ipis_sent() - ipi0;
 }
 
 static void run_remote(void)
@@ -184,12 +75,13 @@ static void run_remote(void)
 	}
 	per = thr + reps;
 	ipi = per + reps;
-	r->rings = kcalloc((size_t)pairs, sizeof(struct ring), GFP_KERNEL);
+	r->rings = kcalloc((size_t)pairs, sizeof(struct obj_ring), GFP_KERNEL);
 	if (!r->rings) {
 		bench_fail("remote", "no memory for %d rings", pairs);
 		goto out;
 	}
-	r->objects = objects;
+	r->run.objects = objects;
+	r->run.tag = TAG;
 	cpumask_clear(&mask);
 	for (int cpu = 0; cpu < 2 * pairs; cpu++)
 		cpumask_set_cpu(cpu, &mask);
@@ -201,20 +93,21 @@ static void run_remote(void)
 		const char *scheme = bench_scheme(si);
 		struct bench_stats st_thr, st_per, st_ipi;
 
-		r->s = kmem_cache_create_scheme("bench-remote", OBJ_SIZE, 0, 0, NULL, scheme, fp);
-		if (!r->s) {
+		r->run.s = kmem_cache_create_scheme("bench-remote", OBJ_SIZE, 0, 0, NULL, scheme, fp);
+		if (!r->run.s) {
 			bench_fail("remote", "cannot create a %s cache", scheme);
 			goto out;
 		}
 		for (int rep = 0; rep < reps; rep++) {
 			u64 t0, t_end = 0, ipis = 0;
 
-			memset(r->rings, 0, (size_t)pairs * sizeof(struct ring));
+			memset(r->rings, 0, (size_t)pairs * sizeof(struct obj_ring));
 			t0 = bench_run_together(&mask, remote_cpu, r);
-			if (r->abort) {
-				bench_fail("remote", "%s: %s", scheme, r->why);
-				drain(r, pairs);
-				kmem_cache_destroy(r->s);
+			if (r->run.abort) {
+				bench_fail("remote", "%s: %s", scheme, r->run.why);
+				for (int p = 0; p < pairs; p++)
+					ring_drain(r->run.s, &r->rings[p]);
+				kmem_cache_destroy(r->run.s);
 				goto out;
 			}
 			for (int cpu = 0; cpu < 2 * pairs; cpu++) {
@@ -231,13 +124,13 @@ static void run_remote(void)
 		{
 			struct slab_cache_info info;
 
-			kmem_cache_info(r->s, &info);
+			kmem_cache_info(r->run.s, &info);
 			if (info.active_objects)
 				bench_fail("remote", "%s: %lu objects still allocated after the runs",
 					   scheme, info.active_objects);
 		}
-		remote_counters(r->s, scheme, pairs, objects);
-		kmem_cache_destroy(r->s);
+		remote_counters(r->run.s, scheme, pairs, objects);
+		kmem_cache_destroy(r->run.s);
 		bench_summarize(thr, reps, 10, &st_thr); /* already tenths: divide by 10 ops */
 		bench_summarize(per, reps, objects, &st_per);
 		bench_summarize(ipi, reps, objects * pairs, &st_ipi);
