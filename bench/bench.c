@@ -246,6 +246,16 @@ s64 bench_change_pct(u64 base, u64 now)
 	return ((s64)now - (s64)base) * 1000 / (s64)base;
 }
 
+/* Does a headline before headlines[i] have its benchmark and figure (its group's first)? */
+static bool headline_group_seen(int i)
+{
+	for (int j = 0; j < i; j++)
+		if (!strcmp(headlines[j].bench, headlines[i].bench) &&
+		    !strcmp(headlines[j].figure, headlines[i].figure))
+			return true;
+	return false;
+}
+
 /* For each benchmark with headlines: each scheme's figure and its ratio to the baseline's. */
 static void print_summary(void)
 {
@@ -260,12 +270,7 @@ static void print_summary(void)
 	for (int i = 0; i < nr_headlines; i++) {
 		const struct headline *h = &headlines[i], *lock = NULL;
 
-		bool seen = false;
-
-		for (int j = 0; j < i; j++)
-			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
-					!strcmp(headlines[j].figure, h->figure));
-		if (seen)
+		if (headline_group_seen(i))
 			continue; /* printed with the first of its group */
 		printk("%-10s %s (%s):\n", h->bench, h->figure, h->unit);
 		for (int j = i; j < nr_headlines; j++)
@@ -368,12 +373,8 @@ static void summary_for_screen(void)
 	screen_results_machine(line);
 	for (int i = 0; i < nr_headlines; i++) {
 		const struct headline *h = &headlines[i], *lock = NULL;
-		bool seen = false;
 
-		for (int j = 0; j < i; j++)
-			seen = seen || (!strcmp(headlines[j].bench, h->bench) &&
-					!strcmp(headlines[j].figure, h->figure));
-		if (seen)
+		if (headline_group_seen(i))
 			continue;
 		snprintf(line, sizeof(line), "%s %s (%s):", h->bench, h->figure, h->unit);
 		screen_results_group(line);
