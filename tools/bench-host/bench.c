@@ -22,6 +22,8 @@
  *              them through a single-producer single-consumer ring (a queue of 256 slots) to
  *              a consumer on the other core, which checks and frees them; per object, from
  *              the start until the consumer freed the last; also as objects per second
+ *   insn       after the rounds, in this process: what one cmpxchg16b costs on this CPU,
+ *              with and without lock prefix, next to a plain store (allocator "cpu")
  *
  * slablab's variants are every scheme the build has (slab_scheme_name()), each with the irq
  * fastpath, and lock and partial also with cmpxchg: the kernel's bench=fastpath variants.
@@ -44,6 +46,7 @@
 #include <unistd.h>
 
 #include "arch/host/host_smp.h"
+#include "kernel/arch.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
@@ -553,6 +556,57 @@ static bool get_stats(int c, size_t k, struct stats *st)
 	return true;
 }
 
+/*
+ * What the cmpxchg fastpath's one instruction per call costs on this CPU, measured in the same
+ * run so that a pair's figure can be read against it. Each loop is a dependent chain on one
+ * 16-byte-aligned word (read both halves, then swap them for the next values), as the
+ * fastpath's alloc and free are on c->freelist+tid: cmpxchg16b without
+ * lock prefix (cmpxchg_double_local, the fastpath's own), with lock (cmpxchg_double, what the
+ * slab freelists use), and a plain load/add/store for comparison. Median of 21 runs of 100000.
+ */
+struct insn_fig {
+	const char *id, *what;
+	double median, p10, p90;
+};
+
+static struct insn_fig insn_figs[] = {
+	{ "cmpxchg16b-local", "cmpxchg16b, no lock prefix (the cmpxchg fastpath's)", 0, 0, 0 },
+	{ "cmpxchg16b-locked", "lock cmpxchg16b (the slabs' freelist+counters)", 0, 0, 0 },
+	{ "load-add-store", "plain load, add, store of the same word", 0, 0, 0 },
+};
+#define NR_INSN (sizeof(insn_figs) / sizeof(insn_figs[0]))
+
+static void measure_insns(void)
+{
+	static u64 word[2] __attribute__((aligned(16)));
+	enum { RUNS = 21, OPS = 100000 };
+	double v[RUNS];
+
+	for (size_t f = 0; f < NR_INSN; f++) {
+		for (int r = 0; r < RUNS; r++) {
+			uint64_t t0 = tsc();
+
+			for (long i = 0; i < OPS; i++) {
+				u64 a = __atomic_load_n(&word[0], __ATOMIC_RELAXED);
+				u64 b = __atomic_load_n(&word[1], __ATOMIC_RELAXED);
+
+				if (f == 0)
+					cmpxchg_double_local(word, a, b, a + 1, b + 1);
+				else if (f == 1)
+					cmpxchg_double(word, a, b, a + 1, b + 1);
+				else
+					__atomic_store_n(&word[0], a + 1, __ATOMIC_RELAXED);
+				__asm__ __volatile__("" : : : "memory");
+			}
+			v[r] = (double)(tsc() - t0) / OPS;
+		}
+		qsort(v, RUNS, sizeof(double), cmp_double);
+		insn_figs[f].median = v[RUNS / 2];
+		insn_figs[f].p10 = pct(v, RUNS, 0.10);
+		insn_figs[f].p90 = pct(v, RUNS, 0.90);
+	}
+}
+
 static double tsc_mhz(void)
 {
 	struct timespec a, b;
@@ -705,10 +759,24 @@ static int parent(int rounds, char **peers, int npeers)
 		}
 		printf("\n");
 	}
+	measure_insns();
+	printf("\nthe cmpxchg fastpath's instruction on this CPU: TSC cycles per operation (read both "
+	       "words, then the swap), a dependent chain on one word, median (p10-p90) of 21 runs of "
+	       "100000, measured after the rounds\n");
+	for (size_t f = 0; f < NR_INSN; f++)
+		printf("  %-20s %6.1f (%.1f-%.1f)  %s\n", insn_figs[f].id, insn_figs[f].median,
+		       insn_figs[f].p10, insn_figs[f].p90, insn_figs[f].what);
 	printf("\nwork:");
 	for (size_t k = 0; k < NR_WORKS; k++)
 		printf("%s %s = %s", k ? ";" : "", works[k].id, works[k].what);
 	printf("\n\n");
+	for (size_t f = 0; f < NR_INSN; f++)
+		printf("{\"bench\":\"host\",\"allocator\":\"cpu\",\"work\":\"insn\",\"insn\":\"%s\","
+		       "\"cycles\":%.1f,\"p10\":%.1f,\"p90\":%.1f,\"samples\":21,"
+		       "\"unit\":\"tsc_cycles_per_operation\",\"tsc_mhz\":%.0f,\"date\":\"%s\","
+		       "\"accel\":\"host\"}\n",
+		       insn_figs[f].id, insn_figs[f].median, insn_figs[f].p10, insn_figs[f].p90,
+		       mhz, date);
 
 	for (int c = 0; c < ncolumns; c++) {
 		for (size_t k = 0; k < NR_WORKS; k++) {
