@@ -265,6 +265,9 @@ def machine(log):
 # What every figure line must hold (bench/bench.c bench_json).
 FIGURE_KEYS = ["figure", "value", "unit", "accel", "emulated", "cpus"]
 CHECK_SHOWN = 5  # problems printed; the summary line counts them all
+# The header tools/bench-host/run.sh prints before each process's output in make bench-host's
+# log: --check reads each such section as a log of its own (one meta line each).
+SECTION_MARK = "== bench-host: "
 
 
 def check_log(path):
@@ -273,16 +276,38 @@ def check_log(path):
     reads (it parses wherever it starts, has FIGURE_KEYS, finite numbers, a meta line has
     META_KEYS); there is exactly one meta line and it comes before the first figure; every
     benchmark the meta line's "benches" names printed a figure, except remote on one CPU
-    (it says it needs two and prints none). Raises OSError for an unreadable log."""
+    (it says it needs two and prints none). make bench-host's log holds one such log per
+    process, each under a SECTION_MARK header: each is checked so. Raises OSError for an
+    unreadable log."""
     if path == "-":
         data = sys.stdin.buffer.read()
     else:
         with open(path, "rb") as f:
             data = f.read()
     dec = json.JSONDecoder(parse_float=decimal.Decimal)
-    problems, seen = [], {}
+    problems, seen, total = [], {}, {}
     meta, meta_line = None, 0
+
+    def section_end():
+        """The section's meta line is there and every benchmark it names printed figures."""
+        if meta is None:
+            problems.append("no meta line")
+            return
+        one_cpu = num(meta.get("cpus")) == 1
+        for b in text(meta.get("benches")).split(","):
+            if b and not seen.get(b) and not (b == "remote" and one_cpu):
+                problems.append("no figures from %s (the meta line, line %d, names it)" %
+                                (b, meta_line))
+
     for i, line in enumerate(clean_lines(data), 1):
+        if line.startswith(SECTION_MARK) and (meta is not None or seen):
+            # make bench-host's log: each process's output (the suite, each peer, the
+            # micro-benchmarks) is a section under its own header with its own meta line.
+            section_end()
+            for b, n in seen.items():
+                total[b] = total.get(b, 0) + n
+            seen, meta, meta_line = {}, None, 0
+            continue
         m = BENCH_RE.search(line)
         obj = None
         if line.startswith("{"):
@@ -320,15 +345,10 @@ def check_log(path):
         if why:
             problems.append("line %d: %s" % (i, "; ".join(why)))
         seen[bench] = seen.get(bench, 0) + 1
-    if meta is None:
-        problems.append("no meta line")
-    else:
-        one_cpu = num(meta.get("cpus")) == 1
-        for b in text(meta.get("benches")).split(","):
-            if b and not seen.get(b) and not (b == "remote" and one_cpu):
-                problems.append("no figures from %s (the meta line, line %d, names it)" %
-                                (b, meta_line))
-    return problems, sum(seen.values()), len(seen)
+    section_end()
+    for b, n in seen.items():
+        total[b] = total.get(b, 0) + n
+    return problems, sum(total.values()), len(total)
 
 
 def run_check(path):

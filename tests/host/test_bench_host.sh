@@ -179,6 +179,28 @@ self_check_failure_exits_1() {
 }
 
 t "a failed self-check exits 1" self_check_failure_exits_1
+
+# The micro-benchmarks (build/bench-host/bench-host, tools/bench-host/bench.c), two of their
+# works only: a meta line and a figure for every slablab variant and glibc (no bulk API for
+# glibc), the cmpxchg16b figures, every line in the JSON contract; a work that is none is
+# refused.
+micro=$root/build/bench-host/bench-host
+micro_two_works() {
+    [ -x "$micro" ] || { echo "no $micro: run make host-tests"; return 1; }
+    run "$tmp/micro.log" "$micro" --quick --work pair-256,bulk-16 || return 1
+    python3 "$root/tools/benchreport.py" --check "$tmp/micro.log" >/dev/null ||
+        { python3 "$root/tools/benchreport.py" --check "$tmp/micro.log"; return 1; }
+    check "$tmp/micro.log" \
+        "one('meta')['benches'] == 'host'" \
+        "len(set(o['work'] for o in lines if o['bench'] == 'host')) == 3" \
+        "sorted(o['insn'] for o in lines if o.get('work') == 'insn') == ['cmpxchg16b-local', 'cmpxchg16b-locked', 'load-add-store']" \
+        "all(any(o.get('scheme') == s and o.get('fastpath') == f and o['work'] == w and o['value'] > 0 for o in lines) for s, f in [('lock', 'irq'), ('lock', 'cmpxchg'), ('partial', 'irq'), ('partial', 'cmpxchg'), ('sheaves', 'irq')] for w in ('pair', 'bulk'))" \
+        "[o['work'] for o in lines if o.get('allocator') == 'glibc'] == ['pair']" \
+        "not any(o.get('work') in ('batch', 'spsc') for o in lines)"
+}
+t "micro-benchmarks: the works asked for, every variant, the JSON contract" micro_two_works
+t "micro-benchmarks: --work with a work that is none is refused" bad_option \
+    "no work named pair-7" "$micro" --work pair-256,pair-7
 t "host_ipi=bogus is refused" bad_option "signal" "$suite" host_ipi=bogus bench=none
 t "test= (a kernel option the suite has not) is refused" bad_option "test" "$suite" test=all
 t "host_peer= without bench-suite-peer is refused" bad_option "bench-suite-peer" "$suite" \

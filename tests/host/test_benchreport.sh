@@ -391,6 +391,24 @@ check_unparsed_and_remote() {
         "benchreport: $d: 1 problem"
 }
 
+# make bench-host's log: one section per process under its "== bench-host: " header, each
+# with its own meta line; a section without one, or two meta lines in one section, fails.
+check_sections() {
+    local hw=$samples/suite-hw.log d=$out/sections.log
+    { echo "== bench-host: the benchmark suite on real cores =="; cat "$hw"
+      echo "== bench-host: peer glibc =="; cat "$hw"; } >"$d"
+    checks 0 "$d" "benchreport: $d: 10 figures from 3 benchmarks, as the contract says" ||
+        return 1
+    { echo "== bench-host: the benchmark suite on real cores =="; cat "$hw"
+      echo "== bench-host: peer glibc =="; sed '/"bench":"meta"/d' "$hw"; } >"$d"
+    checks 1 "$d" "line 11: a figure before the meta line" "line 12: a figure before the meta line" \
+        "line 13: a figure before the meta line" "line 14: a figure before the meta line" \
+        "line 15: a figure before the meta line" "benchreport: $d: 6 problems (the first 5 above)" ||
+        return 1
+    { cat "$hw"; cat "$hw"; } >"$d"
+    checks 1 "$d" "line 9: a second meta line (the first is line 2)" "benchreport: $d: 1 problem"
+}
+
 # --from-qr: the results object the screen's QR code holds (bench/bench.c), as markdown, and
 # against a log's summary lines: equal passes, a changed figure or one missing fails (1),
 # text that is not the object is refused (2).
@@ -440,5 +458,6 @@ t no_plots_quiet no_plots_quiet
 t check_good_and_cut_off check_good_and_cut_off
 t check_damaged check_damaged
 t check_unparsed_and_remote check_unparsed_and_remote
+t check_sections check_sections
 
 ktap_report

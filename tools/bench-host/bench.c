@@ -109,6 +109,48 @@ static const struct work works[] = {
 #define NR_WORKS (sizeof(works) / sizeof(works[0]))
 
 static double sample_scale = 1.0; /* --quick: fewer samples */
+static char cmdline[512];         /* the options, for the meta line */
+#define HOST_CPUS 2               /* the thread-CPUs slablab's child starts (spsc uses both) */
+static const char *work_list;     /* --work: the works to run (comma-separated ids), or all */
+
+static bool work_on(const struct work *w)
+{
+	size_t n = strlen(w->id);
+
+	for (const char *p = work_list; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && !strncmp(p, w->id, n))
+			return true;
+		p = end ? end + 1 : p + len;
+	}
+	return !work_list;
+}
+
+/* A --work list that names no work, or a name that is none, is refused. */
+static bool work_list_ok(void)
+{
+	for (const char *p = work_list; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool found = false;
+
+		for (size_t k = 0; k < NR_WORKS && !found; k++)
+			found = strlen(works[k].id) == len && !strncmp(p, works[k].id, len);
+		if (!found) {
+			fprintf(stderr, "bench-host: --work: no work named %.*s (the works: see --help)\n",
+				(int)len, p);
+			return false;
+		}
+		p = end ? end + 1 : p + len;
+	}
+	if (work_list && !*work_list) {
+		fprintf(stderr, "bench-host: --work: an empty list (the works: see --help)\n");
+		return false;
+	}
+	return true;
+}
 
 struct ring {
 	unsigned long head __attribute__((aligned(64))); /* written by the producer */
@@ -305,7 +347,7 @@ static void child_malloc(const char *name)
 	for (size_t k = 0; k < NR_WORKS; k++) {
 		const struct work *w = &works[k];
 
-		if (w->kind == BULK)
+		if (w->kind == BULK || !work_on(w))
 			continue;
 		if (w->kind == SPSC) {
 			if (host_nr_cores() < 2)
@@ -390,7 +432,7 @@ static void child_slablab(void)
 	void **v = calloc(512, sizeof(*v));
 
 	host_arena_init(HOST_ARENA_BASE, ARENA_SIZE);
-	host_smp_init(2);
+	host_smp_init(HOST_CPUS);
 	list_variants();
 	for (int var = 0; var < nvariants; var++) {
 		const char *name = variants[var].name;
@@ -406,7 +448,7 @@ static void child_slablab(void)
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
 
-			if (w->kind == SPSC && host_nr_cores() < 2)
+			if ((w->kind == SPSC && host_nr_cores() < 2) || !work_on(w))
 				continue;
 			for (int i = -1; i < nsamples(w); i++) {
 				double c;
@@ -492,7 +534,8 @@ static void run_child(const struct allocator *a)
 			unsetenv("LD_PRELOAD");
 		snprintf(scale, sizeof(scale), "%g", sample_scale);
 		execl("/proc/self/exe", "bench-host", "--child",
-		      a->child_slablab ? "slablab" : a->name, "--scale", scale, (char *)NULL);
+		      a->child_slablab ? "slablab" : a->name, "--scale", scale, "--work",
+		      work_list ? work_list : "", (char *)NULL);
 		perror("bench-host: exec");
 		_exit(127);
 	}
@@ -708,6 +751,22 @@ static int parent(int rounds, char **peers, int npeers)
 	for (int p = 2; p < nprocs; p++)
 		printf(" %s %s (%s)", procs[p].name, procs[p].version, procs[p].lib);
 	printf("\n");
+	/* The meta line (tools/benchreport.py's contract): the run, before its figures. */
+	printf("{\"bench\":\"meta\",\"cpu_model\":");
+	json_string(model);
+	printf(",\"tsc_mhz\":%.0f,\"seed\":0,\"cmdline\":", mhz);
+	json_string(cmdline);
+	printf(",\"benches\":\"host\",\"schemes\":\"");
+	for (int i = 0, n = 0; i < nvariants; i++)
+		if (i == 0 || strcmp(variants[i].scheme, variants[i - 1].scheme))
+			printf("%s%s", n++ ? "," : "", variants[i].scheme);
+	printf("\",\"allocators\":\"glibc");
+	for (int p = 2; p < nprocs; p++)
+		printf(",%s", procs[p].name);
+	printf("\",\"date\":\"%s\",\"kernel\":", date);
+	json_string(un.release);
+	printf(",\"figure\":\"run\",\"value\":0,\"unit\":\"none\",\"accel\":\"host\","
+	       "\"emulated\":false,\"cpus\":%d}\n", HOST_CPUS);
 	fflush(stdout);
 
 	for (int r = 0; r < rounds; r++)
@@ -723,6 +782,8 @@ static int parent(int rounds, char **peers, int npeers)
 			       strncmp(columns[c], "slablab-", 8) ? columns[c] : columns[c] + 8);
 		printf("\n");
 		for (size_t k = 0; k < NR_WORKS; k++) {
+			if (!work_on(&works[k]))
+				continue;
 			printf("%-28s", works[k].id);
 			for (int c = 0; c < ncolumns; c++) {
 				struct stats st;
@@ -741,7 +802,7 @@ static int parent(int rounds, char **peers, int npeers)
 	}
 	/* Producer/consumer as a rate: the TSC's MHz over cycles per object is millions per second. */
 	for (size_t k = 0; k < NR_WORKS; k++) {
-		if (works[k].kind != SPSC)
+		if (works[k].kind != SPSC || !work_on(&works[k]))
 			continue;
 		printf("\nproducer/consumer (%s): million objects per second (from the median)\n",
 		       works[k].id);
@@ -767,17 +828,12 @@ static int parent(int rounds, char **peers, int npeers)
 		printf("  %-20s %6.1f (%.1f-%.1f)  %s\n", insn_figs[f].id, insn_figs[f].median,
 		       insn_figs[f].p10, insn_figs[f].p90, insn_figs[f].what);
 	printf("\nwork:");
-	for (size_t k = 0; k < NR_WORKS; k++)
-		printf("%s %s = %s", k ? ";" : "", works[k].id, works[k].what);
+	for (size_t k = 0, n = 0; k < NR_WORKS; k++)
+		if (work_on(&works[k]))
+			printf("%s %s = %s", n++ ? ";" : "", works[k].id, works[k].what);
 	printf("\n\n");
-	for (size_t f = 0; f < NR_INSN; f++)
-		printf("{\"bench\":\"host\",\"allocator\":\"cpu\",\"work\":\"insn\",\"insn\":\"%s\","
-		       "\"cycles\":%.1f,\"p10\":%.1f,\"p90\":%.1f,\"samples\":21,"
-		       "\"unit\":\"tsc_cycles_per_operation\",\"tsc_mhz\":%.0f,\"date\":\"%s\","
-		       "\"accel\":\"host\"}\n",
-		       insn_figs[f].id, insn_figs[f].median, insn_figs[f].p10, insn_figs[f].p90,
-		       mhz, date);
 
+	/* One JSON line per figure (tools/benchreport.py's contract: the meta line above). */
 	for (int c = 0; c < ncolumns; c++) {
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
@@ -787,24 +843,37 @@ static int parent(int rounds, char **peers, int npeers)
 
 			if (!get_stats(c, k, &st))
 				continue;
-			printf("{\"bench\":\"host\",\"allocator\":");
-			json_string(v ? "slablab" : columns[c]);
-			if (v) {
-				printf(",\"scheme\":\"%s\",\"fastpath\":\"%s\"", v->scheme, v->fastpath);
-			} else {
-				printf(",\"version\":");
-				json_string(column_version[c]);
+			for (int rate = 0; rate < (w->kind == SPSC ? 2 : 1); rate++) {
+				printf("{\"bench\":\"host\",\"allocator\":");
+				json_string(v ? "slablab" : columns[c]);
+				if (v) {
+					printf(",\"scheme\":\"%s\",\"fastpath\":\"%s\"", v->scheme,
+					       v->fastpath);
+				} else {
+					printf(",\"version\":");
+					json_string(column_version[c]);
+				}
+				printf(",\"work\":\"%s\",\"size\":%u,\"n\":%u,", kinds[w->kind], w->size,
+				       w->n);
+				if (rate) /* producer/consumer per second, from the median */
+					printf("\"figure\":\"objects per second\",\"value\":%.0f,"
+					       "\"unit\":\"objects/s\",", mhz * 1e6 / st.median);
+				else
+					printf("\"figure\":\"cycles per object\",\"value\":%.1f,"
+					       "\"unit\":\"cycles\",\"p10\":%.1f,\"p90\":%.1f,"
+					       "\"min\":%.1f,\"max\":%.1f,",
+					       st.median, st.p10, st.p90, st.min, st.max);
+				printf("\"reps\":%d,\"accel\":\"host\",\"emulated\":false,\"cpus\":%d}\n",
+				       st.n, HOST_CPUS);
 			}
-			if (w->kind == SPSC) /* per second, from the median */
-				printf(",\"objects_per_s\":%.0f", mhz * 1e6 / st.median);
-			printf(",\"work\":\"%s\",\"size\":%u,\"n\":%u,\"cycles\":%.1f,\"p10\":%.1f,"
-			       "\"p90\":%.1f,\"min\":%.1f,\"max\":%.1f,\"samples\":%d,"
-			       "\"unit\":\"tsc_cycles_per_object\",\"tsc_mhz\":%.0f,\"date\":\"%s\","
-			       "\"accel\":\"host\"}\n",
-			       kinds[w->kind], w->size, w->n, st.median, st.p10, st.p90, st.min, st.max,
-			       st.n, mhz, date);
 		}
 	}
+	for (size_t f = 0; f < NR_INSN; f++)
+		printf("{\"bench\":\"host\",\"allocator\":\"cpu\",\"work\":\"insn\",\"insn\":\"%s\","
+		       "\"figure\":\"cycles per operation\",\"value\":%.1f,\"unit\":\"cycles\","
+		       "\"p10\":%.1f,\"p90\":%.1f,\"reps\":21,\"accel\":\"host\",\"emulated\":false,"
+		       "\"cpus\":1}\n",
+		       insn_figs[f].id, insn_figs[f].median, insn_figs[f].p10, insn_figs[f].p90);
 	return 0;
 }
 
@@ -814,6 +883,8 @@ int main(int argc, char **argv)
 	char **peers = calloc((size_t)argc + 1, sizeof(*peers));
 	int npeers = 0, rounds = 5;
 
+	for (int i = 1, len = 0; i < argc && len < (int)sizeof(cmdline); i++)
+		len += snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", i > 1 ? " " : "", argv[i]);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child") && i + 1 < argc)
 			child = argv[++i];
@@ -825,12 +896,19 @@ int main(int argc, char **argv)
 			sample_scale = 0.2, rounds = 1;
 		else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
 			peers[npeers++] = argv[++i];
+		else if (!strcmp(argv[i], "--work") && i + 1 < argc)
+			work_list = *argv[++i] || !child ? argv[i] : NULL;
 		else {
-			fprintf(stderr, "usage: bench-host [--rounds R] [--quick] "
-					"[--peer NAME=LIB[@VERSION]]...\n");
+			fprintf(stderr, "usage: bench-host [--rounds R] [--quick] [--work ID,...] "
+					"[--peer NAME=LIB[@VERSION]]...\nworks:");
+			for (size_t k = 0; k < NR_WORKS; k++)
+				fprintf(stderr, " %s", works[k].id);
+			fprintf(stderr, "\n");
 			return 2;
 		}
 	}
+	if (!work_list_ok())
+		return 2;
 	host_nr_cores(); /* remember the allowed cores before pinning */
 	if (!child)
 		return parent(rounds < 1 ? 1 : rounds, peers, npeers);

@@ -31,7 +31,7 @@ PEER_WRAPS := kmem_cache_create_scheme kmem_cache_alloc_zeroed kmem_cache_destro
 # and latency, then the micro-benchmarks of bench-host (pairs, batches, bulk, spsc) with the
 # peers (tools/bench-host/run.sh). CPUS=N (default: every core this process may use),
 # BENCH="bench=... scheme=... bench_reps=..." (the kernel's options), BENCH_ARGS for the
-# micro-benchmarks (--quick, --rounds N); BENCH_HOST_MICRO=0 leaves them out.
+# micro-benchmarks (--quick, --rounds N, --work ID,...); BENCH_HOST_MICRO=0 leaves them out.
 CPUS ?=
 BENCH ?=
 BENCH_HOST_MICRO ?= 1
@@ -51,6 +51,6 @@ $(BH)/bench-suite-peer: $(BS_OBJS) $(BH)/t/tools/bench-host/peer.o $(HOST_LDSCRI
 	  $(filter %.o,$^)
 
 # make test runs tests/host/test_bench_host.sh over both.
-host-tests: $(BH)/bench-suite $(BH)/bench-suite-peer
+host-tests: $(BH)/bench-suite $(BH)/bench-suite-peer $(BH)/bench-host
 
 .SECONDARY: $(BH_OBJS) $(BS_OBJS) $(BH)/t/tools/bench-host/peer.o
