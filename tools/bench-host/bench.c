@@ -4,7 +4,7 @@
  * space) next to glibc malloc, jemalloc, mimalloc and tcmalloc, on this machine, in one run,
  * measured in TSC cycles (rdtsc between lfences).
  *
- *   bench-host [--rounds R] [--quick] [--peer NAME=LIB[@VERSION]]...
+ *   bench-host [--rounds R] [--quick] [--work ID,...] [--peer NAME=LIB[@VERSION]]...
  *
  * The parent runs R rounds; in each it starts one child process per allocator (this same
  * program with --child), in an order that rotates from round to round so that drift of the
