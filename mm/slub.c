@@ -779,8 +779,8 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 			n = NULL;
 		}
 		slab_read_freelist(slab, &prior, &counters);
-		if (unlikely(prior == head)) {
-			slab_report_bad(s, head, caller, "double free of");
+		if (unlikely(prior == head || prior == tail)) { /* tail: linked to prior */
+			slab_report_bad(s, prior, caller, "double free of");
 			return;
 		}
 		set_freepointer_fast(s, tail, prior, hardened);
@@ -1112,6 +1112,8 @@ static void slab_choose_paths(struct kmem_cache *s)
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
+	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
+	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1230,18 +1232,20 @@ error:
 	return 0;
 }
 
-static __noinline void alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
+/* __GFP_ZERO after the fast parts, in a jump (nothing is live across it): returns size. */
+static __noinline int alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
 {
 	for (size_t i = 0; i < size; i++)
 		memset(p[i], 0, s->object_size);
+	return (int)size;
 }
 
 /*
- * The fast part: the cpu freelist into p[], two objects a turn (no register moves between
- * them), in caller-saved registers only, so no frame; the first empty freelist hands the
- * rest to alloc_bulk_slow in a jump.
+ * Any cache the core's fast part below does not take (a scheme's own bulk, debug checks, a
+ * size that is not a power of two): the scheme's alloc_bulk, else the cpu freelist two
+ * objects a turn, then the slow path.
  */
-FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -1253,7 +1257,6 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	/* The free pointer's offset read once (a store to p[] might alias it for the compiler). */
 	object = c->freelist;
 	off = s->offset;
 	for (i = 0; i + 1 < size; i += 2) {
@@ -1273,11 +1276,56 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		object = *(void **)((char *)object + off);
 	}
 	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size;
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	if (unlikely(gfp & __GFP_ZERO))
+		return alloc_bulk_zero(s, size, p);
+	return (int)size;
+}
+
+/*
+ * The fast part (s->bulk_core): the cpu freelist into p[], four objects a turn after the
+ * size's remainder, each a store, a load and a NULL test (the free pointer's offset read
+ * once: a store to p[] might alias it for the compiler), in caller-saved registers, so no
+ * frame; the first empty freelist hands the rest to alloc_bulk_slow in a jump.
+ */
+FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	unsigned long off;
+	void *object;
+	size_t i;
+
+	if (unlikely(!s->bulk_core))
+		return alloc_bulk_general(s, gfp, size, p);
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	object = c->freelist;
+	off = s->offset;
+#define BULK_TAKE(k)                                                                               \
+	do {                                                                                       \
+		if (unlikely(!object))                                                             \
+			return alloc_bulk_slow(s, gfp, size, p, i + (k), flags);                    \
+		p[i + (k)] = object;                                                               \
+		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */ \
+	} while (0)
+	for (i = 0; i < (size & 3); i++)
+		BULK_TAKE(0);
+	for (; i < size; i += 4) {
+		BULK_TAKE(0);
+		BULK_TAKE(1);
+		BULK_TAKE(2);
+		BULK_TAKE(3);
+	}
+#undef BULK_TAKE
+	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
 	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
-		alloc_bulk_zero(s, size, p);
+		return alloc_bulk_zero(s, size, p);
 	return (int)size;
 }
 
@@ -1413,8 +1461,9 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
 			continue;
 		}
-		if (unlikely(df.freelist == c->freelist)) {
-			slab_report_bad(s, df.freelist, caller, "double free of");
+		/* df.tail is the one linked to the head (the fast part's stop at a double free) */
+		if (unlikely(df.tail == c->freelist || df.freelist == c->freelist)) {
+			slab_report_bad(s, c->freelist, caller, "double free of");
 			continue;
 		}
 		set_freepointer_fast(s, df.tail, c->freelist, false);
@@ -1425,70 +1474,98 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	local_irq_restore(flags);
 }
 
-/* Does object fail on_cpu_slab's test, or is it the head it would be pushed onto? */
-#define BULK_NOT_PUSHABLE(object, head) \
-	((((uptr)(object) - base) & mask) || (object) == (head))
+/* Any cache that the fast part below does not take: the scheme's own, else the checked way. */
+static __noinline void free_bulk_general(struct kmem_cache *s, size_t size, void **p, void *caller)
+{
+	if (s->scheme->free_bulk)
+		s->scheme->free_bulk(s, size, p, caller);
+	else
+		free_bulk_checked(s, size, p, caller);
+}
 
 /*
- * A power-of-two size: first the run of objects ending p[] that on_cpu_slab's test puts in
- * this cpu's slab, straight onto the cpu freelist (interrupts off once, no lookup), two a
- * turn (no register moves between them), in caller-saved registers only, so no frame. The
- * first that fails (another slab's, NULL, a double free of the freelist's head or of the
- * object just before it, a bad pointer) and all before it go the checked way, in a jump.
+ * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
+ * of them, p[size - 1], failed its test), head the cpu freelist's new head, linked through
+ * what was freed to the old one; interrupts off since the fast part's start (flags).
+ */
+static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void **p, void *head,
+					 unsigned long flags, void *caller)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	c->stat[FREE_FASTPATH] -= size; /* the fast part counted them all */
+	if (unlikely(p[size - 1] == head)) {
+		/* The head freed again: only that one is refused, the others are freed. */
+		slab_report_bad(s, head, caller, "double free of");
+		size--;
+	}
+	c->freelist = head;
+	c->tid = next_tid(c->tid);
+	local_irq_restore(flags);
+	free_bulk_checked(s, size, p, caller);
+}
+
+/* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */
+#define BULK_NOT_PUSHABLE(object, head) \
+	((((uptr)(object) + nbase) & mask) || (object) == (head))
+
+/*
+ * The fast part (s->bulk_core): p[] from its end down, each object that on_cpu_slab's
+ * test puts in this cpu's slab linked to the one before it (the first to the cpu
+ * freelist's head), two a turn after the size's odd one, in caller-saved registers; the
+ * new head goes onto the cpu freelist with one store at the end, so the objects come back
+ * in p[]'s order. Each test is an add, a mask and the compare with the object linked just
+ * before (a double free of the freelist's head, the same object twice in a row). The first
+ * that fails (another slab's, NULL, a double free, a bad pointer) and all before it go to
+ * free_bulk_partway in a jump.
  */
 FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
-	if (s->scheme->free_bulk) {
-		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+	struct kmem_cache_cpu *c;
+	unsigned long flags, mask, off;
+	uptr nbase;
+	void *head, *a;
+
+	if (unlikely(!s->bulk_core)) {
+		free_bulk_general(s, size, p, __builtin_return_address(0));
 		return;
 	}
-	if (likely(s->size_mask) && size) {
-		struct kmem_cache_cpu *c;
-		unsigned long flags, mask;
-		unsigned int off = s->offset;
-		size_t end = size;
-		uptr base;
-		void *head, *a, *b;
-
-		local_irq_save(flags);
-		c = this_cpu_slab(s);
-		base = c->slab_base;
-		mask = c->slab_mask;
-		head = c->freelist;
-		while (size >= 2) {
-			a = p[size - 1];
-			if (BULK_NOT_PUSHABLE(a, head))
-				goto partway;
-			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
-			b = p[size - 2];
-			if (BULK_NOT_PUSHABLE(b, a)) {
-				head = a;
-				size--;
-				goto partway;
-			}
-			*(void **)((char *)b + off) = a;
-			head = b;
-			size -= 2;
-		}
-		if (size) {
-			a = p[0];
-			if (!BULK_NOT_PUSHABLE(a, head)) {
-				*(void **)((char *)a + off) = head;
-				head = a;
-				size = 0;
-			}
-		}
-partway:
-		if (size != end) {
-			c->freelist = head;
-			c->stat[FREE_FASTPATH] += end - size;
-			c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
-		}
-		local_irq_restore(flags);
-		if (likely(!size))
-			return;
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	nbase = -c->slab_base;
+	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
+	mask = c->slab_mask;
+	head = c->freelist;
+	off = s->offset;
+	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
+	if (size & 1) {
+		a = p[size - 1];
+		if (BULK_NOT_PUSHABLE(a, head))
+			goto partway;
+		*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+		head = a;
+		size--;
 	}
-	free_bulk_checked(s, size, p, __builtin_return_address(0));
+	while (size) {
+		a = p[size - 1];
+		if (BULK_NOT_PUSHABLE(a, head))
+			goto partway;
+		*(void **)((char *)a + off) = head;
+		head = p[size - 2];
+		if (BULK_NOT_PUSHABLE(head, a)) {
+			head = a;
+			size--;
+			goto partway;
+		}
+		*(void **)((char *)head + off) = a;
+		size -= 2;
+	}
+	c->freelist = head;
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	return;
+partway:
+	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
 }
 #undef BULK_NOT_PUSHABLE
 
