@@ -1298,8 +1298,9 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 	void *object;
 	size_t i;
 
-	if (unlikely(!s->bulk_core))
-		return alloc_bulk_general(s, gfp, size, p);
+	if (unlikely(!s->bulk_core)) /* a layer's own in one jump, as before bulk_core */
+		return s->scheme->alloc_bulk ? s->scheme->alloc_bulk(s, gfp, size, p)
+					     : alloc_bulk_general(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	object = c->freelist;
@@ -1474,14 +1475,6 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	local_irq_restore(flags);
 }
 
-/* Any cache that the fast part below does not take: the scheme's own, else the checked way. */
-static __noinline void free_bulk_general(struct kmem_cache *s, size_t size, void **p, void *caller)
-{
-	if (s->scheme->free_bulk)
-		s->scheme->free_bulk(s, size, p, caller);
-	else
-		free_bulk_checked(s, size, p, caller);
-}
 
 /*
  * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
@@ -1527,7 +1520,10 @@ FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **
 	void *head, *a;
 
 	if (unlikely(!s->bulk_core)) {
-		free_bulk_general(s, size, p, __builtin_return_address(0));
+		if (s->scheme->free_bulk)
+			s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+		else
+			free_bulk_checked(s, size, p, __builtin_return_address(0));
 		return;
 	}
 	local_irq_save(flags);
