@@ -1350,7 +1350,7 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	int lookahead = 3;
 	void *object;
 	uptr base;
-	unsigned long mask;
+	unsigned long mask, slab_bytes;
 
 	df->slab = NULL;
 	do {
@@ -1367,36 +1367,54 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
 	/*
-	 * A power-of-two size: first the run of objects of this slab that ends p[], in
-	 * registers, one mask test each (on_cpu_slab's); the loop below takes what is left.
+	 * A power-of-two size: first the run of objects of this slab that ends p[], as the fast
+	 * part of kmem_cache_free_bulk takes its run (two a turn, one lea-and-mask test and the
+	 * compare with the object linked before each); the loop below takes what is left.
 	 */
 	mask = s->size_mask ? ~((PAGE_SIZE << s->order) - 1) | s->size_mask : 0;
 	if (mask && !consume) {
-		void *head = object;
+		void *head = object, *a;
 		size_t end = size;
-		unsigned int off = s->offset;
+		unsigned long off = s->offset;
+		uptr nbase = -base;
 
-		while (size) {
-			object = p[size - 1];
-			if ((((uptr)object - base) & mask) || object == head)
-				break;
-			if (hardened)
-				set_freepointer(s, object, head);
-			else
-				*(void **)((char *)object + off) = head;
-			head = object;
-			size--;
+		__asm__("" : "+r"(nbase)); /* kept negated: each test's add is one lea */
+		while (size >= 2) {
+			a = p[size - 1];
+			if ((((uptr)a + nbase) & mask) || a == head)
+				goto run_end;
+			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+			head = p[size - 2];
+			if ((((uptr)head + nbase) & mask) || head == a) {
+				head = a;
+				size--;
+				goto run_end;
+			}
+			*(void **)((char *)head + off) = a;
+			size -= 2;
 		}
+		if (size) {
+			a = p[0];
+			if (!((((uptr)a + nbase) & mask) || a == head)) {
+				*(void **)((char *)a + off) = head;
+				head = a;
+				size = 0;
+			}
+		}
+run_end:
 		df->freelist = head;
 		df->cnt += (unsigned int)(end - size);
+		if (!size)
+			return 0;
 	}
+	slab_bytes = PAGE_SIZE << s->order;
 	while (size) {
 		object = p[--size];
 		if (!object)
 			continue;
 		/* Same slab: inside its pages (one compare) and at an object start (a
 		 * power-of-two size: one test of the offset's low bits, as on_cpu_slab). */
-		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
+		if ((uptr)object - base < slab_bytes &&
 		    (s->size_mask ? !(((uptr)object - base) & s->size_mask)
 				  : object_start(s, df->slab, object))) {
 			if (object == df->freelist) { /* the same object twice in one call */
