@@ -1164,12 +1164,18 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 	slab->inuse = slab->objects;
 	slab->owner = smp_processor_id();
 	object = slab_address(slab);
-	for (unsigned int k = 0; k < s->objects; k++, object += s->size) {
-		if (unlikely(s->ctor))
-			s->ctor(object);
-		p[k] = object;
+	{
+		/* Read once: the stores to p[] might alias them for the compiler. */
+		unsigned int n = s->objects, size = s->size;
+		void (*ctor)(void *) = s->ctor;
+
+		if (unlikely(ctor))
+			for (unsigned int k = 0; k < n; k++)
+				ctor(object + (size_t)k * size);
+		for (unsigned int k = 0; k < n; k++, object += size)
+			p[k] = object;
+		return n;
 	}
-	return s->objects;
 load:
 	c->freelist = get_freepointer_fast(s, freelist, false);
 	c->tid = next_tid(c->tid);
@@ -1186,35 +1192,50 @@ static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t si
 				      size_t i, unsigned long flags)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
-	unsigned int off = s->offset;
+	unsigned long off = s->offset;
 	size_t slow = 0;
-	void *object = NULL;
+	void *object = NULL, *first;
 
-	for (; i < size; i++) {
-		if (unlikely(!object)) {
-			c->freelist = NULL;
-			if (size - i > s->objects && likely(!s->dbg)) {
-				size_t got = alloc_bulk_refill(s, c, gfp, p + i, &object);
-
-				slow++; /* one slow path for the slab's worth */
-				if (got) {
-					i += got - 1;
-					continue; /* object NULL: the next one is slow too */
-				}
-			} else {
-				object = slab_alloc_slow(s, c, gfp);
-				slow++;
-			}
-			if (unlikely(!object)) {
-				slow--;
-				goto error;
-			}
+	for (;;) {
+		/* object heads the cpu freelist (c->freelist is behind): walk it, two a turn. */
+		for (; i + 1 < size; i += 2) {
+			if (unlikely(!object))
+				goto empty;
 			p[i] = object;
-			object = c->freelist;
-			continue;
+			object = *(void **)((char *)object + off); /* get_freepointer_fast */
+			if (unlikely(!object)) {
+				i++;
+				goto empty;
+			}
+			p[i + 1] = object;
+			object = *(void **)((char *)object + off);
 		}
-		p[i] = object;
-		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
+		if (i < size && object) {
+			p[i++] = object;
+			object = *(void **)((char *)object + off);
+		}
+		if (i == size)
+			break;
+empty:
+		c->freelist = NULL;
+		slow++; /* one slow path for each refill, or for a slab's worth */
+		if (size - i > s->objects && likely(!s->dbg)) {
+			size_t got = alloc_bulk_refill(s, c, gfp, p + i, &first);
+
+			if (got) {
+				i += got;
+				object = NULL; /* the next one is slow too */
+				continue;
+			}
+		} else {
+			first = slab_alloc_slow(s, c, gfp);
+		}
+		if (unlikely(!first)) {
+			slow--;
+			goto error;
+		}
+		p[i++] = first;
+		object = c->freelist;
 	}
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size - slow;
