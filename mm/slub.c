@@ -1457,13 +1457,6 @@ run_end:
 	return first_skipped_index;
 }
 
-/* Plain caches (kmem_cache_free_bulk: hardened caches have their own free_bulk). */
-static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
-						 struct detached_freelist *df, void *caller)
-{
-	return __build_detached_freelist(s, size, p, df, caller, false, false);
-}
-
 /* For the layers, which are promised p[] back all NULL (slab_free_for_layer). */
 static __noinline size_t build_detached_freelist_consume(struct kmem_cache *s, size_t size,
 							 void **p, struct detached_freelist *df,
@@ -1494,7 +1487,8 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	while (size) {
 		struct detached_freelist df;
 
-		size = build_detached_freelist(s, size, p, &df, caller);
+		/* Plain caches (hardened ones have their own free_bulk), inlined: df in registers */
+		size = __build_detached_freelist(s, size, p, &df, caller, false, false);
 		if (!df.slab)
 			continue;
 		if (df.slab != c->slab) {
