@@ -1427,6 +1427,15 @@ run_end:
 		df->cnt += (unsigned int)(end - size);
 		if (!size)
 			return 0;
+		/*
+		 * The next two objects in one other slab (slabs are aligned to their size): p[]
+		 * is in runs, as a bulk allocation leaves it, so looking past them for more of
+		 * this slab would find none; the next call takes their run. (A run that ended at
+		 * an object of this slab, a duplicate, goes on to the loop, which reports it.)
+		 */
+		if (size >= 2 && ((uptr)p[size - 1] - base) >> (PAGE_SHIFT + s->order) &&
+		    !(((uptr)p[size - 1] ^ (uptr)p[size - 2]) >> (PAGE_SHIFT + s->order)))
+			return size;
 	}
 	slab_bytes = PAGE_SIZE << s->order;
 	while (size) {
