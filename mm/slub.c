@@ -1517,7 +1517,6 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	local_irq_restore(flags);
 }
 
-
 /*
  * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
  * of them, p[size - 1], failed its test), head the cpu freelist's new head, linked through
@@ -1529,7 +1528,7 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
 	c->stat[FREE_FASTPATH] -= size; /* the fast part counted them all */
-	if (unlikely(p[size - 1] == head)) {
+	if (unlikely(p[size - 1] == head && head)) {
 		/* The head freed again: only that one is refused, the others are freed. */
 		slab_report_bad(s, head, caller, "double free of");
 		size--;
@@ -1552,7 +1551,8 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
  * in p[]'s order. Each test is an add, a mask and the compare with the object linked just
  * before (a double free of the freelist's head, the same object twice in a row). The first
  * that fails (another slab's, NULL, a double free, a bad pointer) and all before it go to
- * free_bulk_partway in a jump.
+ * free_bulk_partway in a jump. (Eleven values live in the loop: two of them in saved
+ * registers.)
  */
 FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {

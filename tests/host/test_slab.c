@@ -917,7 +917,44 @@ static void bad_frees(void)
 				found += back[k] == r[j] && (k == 0 || back[k] != back[k - 1]);
 		kt_check(found == 4, N("after the refused double free each object comes back once"),
 			 "%d of the 4 objects came back", found);
-		kmem_cache_free_bulk(s, 4, back);
+		/* NULL entries are skipped, reported as nothing, whatever the cpu freelist holds. */
+		m[0] = back[0];
+		m[1] = NULL;
+		m[2] = back[1];
+		m[3] = back[2];
+		m[4] = NULL;
+		before = slab_bad_input_count();
+		kmem_cache_free_bulk(s, 5, m);
+		kmem_cache_free(s, back[3]);
+		kt_check(slab_bad_input_count() == before,
+			 N("NULL entries in a bulk free are skipped without a report"),
+			 "bad input count %lu -> %lu: %s", before, slab_bad_input_count(),
+			 host_console_text());
+		host_console_reset();
+	}
+	/* The same with the cpu freelist empty (its head NULL, as a NULL entry). */
+	{
+		struct kmem_cache *z = create("t-null", 64, 0, NULL);
+		struct slab_cache_info info;
+		void *all[512], *m[2];
+		unsigned int n = 0;
+
+		if (z && !kmem_cache_info(z, &info) && info.objects_per_slab <= 512) {
+			for (n = 0; n < info.objects_per_slab; n++)
+				all[n] = kmem_cache_alloc(z, GFP_KERNEL);
+			m[0] = all[0];
+			m[1] = NULL;
+			before = slab_bad_input_count();
+			kmem_cache_free_bulk(z, 2, m);
+			kt_check(slab_bad_input_count() == before,
+				 N("a NULL entry with the cpu freelist empty is skipped without a report"),
+				 "bad input count %lu -> %lu: %s", before, slab_bad_input_count(),
+				 host_console_text());
+			host_console_reset();
+			kmem_cache_free_bulk(z, n - 1, all + 1);
+		}
+		if (z)
+			kmem_cache_destroy(z);
 	}
 
 	heap = malloc(64);
