@@ -779,8 +779,8 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 			n = NULL;
 		}
 		slab_read_freelist(slab, &prior, &counters);
-		if (unlikely(prior == head)) {
-			slab_report_bad(s, head, caller, "double free of");
+		if (unlikely(prior == head || prior == tail)) { /* tail: linked to prior */
+			slab_report_bad(s, prior, caller, "double free of");
 			return;
 		}
 		set_freepointer_fast(s, tail, prior, hardened);
@@ -1112,6 +1112,8 @@ static void slab_choose_paths(struct kmem_cache *s)
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
+	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
+	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1162,12 +1164,18 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 	slab->inuse = slab->objects;
 	slab->owner = smp_processor_id();
 	object = slab_address(slab);
-	for (unsigned int k = 0; k < s->objects; k++, object += s->size) {
-		if (unlikely(s->ctor))
-			s->ctor(object);
-		p[k] = object;
+	{
+		/* Read once: the stores to p[] might alias them for the compiler. */
+		unsigned int n = s->objects, size = s->size;
+		void (*ctor)(void *) = s->ctor;
+
+		if (unlikely(ctor))
+			for (unsigned int k = 0; k < n; k++)
+				ctor(object + (size_t)k * size);
+		for (unsigned int k = 0; k < n; k++, object += size)
+			p[k] = object;
+		return n;
 	}
-	return s->objects;
 load:
 	c->freelist = get_freepointer_fast(s, freelist, false);
 	c->tid = next_tid(c->tid);
@@ -1184,35 +1192,50 @@ static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t si
 				      size_t i, unsigned long flags)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
-	unsigned int off = s->offset;
+	unsigned long off = s->offset;
 	size_t slow = 0;
-	void *object = NULL;
+	void *object = NULL, *first;
 
-	for (; i < size; i++) {
-		if (unlikely(!object)) {
-			c->freelist = NULL;
-			if (size - i > s->objects && likely(!s->dbg)) {
-				size_t got = alloc_bulk_refill(s, c, gfp, p + i, &object);
-
-				slow++; /* one slow path for the slab's worth */
-				if (got) {
-					i += got - 1;
-					continue; /* object NULL: the next one is slow too */
-				}
-			} else {
-				object = slab_alloc_slow(s, c, gfp);
-				slow++;
-			}
-			if (unlikely(!object)) {
-				slow--;
-				goto error;
-			}
+	for (;;) {
+		/* object heads the cpu freelist (c->freelist is behind): walk it, two a turn. */
+		for (; i + 1 < size; i += 2) {
+			if (unlikely(!object))
+				goto empty;
 			p[i] = object;
-			object = c->freelist;
-			continue;
+			object = *(void **)((char *)object + off); /* get_freepointer_fast */
+			if (unlikely(!object)) {
+				i++;
+				goto empty;
+			}
+			p[i + 1] = object;
+			object = *(void **)((char *)object + off);
 		}
-		p[i] = object;
-		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
+		if (i < size && object) {
+			p[i++] = object;
+			object = *(void **)((char *)object + off);
+		}
+		if (i == size)
+			break;
+empty:
+		c->freelist = NULL;
+		slow++; /* one slow path for each refill, or for a slab's worth */
+		if (size - i > s->objects && likely(!s->dbg)) {
+			size_t got = alloc_bulk_refill(s, c, gfp, p + i, &first);
+
+			if (got) {
+				i += got;
+				object = NULL; /* the next one is slow too */
+				continue;
+			}
+		} else {
+			first = slab_alloc_slow(s, c, gfp);
+		}
+		if (unlikely(!first)) {
+			slow--;
+			goto error;
+		}
+		p[i++] = first;
+		object = c->freelist;
 	}
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size - slow;
@@ -1230,18 +1253,20 @@ error:
 	return 0;
 }
 
-static __noinline void alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
+/* __GFP_ZERO after the fast parts, in a jump (nothing is live across it): returns size. */
+static __noinline int alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
 {
 	for (size_t i = 0; i < size; i++)
 		memset(p[i], 0, s->object_size);
+	return (int)size;
 }
 
 /*
- * The fast part: the cpu freelist into p[], two objects a turn (no register moves between
- * them), in caller-saved registers only, so no frame; the first empty freelist hands the
- * rest to alloc_bulk_slow in a jump.
+ * Any cache the core's fast part below does not take (a scheme's own bulk, debug checks, a
+ * size that is not a power of two): the scheme's alloc_bulk, else the cpu freelist two
+ * objects a turn, then the slow path.
  */
-FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -1253,7 +1278,6 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	/* The free pointer's offset read once (a store to p[] might alias it for the compiler). */
 	object = c->freelist;
 	off = s->offset;
 	for (i = 0; i + 1 < size; i += 2) {
@@ -1273,11 +1297,57 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		object = *(void **)((char *)object + off);
 	}
 	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size;
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	if (unlikely(gfp & __GFP_ZERO))
+		return alloc_bulk_zero(s, size, p);
+	return (int)size;
+}
+
+/*
+ * The fast part (s->bulk_core): the cpu freelist into p[], four objects a turn after the
+ * size's remainder, each a store, a load and a NULL test (the free pointer's offset read
+ * once: a store to p[] might alias it for the compiler), in caller-saved registers, so no
+ * frame; the first empty freelist hands the rest to alloc_bulk_slow in a jump.
+ */
+FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	unsigned long off;
+	void *object;
+	size_t i;
+
+	if (unlikely(!s->bulk_core)) /* a layer's own in one jump, as before bulk_core */
+		return s->scheme->alloc_bulk ? s->scheme->alloc_bulk(s, gfp, size, p)
+					     : alloc_bulk_general(s, gfp, size, p);
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	object = c->freelist;
+	off = s->offset;
+#define BULK_TAKE(k)                                                                               \
+	do {                                                                                       \
+		if (unlikely(!object))                                                             \
+			return alloc_bulk_slow(s, gfp, size, p, i + (k), flags);                    \
+		p[i + (k)] = object;                                                               \
+		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */ \
+	} while (0)
+	for (i = 0; i < (size & 3); i++)
+		BULK_TAKE(0);
+	for (; i < size; i += 4) {
+		BULK_TAKE(0);
+		BULK_TAKE(1);
+		BULK_TAKE(2);
+		BULK_TAKE(3);
+	}
+#undef BULK_TAKE
+	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
 	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
-		alloc_bulk_zero(s, size, p);
+		return alloc_bulk_zero(s, size, p);
 	return (int)size;
 }
 
@@ -1301,7 +1371,7 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	int lookahead = 3;
 	void *object;
 	uptr base;
-	unsigned long mask;
+	unsigned long mask, slab_bytes;
 
 	df->slab = NULL;
 	do {
@@ -1318,36 +1388,63 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 	df->cnt = 1;
 	base = (uptr)slab_address(df->slab);
 	/*
-	 * A power-of-two size: first the run of objects of this slab that ends p[], in
-	 * registers, one mask test each (on_cpu_slab's); the loop below takes what is left.
+	 * A power-of-two size: first the run of objects of this slab that ends p[], as the fast
+	 * part of kmem_cache_free_bulk takes its run (two a turn, one lea-and-mask test and the
+	 * compare with the object linked before each); the loop below takes what is left.
 	 */
 	mask = s->size_mask ? ~((PAGE_SIZE << s->order) - 1) | s->size_mask : 0;
 	if (mask && !consume) {
-		void *head = object;
+		void *head = object, *a;
 		size_t end = size;
-		unsigned int off = s->offset;
+		unsigned long off = s->offset;
+		uptr nbase = -base;
 
-		while (size) {
-			object = p[size - 1];
-			if ((((uptr)object - base) & mask) || object == head)
-				break;
-			if (hardened)
-				set_freepointer(s, object, head);
-			else
-				*(void **)((char *)object + off) = head;
-			head = object;
-			size--;
+		__asm__("" : "+r"(nbase)); /* kept negated: each test's add is one lea */
+		while (size >= 2) {
+			a = p[size - 1];
+			if ((((uptr)a + nbase) & mask) || a == head)
+				goto run_end;
+			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+			head = p[size - 2];
+			if ((((uptr)head + nbase) & mask) || head == a) {
+				head = a;
+				size--;
+				goto run_end;
+			}
+			*(void **)((char *)head + off) = a;
+			size -= 2;
 		}
+		if (size) {
+			a = p[0];
+			if (!((((uptr)a + nbase) & mask) || a == head)) {
+				*(void **)((char *)a + off) = head;
+				head = a;
+				size = 0;
+			}
+		}
+run_end:
 		df->freelist = head;
 		df->cnt += (unsigned int)(end - size);
+		if (!size)
+			return 0;
+		/*
+		 * The next two objects in one other slab (slabs are aligned to their size): p[]
+		 * is in runs, as a bulk allocation leaves it, so looking past them for more of
+		 * this slab would find none; the next call takes their run. (A run that ended at
+		 * an object of this slab, a duplicate, goes on to the loop, which reports it.)
+		 */
+		if (size >= 2 && ((uptr)p[size - 1] - base) >> (PAGE_SHIFT + s->order) &&
+		    !(((uptr)p[size - 1] ^ (uptr)p[size - 2]) >> (PAGE_SHIFT + s->order)))
+			return size;
 	}
+	slab_bytes = PAGE_SIZE << s->order;
 	while (size) {
 		object = p[--size];
 		if (!object)
 			continue;
 		/* Same slab: inside its pages (one compare) and at an object start (a
 		 * power-of-two size: one test of the offset's low bits, as on_cpu_slab). */
-		if ((uptr)object - base < (PAGE_SIZE << s->order) &&
+		if ((uptr)object - base < slab_bytes &&
 		    (s->size_mask ? !(((uptr)object - base) & s->size_mask)
 				  : object_start(s, df->slab, object))) {
 			if (object == df->freelist) { /* the same object twice in one call */
@@ -1367,13 +1464,6 @@ static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, si
 			first_skipped_index = size + 1;
 	}
 	return first_skipped_index;
-}
-
-/* Plain caches (kmem_cache_free_bulk: hardened caches have their own free_bulk). */
-static __noinline size_t build_detached_freelist(struct kmem_cache *s, size_t size, void **p,
-						 struct detached_freelist *df, void *caller)
-{
-	return __build_detached_freelist(s, size, p, df, caller, false, false);
 }
 
 /* For the layers, which are promised p[] back all NULL (slab_free_for_layer). */
@@ -1406,15 +1496,17 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	while (size) {
 		struct detached_freelist df;
 
-		size = build_detached_freelist(s, size, p, &df, caller);
+		/* Plain caches (hardened ones have their own free_bulk), inlined: df in registers */
+		size = __build_detached_freelist(s, size, p, &df, caller, false, false);
 		if (!df.slab)
 			continue;
 		if (df.slab != c->slab) {
 			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
 			continue;
 		}
-		if (unlikely(df.freelist == c->freelist)) {
-			slab_report_bad(s, df.freelist, caller, "double free of");
+		/* df.tail is the one linked to the head (the fast part's stop at a double free) */
+		if (unlikely(df.tail == c->freelist || df.freelist == c->freelist)) {
+			slab_report_bad(s, c->freelist, caller, "double free of");
 			continue;
 		}
 		set_freepointer_fast(s, df.tail, c->freelist, false);
@@ -1425,70 +1517,93 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	local_irq_restore(flags);
 }
 
-/* Does object fail on_cpu_slab's test, or is it the head it would be pushed onto? */
+/*
+ * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
+ * of them, p[size - 1], failed its test), head the cpu freelist's new head, linked through
+ * what was freed to the old one; interrupts off since the fast part's start (flags).
+ */
+static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void **p, void *head,
+					 unsigned long flags, void *caller)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	c->stat[FREE_FASTPATH] -= size; /* the fast part counted them all */
+	if (unlikely(p[size - 1] == head && head)) {
+		/* The head freed again: only that one is refused, the others are freed. */
+		slab_report_bad(s, head, caller, "double free of");
+		size--;
+	}
+	c->freelist = head;
+	c->tid = next_tid(c->tid);
+	local_irq_restore(flags);
+	free_bulk_checked(s, size, p, caller);
+}
+
+/* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */
 #define BULK_NOT_PUSHABLE(object, head) \
-	((((uptr)(object) - base) & mask) || (object) == (head))
+	((((uptr)(object) + nbase) & mask) || (object) == (head))
 
 /*
- * A power-of-two size: first the run of objects ending p[] that on_cpu_slab's test puts in
- * this cpu's slab, straight onto the cpu freelist (interrupts off once, no lookup), two a
- * turn (no register moves between them), in caller-saved registers only, so no frame. The
- * first that fails (another slab's, NULL, a double free of the freelist's head or of the
- * object just before it, a bad pointer) and all before it go the checked way, in a jump.
+ * The fast part (s->bulk_core): p[] from its end down, each object that on_cpu_slab's
+ * test puts in this cpu's slab linked to the one before it (the first to the cpu
+ * freelist's head), two a turn after the size's odd one, in caller-saved registers; the
+ * new head goes onto the cpu freelist with one store at the end, so the objects come back
+ * in p[]'s order. Each test is an add, a mask and the compare with the object linked just
+ * before (a double free of the freelist's head, the same object twice in a row). The first
+ * that fails (another slab's, NULL, a double free, a bad pointer) and all before it go to
+ * free_bulk_partway in a jump. (Eleven values live in the loop: two of them in saved
+ * registers.)
  */
 FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
-	if (s->scheme->free_bulk) {
-		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+	struct kmem_cache_cpu *c;
+	unsigned long flags, mask, off;
+	uptr nbase;
+	void *head, *a;
+
+	if (unlikely(!s->bulk_core)) {
+		if (s->scheme->free_bulk)
+			s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+		else
+			free_bulk_checked(s, size, p, __builtin_return_address(0));
 		return;
 	}
-	if (likely(s->size_mask) && size) {
-		struct kmem_cache_cpu *c;
-		unsigned long flags, mask;
-		unsigned int off = s->offset;
-		size_t end = size;
-		uptr base;
-		void *head, *a, *b;
-
-		local_irq_save(flags);
-		c = this_cpu_slab(s);
-		base = c->slab_base;
-		mask = c->slab_mask;
-		head = c->freelist;
-		while (size >= 2) {
-			a = p[size - 1];
-			if (BULK_NOT_PUSHABLE(a, head))
-				goto partway;
-			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
-			b = p[size - 2];
-			if (BULK_NOT_PUSHABLE(b, a)) {
-				head = a;
-				size--;
-				goto partway;
-			}
-			*(void **)((char *)b + off) = a;
-			head = b;
-			size -= 2;
-		}
-		if (size) {
-			a = p[0];
-			if (!BULK_NOT_PUSHABLE(a, head)) {
-				*(void **)((char *)a + off) = head;
-				head = a;
-				size = 0;
-			}
-		}
-partway:
-		if (size != end) {
-			c->freelist = head;
-			c->stat[FREE_FASTPATH] += end - size;
-			c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
-		}
-		local_irq_restore(flags);
-		if (likely(!size))
-			return;
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	nbase = -c->slab_base;
+	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
+	mask = c->slab_mask;
+	head = c->freelist;
+	off = s->offset;
+	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
+	if (size & 1) {
+		a = p[size - 1];
+		if (BULK_NOT_PUSHABLE(a, head))
+			goto partway;
+		*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+		head = a;
+		size--;
 	}
-	free_bulk_checked(s, size, p, __builtin_return_address(0));
+	while (size) {
+		a = p[size - 1];
+		if (BULK_NOT_PUSHABLE(a, head))
+			goto partway;
+		*(void **)((char *)a + off) = head;
+		head = p[size - 2];
+		if (BULK_NOT_PUSHABLE(head, a)) {
+			head = a;
+			size--;
+			goto partway;
+		}
+		*(void **)((char *)head + off) = a;
+		size -= 2;
+	}
+	c->freelist = head;
+	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	local_irq_restore(flags);
+	return;
+partway:
+	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
 }
 #undef BULK_NOT_PUSHABLE
 

@@ -145,6 +145,7 @@ struct kmem_cache {
 	void (*layer_free)(struct kmem_cache *s, void *object, void *caller);
 	const struct slab_scheme *scheme;
 	enum slab_fastpath fastpath;
+	unsigned int bulk_core;   /* the core's bulk fast parts take it (slab_choose_paths) */
 	unsigned long flags;
 	unsigned int size;        /* bytes per object slot */
 	unsigned int object_size; /* bytes the user asked for */

@@ -872,6 +872,90 @@ static void bad_frees(void)
 	expect_bad("the same object twice in one bulk free is refused", "twice in one bulk",
 		   before);
 	fill[7] = fill[8] = NULL;
+	/*
+	 * The fast part of free_bulk stops at the first object that fails its test and hands it
+	 * and all before it to the checked way: one bad pointer in the middle of objects of the
+	 * cpu slab is reported, and the others (after it and before it) are all freed.
+	 */
+	{
+		void *r[4], *m[5], *back[4];
+		int found = 0;
+
+		for (int k = 0; k < 4; k++)
+			r[k] = kmem_cache_alloc(s, GFP_KERNEL);
+		m[0] = r[0];
+		m[1] = r[1];
+		m[2] = &local;
+		m[3] = r[2];
+		m[4] = r[3];
+		before = slab_bad_input_count();
+		kmem_cache_free_bulk(s, 5, m);
+		expect_bad("a bad pointer in the middle of a bulk free is refused", "not a slab object",
+			   before);
+		for (int k = 0; k < 4; k++)
+			back[k] = kmem_cache_alloc(s, GFP_KERNEL);
+		for (int k = 0; k < 4; k++)
+			for (int j = 0; j < 4; j++)
+				found += back[k] == r[j];
+		kt_check(found == 4, N("the rest of that bulk free was freed, each object once"),
+			 "%d of the 4 objects came back", found);
+		/* The object just freed on the fast part's run, given again next to it. */
+		m[0] = back[0];
+		m[1] = back[1];
+		m[2] = back[2];
+		m[3] = back[3];
+		m[4] = back[3];
+		before = slab_bad_input_count();
+		kmem_cache_free_bulk(s, 5, m);
+		expect_bad("the freelist's head given again in a bulk free is refused", "double free",
+			   before);
+		for (int k = 0; k < 4; k++)
+			back[k] = kmem_cache_alloc(s, GFP_KERNEL);
+		found = 0;
+		for (int k = 0; k < 4; k++)
+			for (int j = 0; j < 4; j++)
+				found += back[k] == r[j] && (k == 0 || back[k] != back[k - 1]);
+		kt_check(found == 4, N("after the refused double free each object comes back once"),
+			 "%d of the 4 objects came back", found);
+		/* NULL entries are skipped, reported as nothing, whatever the cpu freelist holds. */
+		m[0] = back[0];
+		m[1] = NULL;
+		m[2] = back[1];
+		m[3] = back[2];
+		m[4] = NULL;
+		before = slab_bad_input_count();
+		kmem_cache_free_bulk(s, 5, m);
+		kmem_cache_free(s, back[3]);
+		kt_check(slab_bad_input_count() == before,
+			 N("NULL entries in a bulk free are skipped without a report"),
+			 "bad input count %lu -> %lu: %s", before, slab_bad_input_count(),
+			 host_console_text());
+		host_console_reset();
+	}
+	/* The same with the cpu freelist empty (its head NULL, as a NULL entry). */
+	{
+		struct kmem_cache *z = create("t-null", 64, 0, NULL);
+		struct slab_cache_info info;
+		void *all[512], *m[2];
+		unsigned int n = 0;
+
+		if (z && !kmem_cache_info(z, &info) && info.objects_per_slab <= 512) {
+			for (n = 0; n < info.objects_per_slab; n++)
+				all[n] = kmem_cache_alloc(z, GFP_KERNEL);
+			m[0] = all[0];
+			m[1] = NULL;
+			before = slab_bad_input_count();
+			kmem_cache_free_bulk(z, 2, m);
+			kt_check(slab_bad_input_count() == before,
+				 N("a NULL entry with the cpu freelist empty is skipped without a report"),
+				 "bad input count %lu -> %lu: %s", before, slab_bad_input_count(),
+				 host_console_text());
+			host_console_reset();
+			kmem_cache_free_bulk(z, n - 1, all + 1);
+		}
+		if (z)
+			kmem_cache_destroy(z);
+	}
 
 	heap = malloc(64);
 	before = slab_bad_input_count();
