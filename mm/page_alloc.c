@@ -45,9 +45,23 @@ static struct zone {
 	struct spinlock lock;
 	/* lock must be held to use these: */
 	struct free_area free_area[NR_ORDERS];
-	unsigned long managed, free;
+	unsigned long managed, free; /* free: in the buddy lists; read without the lock too */
 	unsigned long allocs, frees, failed, bad_frees, fallback;
+	/* Fewer free pages than this (set with managed): per-cpu lists neither refill in
+	 * batches nor take frees, so near exhaustion every free page is where it can merge. */
+	unsigned long pcp_low;
 } zones[MAX_NUMNODES];
+
+/* z->free += delta (z's lock held); a store others may read without the lock. */
+static inline void zone_add_free(struct zone *z, long delta)
+{
+	__atomic_store_n(&z->free, (unsigned long)((long)z->free + delta), __ATOMIC_RELAXED);
+}
+
+static inline bool zone_low(struct zone *z)
+{
+	return __atomic_load_n(&z->free, __ATOMIC_RELAXED) < z->pcp_low;
+}
 
 struct per_cpu_pages {
 	u32 lock;  /* 0 free, 1 held (pcp_trylock / pcp_lock) */
@@ -130,7 +144,7 @@ void page_alloc_setup(struct page *map, unsigned long npfn)
 			INIT_LIST_HEAD(&z->free_area[k].list);
 			z->free_area[k].nr_free = 0;
 		}
-		z->managed = z->free = 0;
+		z->managed = z->free = z->pcp_low = 0;
 		z->allocs = z->frees = z->failed = z->bad_frees = z->fallback = 0;
 	}
 	/* A new page array (the host tests make many): no list may keep a page of the old one. */
@@ -204,7 +218,8 @@ static void add_node_range(unsigned long start, unsigned long end)
 		for (unsigned long i = 0; i < (1UL << order); i++)
 			pfn_to_page(start + i)->flags = 0;
 		z->managed += 1UL << order;
-		z->free += 1UL << order;
+		z->pcp_low = MAX(z->managed / 16, (unsigned long)PCP_LOW_MIN);
+		zone_add_free(z, 1L << order);
 		free_block_locked(z, start, order);
 		start += 1UL << order;
 	}
@@ -246,7 +261,7 @@ static struct page *zone_take_locked(struct zone *z, unsigned int order)
 	}
 	p->flags = PG_head;
 	p->order = (u8)order;
-	z->free -= 1UL << order;
+	zone_add_free(z, -(1L << order));
 	return p;
 }
 
@@ -271,7 +286,7 @@ static struct page *zone_alloc(struct zone *z, unsigned int order, bool fallback
 static void pcp_give_block(struct zone *z, struct page *p, unsigned int order)
 {
 	__atomic_store_n(&p->flags, 0, __ATOMIC_RELAXED);
-	z->free += 1UL << order;
+	zone_add_free(z, 1L << order);
 	free_block_locked(z, page_to_pfn(p), order);
 }
 
@@ -282,14 +297,25 @@ static void pcp_give_block(struct zone *z, struct page *p, unsigned int order)
 static struct page *pcp_refill(struct zone *z, struct per_cpu_pages *pcp, unsigned int order)
 {
 	unsigned int want = MAX(PCP_BATCH >> order, 1u), got;
-	struct page *first, *p;
+	struct page *first, *last = NULL, *p;
 
 	spin_lock(&z->lock);
+	if (zone_low(z))
+		want = 1; /* just the caller's */
+	/*
+	 * The zone hands out its smallest free blocks first (fragments before fresh splits);
+	 * kept in that order on the (empty) list, the next allocations fill the fragments too,
+	 * rather than leave them behind while longer-lived pages scatter into a new block.
+	 */
 	first = zone_take_locked(z, order);
 	for (got = 1; first && got < want && (p = zone_take_locked(z, order)); got++) {
 		__atomic_store_n(&p->flags, PG_pcp, __ATOMIC_RELAXED);
-		p->lru.next = (struct list_head *)pcp->list[order];
-		pcp->list[order] = p;
+		p->lru.next = NULL;
+		if (last)
+			last->lru.next = (struct list_head *)p;
+		else
+			pcp->list[order] = p;
+		last = p;
 		pcp->nr[order]++;
 		pcp_add_count(pcp, 1L << order);
 	}
@@ -306,18 +332,24 @@ static void pcp_trim(struct zone *z, struct per_cpu_pages *pcp)
 	spin_lock(&z->lock);
 	while (pcp->count > PCP_HIGH - PCP_BATCH) {
 		unsigned int k = 0, keep, drop;
-		struct page *p, **link;
+		struct page *p;
 
 		for (unsigned int j = 1; j <= PCP_MAX_ORDER; j++)
 			if ((pcp->nr[j] << j) > (pcp->nr[k] << k))
 				k = j;
 		drop = MIN(pcp->nr[k], (pcp->count - (PCP_HIGH - PCP_BATCH) + (1u << k) - 1) >> k);
 		keep = pcp->nr[k] - drop;
-		link = &pcp->list[k];
-		for (unsigned int i = 0; i < keep; i++)
-			link = (struct page **)&(*link)->lru.next;
-		p = *link;
-		*link = NULL;
+		if (keep) {
+			struct page *cut = pcp->list[k];
+
+			for (unsigned int i = 1; i < keep; i++)
+				cut = (struct page *)cut->lru.next;
+			p = (struct page *)cut->lru.next;
+			cut->lru.next = NULL;
+		} else {
+			p = pcp->list[k];
+			pcp->list[k] = NULL;
+		}
 		pcp->nr[k] = keep;
 		pcp_add_count(pcp, -(long)(drop << k));
 		while (p) {
@@ -523,6 +555,8 @@ static bool pcp_free(struct page *page, unsigned int order)
 	struct per_cpu_pages *pcp;
 	unsigned long flags;
 
+	if (unlikely(zone_low(z)))
+		return false;
 	local_irq_save(flags);
 	pcp = this_pcp(page->nid);
 	if (unlikely(!pcp || !pcp_trylock(pcp))) {
@@ -564,7 +598,7 @@ void __free_pages(struct page *page, unsigned int order)
 		return;
 	}
 	page->flags = 0;
-	z->free += 1UL << order;
+	zone_add_free(z, 1L << order);
 	z->frees++;
 	free_block_locked(z, page_to_pfn(page), order);
 	spin_unlock_irqrestore(&z->lock, flags);

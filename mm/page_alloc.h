@@ -16,6 +16,8 @@
  * before it fails. Pages on these lists count as free: nr_free_pages(), nr_used_pages()
  * and the stats' free include them (stats.pcp says how many); stats.nr_free[] is the buddy
  * free lists only, so what must see those exactly calls page_alloc_drain_all() first.
+ * A zone short of memory (fewer free pages than 1/16 of it or PCP_LOW_MIN) refills no list
+ * in batches and parks no freed page: near exhaustion the allocator is the plain buddy one.
  * Boot option pcp=0 turns the lists off.
  *
  * RAM is direct-mapped at virtual == physical, so page_address() is the physical address.
@@ -119,6 +121,8 @@ unsigned long nr_used_pages(void);
 #define PCP_MAX_ORDER 3
 #define PCP_HIGH 64
 #define PCP_BATCH 16
+/* A zone with fewer free pages than 1/16 of its own, or than this, caches none. */
+#define PCP_LOW_MIN 4096
 extern unsigned int page_alloc_pcp; /* boot option pcp= (1: on) */
 /* Every CPU's per-cpu lists back to their zones (cross-CPU: no IPI, each list's own lock). */
 void page_alloc_drain_all(void);

@@ -3,7 +3,8 @@
  * The page allocator's per-cpu lists (mm/page_alloc.c): a page freed on a CPU comes back
  * from that CPU's list without its zone's lock; a drain returns every parked page and the
  * buddy lists coalesce exactly as they were; an allocation that finds the zones empty while
- * another CPU has pages parked drains them and succeeds; the counts stay exact throughout.
+ * another CPU has pages parked drains them and succeeds, so exhaustion leaves no page
+ * stranded; the counts stay exact throughout.
  * With pcp=0 the cases that need the lists skip and the others still hold.
  */
 #include "kernel/kunit.h"
@@ -108,33 +109,40 @@ static void drain_returns_every_page(struct kunit *test)
 	kunit_info(test, "%lu pages were parked on %d CPUs' lists", mid.pcp, nr_cpu_ids);
 }
 
-struct parked {
-	struct page *pages[PCP_BATCH / 2];
-	int n;
-};
-
-static void free_them(void *arg) /* on the other CPU, in its IPI handler */
+static void park_on_this_cpu(void *arg) /* on the other CPU, in its IPI handler */
 {
-	struct parked *pk = arg;
+	struct page *pages[PCP_BATCH / 2];
 
-	for (int i = 0; i < pk->n; i++)
-		__free_pages(pk->pages[i], 0);
+	(void)arg;
+	for (int i = 0; i < PCP_BATCH / 2; i++)
+		pages[i] = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0);
+	for (int i = 0; i < PCP_BATCH / 2; i++)
+		if (pages[i])
+			__free_pages(pages[i], 0);
 }
 
+/*
+ * Pages parked on another CPU's list while memory was plentiful; then this CPU takes every
+ * page there is. Without the drain on failure those pages would stay stranded there.
+ */
 static void exhaustion_drains_other_cpus_lists(struct kunit *test)
 {
-	struct parked pk = { .n = PCP_BATCH / 2 };
-	struct page_alloc_stats st;
-	void *chain = NULL;
 	int other = smp_processor_id() ? 0 : 1;
+	struct page_alloc_stats st;
+	unsigned long parked;
+	void *chain = NULL;
 
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs two CPUs");
-	for (int i = 0; i < pk.n; i++) {
-		pk.pages[i] = alloc_pages(GFP_KERNEL, 0);
-		KUNIT_ASSERT_NOT_NULL(test, pk.pages[i]);
-	}
-	/* Then everything else, largest blocks first. */
+	page_alloc_drain_all();
+	smp_call_function_single(other, park_on_this_cpu, NULL, 1);
+	page_alloc_get_stats(&st);
+	parked = st.pcp;
+	if (page_alloc_pcp)
+		KUNIT_EXPECT_GE(test, parked, (unsigned long)PCP_BATCH / 2);
+	else
+		KUNIT_EXPECT_EQ(test, parked, 0UL);
+	/* Everything, largest blocks first. */
 	for (int order = MAX_ORDER; order >= 0; order--) {
 		struct page *p;
 
@@ -144,22 +152,14 @@ static void exhaustion_drains_other_cpus_lists(struct kunit *test)
 			chain = page_address(p);
 		}
 	}
-	KUNIT_ASSERT_EQ(test, nr_free_pages(), 0UL);
-	/* The other CPU frees them: on its list (pcp=1), in its zone (pcp=0). */
-	smp_call_function_single(other, free_them, &pk, 1);
 	page_alloc_get_stats(&st);
-	KUNIT_EXPECT_EQ(test, st.free, (unsigned long)pk.n);
-	KUNIT_EXPECT_EQ(test, st.pcp, page_alloc_pcp ? (unsigned long)pk.n : 0UL);
-	for (int i = 0; i < pk.n; i++) {
-		pk.pages[i] = alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0);
-		KUNIT_EXPECT_NOT_NULL_MSG(test, pk.pages[i], "page %d of %d parked on cpu %d", i,
-					  pk.n, other);
-	}
+	KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), 0UL, "%lu pages were parked on cpu %d", parked,
+			    other);
+	KUNIT_EXPECT_EQ(test, st.pcp, 0UL);
 	KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0));
+	/* Out of memory: the other CPU's frees go to the zone, not to its list. */
+	smp_call_function_single(other, park_on_this_cpu, NULL, 1);
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), 0UL);
-	for (int i = 0; i < pk.n; i++)
-		if (pk.pages[i])
-			__free_pages(pk.pages[i], 0);
 	while (chain) {
 		void *next = *(void **)chain;
 
