@@ -327,7 +327,7 @@ static struct page *pcp_refill(struct zone *z, struct per_cpu_pages *pcp, unsign
  * pcp holds more than PCP_HIGH pages: its oldest blocks back to zone z, from the lists
  * that hold the most pages, until PCP_HIGH - PCP_BATCH remain. pcp's lock held.
  */
-static void pcp_trim(struct zone *z, struct per_cpu_pages *pcp)
+static __attribute__((noinline)) void pcp_trim(struct zone *z, struct per_cpu_pages *pcp)
 {
 	spin_lock(&z->lock);
 	while (pcp->count > PCP_HIGH - PCP_BATCH) {
@@ -412,6 +412,30 @@ static unsigned long pcp_node_pages(int nid)
 	return sum;
 }
 
+/* The first block on this CPU's list of `order` for node nid, or NULL (none, or locked). */
+static inline __attribute__((always_inline)) struct page *pcp_pop(int nid, unsigned int order)
+{
+	struct per_cpu_pages *pcp;
+	unsigned long flags;
+	struct page *p = NULL;
+
+	local_irq_save(flags);
+	pcp = this_pcp(nid);
+	if (likely(pcp && pcp_trylock(pcp))) {
+		p = pcp->list[order];
+		if (likely(p)) {
+			pcp->list[order] = (struct page *)p->lru.next;
+			pcp->nr[order]--;
+			pcp_add_count(pcp, -(1L << order));
+			__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
+			pcp->allocs++;
+		}
+		pcp_unlock(pcp);
+	}
+	local_irq_restore(flags);
+	return p;
+}
+
 /* A block of 2^order pages from node nid: this CPU's list, refilled from the zone. */
 static struct page *node_alloc(int nid, unsigned int order, bool fallback)
 {
@@ -485,6 +509,12 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 
 	if (nid == NUMA_NO_NODE || nid < 0 || nid >= nr_node_ids)
 		nid = numa_node_id();
+	/* The fast path: a block this CPU freed or refilled for that node's zone. */
+	if (likely(order <= PCP_MAX_ORDER && page_alloc_pcp)) {
+		p = pcp_pop(nid, order);
+		if (likely(p))
+			goto found;
+	}
 	home = &zones[nid];
 	if (order > MAX_ORDER) {
 		spin_lock_irqsave(&home->lock, flags);
@@ -516,6 +546,7 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 		}
 		return NULL;
 	}
+found:
 	if (gfp & __GFP_ZERO)
 		memset(page_address(p), 0, PAGE_SIZE << order);
 	return p;
@@ -548,8 +579,15 @@ static const char *bad_free_reason(struct page *page, unsigned int order)
 	return NULL;
 }
 
+/* bad_free_reason(page, order) == NULL, for a page of RAM and order <= MAX_ORDER, fast. */
+static inline bool good_block(const struct page *page, unsigned int order)
+{
+	return (page->flags & (PG_reserved | PG_buddy | PG_pcp | PG_head)) == PG_head &&
+	       page->order == order && !(page_to_pfn(page) & ((1UL << order) - 1));
+}
+
 /* A good block of order <= PCP_MAX_ORDER onto this CPU's list; false: use the zone. */
-static bool pcp_free(struct page *page, unsigned int order)
+static inline bool pcp_free(struct page *page, unsigned int order)
 {
 	struct zone *z = page_zone(page);
 	struct per_cpu_pages *pcp;
@@ -576,15 +614,23 @@ static bool pcp_free(struct page *page, unsigned int order)
 	return true;
 }
 
+static void free_pages_zone(struct page *page, unsigned int order);
+
 void __free_pages(struct page *page, unsigned int order)
+{
+	/* The fast path: onto this CPU's list (no register saved on the way; checks inline). */
+	if (likely(order <= PCP_MAX_ORDER && page_alloc_pcp && page >= mem_map &&
+		   page < mem_map + max_pfn && good_block(page, order) && pcp_free(page, order)))
+		return;
+	free_pages_zone(page, order);
+}
+
+/* Into the zone under its lock, or reported as a bad free. */
+static __attribute__((noinline)) void free_pages_zone(struct page *page, unsigned int order)
 {
 	unsigned long flags;
 	struct zone *z;
 	const char *why;
-
-	if (order <= PCP_MAX_ORDER && page_alloc_pcp && page >= mem_map &&
-	    page < mem_map + max_pfn && !bad_free_reason(page, order) && pcp_free(page, order))
-		return;
 
 	/* The zone of a page that is not RAM: node 0's, which counts the bad free. */
 	z = page >= mem_map && page < mem_map + max_pfn ? page_zone(page) : &zones[0];
