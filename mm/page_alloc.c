@@ -83,6 +83,7 @@ unsigned long max_pfn;
 
 static inline bool pcp_trylock(struct per_cpu_pages *pcp)
 {
+	/* Acquire: the lists as the last holder left them are seen after we own the word. */
 	return !__atomic_exchange_n(&pcp->lock, 1, __ATOMIC_ACQUIRE);
 }
 
@@ -95,7 +96,14 @@ static inline void pcp_lock(struct per_cpu_pages *pcp)
 
 static inline void pcp_unlock(struct per_cpu_pages *pcp)
 {
+	/* Release: our changes to the lists and pages are visible before the word is free. */
 	__atomic_store_n(&pcp->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* (*v)++ by the holder of the lock; a store others may read without it (pcp_read). */
+static inline void pcp_inc(unsigned long *v)
+{
+	__atomic_store_n(v, *v + 1, __ATOMIC_RELAXED);
 }
 
 static inline void pcp_add_count(struct per_cpu_pages *pcp, long pages)
@@ -428,7 +436,7 @@ static inline __attribute__((always_inline)) struct page *pcp_pop(int nid, unsig
 			pcp->nr[order]--;
 			pcp_add_count(pcp, -(1L << order));
 			__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
-			pcp->allocs++;
+			pcp_inc(&pcp->allocs);
 		}
 		pcp_unlock(pcp);
 	}
@@ -462,9 +470,9 @@ static struct page *node_alloc(int nid, unsigned int order, bool fallback)
 		p = pcp_refill(z, pcp, order);
 	}
 	if (p) {
-		pcp->allocs++;
+		pcp_inc(&pcp->allocs);
 		if (fallback)
-			pcp->fallback++;
+			pcp_inc(&pcp->fallback);
 	}
 	pcp_unlock(pcp);
 	local_irq_restore(flags);
@@ -606,7 +614,7 @@ static inline bool pcp_free(struct page *page, unsigned int order)
 	pcp->list[order] = page;
 	pcp->nr[order]++;
 	pcp_add_count(pcp, 1L << order);
-	pcp->frees++;
+	pcp_inc(&pcp->frees);
 	if (unlikely(pcp->count > PCP_HIGH))
 		pcp_trim(z, pcp);
 	pcp_unlock(pcp);

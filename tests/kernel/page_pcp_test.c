@@ -4,7 +4,8 @@
  * from that CPU's list without its zone's lock; a drain returns every parked page and the
  * buddy lists coalesce exactly as they were; an allocation that finds the zones empty while
  * another CPU has pages parked drains them and succeeds, so exhaustion leaves no page
- * stranded; the counts stay exact throughout.
+ * stranded; drains from every CPU at once while each uses its lists lose nothing; the
+ * counts stay exact throughout.
  * With pcp=0 the cases that need the lists skip and the others still hold.
  */
 #include "kernel/kunit.h"
@@ -169,10 +170,80 @@ static void exhaustion_drains_other_cpus_lists(struct kunit *test)
 	page_alloc_drain_all();
 }
 
+#define RACE_OPS 20000 /* steps of all CPUs together (each at least 200) */
+#define RACE_SLOTS 24
+#define RACE_CPUS 8 /* CPUs that take part */
+
+/*
+ * Each CPU: random allocations and frees of orders 0..3, every block stamped and checked
+ * before it is freed, and every 4th step a drain of every CPU's lists, which takes the
+ * other CPUs' list locks while they use them.
+ */
+static void drain_race_one_cpu(struct kunit *test, void *arg)
+{
+	struct { u64 *mem; unsigned int order; u64 stamp; } slot[RACE_SLOTS] = {};
+	u64 rng = 0x2545f4914f6cdd1dULL * (u64)(smp_processor_id() + 1);
+	u64 me = (u64)smp_processor_id() << 48;
+
+	int racers = MIN(nr_cpu_ids, RACE_CPUS), ops = MAX(RACE_OPS / racers, 200);
+
+	(void)arg;
+	if (smp_processor_id() >= racers)
+		return; /* a few CPUs make the race; hundreds of emulated ones only make it slow */
+	for (int op = 0; op < ops; op++) {
+		int i;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		if (op % 4 == 3) {
+			page_alloc_drain_all();
+			continue;
+		}
+		i = (int)(rng % RACE_SLOTS);
+		if (slot[i].mem) {
+			for (unsigned long w = 0; w < (PAGE_SIZE << slot[i].order) / 8; w += 512)
+				KUNIT_EXPECT_EQ_MSG(test, slot[i].mem[w], slot[i].stamp + w,
+						    "block changed under cpu %d", smp_processor_id());
+			free_pages((unsigned long)slot[i].mem, slot[i].order);
+			slot[i].mem = NULL;
+		} else {
+			unsigned int order = (unsigned int)((rng >> 8) % (PCP_MAX_ORDER + 1));
+			struct page *p = alloc_pages(GFP_KERNEL, order);
+
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			slot[i].mem = page_address(p);
+			slot[i].order = order;
+			slot[i].stamp = me | (u64)op << 20;
+			for (unsigned long w = 0; w < (PAGE_SIZE << order) / 8; w += 512)
+				slot[i].mem[w] = slot[i].stamp + w;
+		}
+	}
+	for (int i = 0; i < RACE_SLOTS; i++)
+		if (slot[i].mem)
+			free_pages((unsigned long)slot[i].mem, slot[i].order);
+}
+
+static void drains_race_with_every_cpu(struct kunit *test)
+{
+	struct page_alloc_stats before, after;
+
+	page_alloc_drain_all();
+	page_alloc_get_stats(&before);
+	kunit_run_on_all_cpus(test, drain_race_one_cpu, NULL);
+	page_alloc_drain_all();
+	page_alloc_get_stats(&after);
+	KUNIT_EXPECT_EQ(test, after.bad_frees, before.bad_frees);
+	KUNIT_EXPECT_EQ(test, after.allocs - before.allocs, after.frees - before.frees);
+	KUNIT_EXPECT_TRUE_MSG(test, same_layout(test, &before, &after),
+			      "the buddy lists did not coalesce back after the race");
+}
+
 static struct kunit_case page_pcp_cases[] = {
 	KUNIT_CASE(freed_page_comes_back_without_zone_lock),
 	KUNIT_CASE(drain_returns_every_page),
 	KUNIT_CASE(exhaustion_drains_other_cpus_lists),
+	KUNIT_CASE(drains_race_with_every_cpu),
 	{}
 };
 
