@@ -68,7 +68,8 @@ struct per_cpu_pages {
 	u32 count; /* pages on the lists; written under lock, read by anyone (relaxed) */
 	struct page *list[PCP_MAX_ORDER + 1]; /* blocks of each order, linked via lru.next */
 	u32 nr[PCP_MAX_ORDER + 1];            /* blocks on each list */
-	/* lock must be held to update these; read without it for the stats */
+	/* lock must be held to update these (plain increments: one instruction each, as the
+	 * spinlocks' statistics); the stats read them without it, a figure maybe a step old */
 	unsigned long allocs, frees, fallback;
 };
 
@@ -100,11 +101,6 @@ static inline void pcp_unlock(struct per_cpu_pages *pcp)
 	__atomic_store_n(&pcp->lock, 0, __ATOMIC_RELEASE);
 }
 
-/* (*v)++ by the holder of the lock; a store others may read without it (pcp_read). */
-static inline void pcp_inc(unsigned long *v)
-{
-	__atomic_store_n(v, *v + 1, __ATOMIC_RELAXED);
-}
 
 static inline void pcp_add_count(struct per_cpu_pages *pcp, long pages)
 {
@@ -436,7 +432,7 @@ static inline __attribute__((always_inline)) struct page *pcp_pop(int nid, unsig
 			pcp->nr[order]--;
 			pcp_add_count(pcp, -(1L << order));
 			__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
-			pcp_inc(&pcp->allocs);
+			pcp->allocs++;
 		}
 		pcp_unlock(pcp);
 	}
@@ -470,9 +466,9 @@ static struct page *node_alloc(int nid, unsigned int order, bool fallback)
 		p = pcp_refill(z, pcp, order);
 	}
 	if (p) {
-		pcp_inc(&pcp->allocs);
+		pcp->allocs++;
 		if (fallback)
-			pcp_inc(&pcp->fallback);
+			pcp->fallback++;
 	}
 	pcp_unlock(pcp);
 	local_irq_restore(flags);
@@ -614,7 +610,7 @@ static inline bool pcp_free(struct page *page, unsigned int order)
 	pcp->list[order] = page;
 	pcp->nr[order]++;
 	pcp_add_count(pcp, 1L << order);
-	pcp_inc(&pcp->frees);
+	pcp->frees++;
 	if (unlikely(pcp->count > PCP_HIGH))
 		pcp_trim(z, pcp);
 	pcp_unlock(pcp);
