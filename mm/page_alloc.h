@@ -8,6 +8,18 @@
  * from the allocating CPU's node, alloc_pages_node from a given one, each falling back to
  * the nearest node with memory (numa_fallback) unless __GFP_THISNODE says not to.
  *
+ * Per-cpu page lists (Linux's per_cpu_pages): each CPU keeps, per zone, a few free blocks
+ * of orders 0..PCP_MAX_ORDER that it takes and gives back with interrupts off, without the
+ * zone's lock and without splitting or merging; they are refilled from the zone and
+ * drained to it PCP_BATCH pages at a time under its lock, when a list is empty or holds
+ * more than PCP_HIGH pages. An allocation that finds no memory drains every CPU's lists
+ * before it fails. Pages on these lists count as free: nr_free_pages(), nr_used_pages()
+ * and the stats' free include them (stats.pcp says how many); stats.nr_free[] is the buddy
+ * free lists only, so what must see those exactly calls page_alloc_drain_all() first.
+ * A zone short of memory (fewer free pages than 1/16 of it or PCP_LOW_MIN) refills no list
+ * in batches and parks no freed page: near exhaustion the allocator is the plain buddy one.
+ * Boot option pcp=0 turns the lists off.
+ *
  * RAM is direct-mapped at virtual == physical, so page_address() is the physical address.
  * Every 4 KiB frame has a 64-byte struct page in mem_map[], found in O(1) from any address
  * (virt_to_page); the slab allocator keeps its per-slab metadata there.
@@ -29,6 +41,7 @@ enum page_flags {
 	PG_slab = 1u << 3,     /* first page of a slab (mm/slub.c) */
 	PG_tail = 1u << 4,     /* later page of a slab or a large kmalloc: private_[0] is the first */
 	PG_large_kmalloc = 1u << 5, /* first page of a kmalloc too big for the slab caches */
+	PG_pcp = 1u << 6,      /* head of a free block of 2^order pages on a per-cpu list */
 };
 
 struct page {
@@ -93,6 +106,8 @@ struct page_alloc_stats {
 	unsigned long nr_free[NR_ORDERS];   /* free blocks per order */
 	unsigned long allocs, frees, failed, bad_frees;
 	unsigned long fallback;             /* allocations for another node served here */
+	unsigned long pcp;                  /* free pages on per-cpu lists (counted in free) */
+	unsigned long pcp_allocs, pcp_frees; /* of allocs and frees, those the lists served */
 };
 
 void page_alloc_get_stats(struct page_alloc_stats *st);
@@ -101,6 +116,18 @@ void page_alloc_get_node_stats(int nid, struct page_alloc_stats *st);
 unsigned long nr_free_pages_node(int nid);
 unsigned long nr_free_pages(void);
 unsigned long nr_used_pages(void);
+
+/* Per-cpu lists: orders they keep, the high watermark and the batch, in pages. */
+#define PCP_MAX_ORDER 3
+#define PCP_HIGH 64
+#define PCP_BATCH 16
+/* A zone with fewer free pages than 1/16 of its own, or than this, caches none. */
+#define PCP_LOW_MIN 4096
+extern unsigned int page_alloc_pcp; /* boot option pcp= (1: on) */
+/* Every CPU's per-cpu lists back to their zones (cross-CPU: no IPI, each list's own lock). */
+void page_alloc_drain_all(void);
+/* Acquisitions of node nid's zone lock so far (tests: the per-cpu path takes none). */
+unsigned long page_alloc_zone_lock_count(int nid);
 
 /* Boot: reserve, then hand the rest to the buddy allocator (mm/memblock.c). */
 void memblock_reserve(u64 base, u64 len, const char *what);

@@ -668,7 +668,7 @@ else
     # suite checks each CPU's and page's node, node-local slabs on every scheme, a remote
     # free on the slab's node, the fallback of an empty node; the matrix boots run it
     # without an SRAT (one node). numa=off folds the two nodes into one.
-    extra "numa[2 nodes,smp4,test=numa,slab,page_alloc]" "test=numa,slab,page_alloc slabinfo=1" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2 \
+    extra "numa[2 nodes,smp4,test=numa,slab,page_alloc,page_pcp]" "test=numa,slab,page_alloc,page_pcp slabinfo=1" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=2 \
         "numa: node 1 (proximity domain 1): 64 MiB, distances 20 10" 're:node 1: slabs=[1-9]'
     extra "numa[numa=off,2 nodes,smp4]" "test=numa numa=off" 0 SMP=4 MEM=128M NODES=2 -- ktap json:numa_nodes=1 \
         "numa: one node (numa=off (the SRAT has 2 nodes))"

@@ -50,6 +50,7 @@ struct boot_options {
 	unsigned int init_on_alloc;
 	unsigned int init_on_free;
 	unsigned int mem_map;    /* 1: print the multiboot2 memory map at boot */
+	unsigned int pcp;        /* 1: the page allocator's per-cpu lists of free pages */
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 	char replay_pace[16];    /* bench=replay: asap, original */
 	unsigned int replay_scale; /* replay_pace=original: recorded times in percent */
@@ -78,6 +79,7 @@ static const struct field {
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
+	F(pcp, UINT),
 	F(replay_cpus, STR), F(replay_pace, ENUM), F(replay_scale, UINT),
 	F(exit, ENUM), F(reboot, ENUM),
 #undef F
@@ -273,6 +275,7 @@ static void defaults(void)
 	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
 	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");
 	KT_EQ_U("default mem_map 0", d.mem_map, 0);
+	KT_EQ_U("default pcp 1", d.pcp, 1);
 
 	want_defaults();
 	accept("empty command line: defaults", "");
@@ -880,6 +883,10 @@ static void slab_options(void)
 	reject("ipi_wait_us=1000001 rejected", "ipi_wait_us=1000001", "ipi_wait_us",
 	       "0..1000000", NULL);
 	reject("slabinfo=2 rejected", "slabinfo=2", "slabinfo", "0..1", NULL);
+	reject("pcp=2 rejected", "pcp=2", "pcp", "0..1", NULL);
+	want_defaults();
+	want.pcp = 0;
+	accept("pcp=0", "pcp=0");
 	reject("a repeated slab option", "scheme=lock test=smp scheme=lock",
 	       "option scheme= given twice (scheme=lock, then scheme=lock)", NULL);
 }

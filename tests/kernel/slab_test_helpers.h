@@ -24,8 +24,33 @@ static inline struct page *hog_memory(unsigned long leave)
 {
 	struct page *hog = NULL;
 
+	/* Pages parked on per-cpu lists back to the buddy lists first, where blocks merge. */
+	page_alloc_drain_all();
 	for (int order = MAX_ORDER; order >= 0; order--) {
 		while (nr_free_pages() >= leave + (1ul << order)) {
+			struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, (unsigned int)order);
+			u64 *w;
+
+			if (!pg)
+				break;
+			w = page_address(pg);
+			w[0] = (u64)(uptr)hog;
+			w[1] = (u64)order;
+			hog = pg;
+		}
+	}
+	/*
+	 * Free blocks smaller than an order-3 slab (the largest the caches use) that long-lived
+	 * pages elsewhere keep from merging: taken too, so what is left is in whole order-3
+	 * blocks. The page allocator's per-cpu lists spread such pages over more blocks than the
+	 * buddy allocator alone does. Fewer than `leave` may then be left, as promised.
+	 */
+	page_alloc_drain_all();
+	for (int order = 0; leave && order < 3; order++) {
+		struct page_alloc_stats st;
+
+		page_alloc_get_stats(&st);
+		for (unsigned long i = 0; i < st.nr_free[order]; i++) {
 			struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, (unsigned int)order);
 			u64 *w;
 
