@@ -62,7 +62,11 @@ enum sheaves_stat {
 	NR_SHEAVES_STATS
 };
 
-/* Per cpu (c->priv): objects handed out and taken back here first, and the counters. */
+/*
+ * Per cpu (c->priv, which is kmem_cache_cpu's scheme_area: the fastpaths reach it at a fixed
+ * offset from c, no load of priv): objects handed out and taken back here first, and the
+ * counters.
+ */
 struct sheaves_cpu {
 	struct slab_sheaf *main;  /* handed out from and freed to */
 	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
@@ -76,7 +80,7 @@ static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
 
 static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 {
-	return c->priv;
+	return scheme_cpu_area(c, struct sheaves_cpu);
 }
 
 /*
@@ -412,7 +416,8 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 {
 	struct kmem_cache_cpu *c;
 	struct slab_sheaf *main;
-	unsigned long flags, n;
+	unsigned long flags;
+	unsigned int size; /* main's after the push */
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
@@ -422,17 +427,21 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 		return;
 	}
 	main = sc(c)->main;
-	if (unlikely(object == c->freelist || sheaf_top(main) == object)) {
+	/*
+	 * The size after the push, in one register for every use below (objects[size - 2] is
+	 * sheaf_top's word, `below` when main is empty): no copy of the size before.
+	 */
+	size = main->size + 1;
+	if (unlikely(object == c->freelist || (&main->below)[size - 1] == object)) {
 		sheaves_double_free(s, object, __builtin_return_address(0), flags);
 		return;
 	}
-	n = main->size;
-	if (unlikely(n >= main->capacity)) { /* no_sheaf too */
+	if (unlikely(size > main->capacity)) { /* no_sheaf too */
 		sheaves_free_slow_irq(s, object, __builtin_return_address(0), flags);
 		return;
 	}
-	main->objects[n] = object;
-	main->size = (unsigned int)(n + 1);
+	main->objects[size - 1] = object;
+	main->size = size;
 	sc(c)->stat[SHEAF_FREE]++;
 	local_irq_restore(flags);
 }
