@@ -404,35 +404,22 @@ static FASTPATH_FN void sheaves_free(struct kmem_cache *s, void *object, void *c
 }
 
 /*
- * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
- * free_entry). A sheaf takes objects of any slab of the cache, so each must be checked as
- * this cache's: an object start in this cpu's slab is one for certain (the core keeps its
- * base and mask, cpu_slab_has_object), in two instructions and without a lookup; anything
- * else goes to the full check and then sheaves_free. The double-free tests are the same
- * as sheaves_free's, and one more: an object on the cpu freelist is free already (NULL
- * too, when there is no cpu slab: slab_report_bad ignores it).
+ * The fast halves' end: push an object known to be of this cache onto main, interrupts off
+ * since flags. freed_already: the caller's own double-free test. Then the last-freed one
+ * and the room test.
  */
-static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
+static inline __attribute__((always_inline)) void
+push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsigned long flags,
+	     bool freed_already)
 {
-	struct kmem_cache_cpu *c;
-	struct slab_sheaf *main;
-	unsigned long flags;
-	unsigned int size; /* main's after the push */
-
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	if (unlikely(!cpu_slab_has_object(c, object))) {
-		local_irq_restore(flags);
-		slab_free_layer_checked(s, object);
-		return;
-	}
-	main = sc(c)->main;
+	struct slab_sheaf *main = sc(c)->main;
 	/*
 	 * The size after the push, in one register for every use below (objects[size - 2] is
 	 * sheaf_top's word, `below` when main is empty): no copy of the size before.
 	 */
-	size = main->size + 1;
-	if (unlikely(object == c->freelist || (&main->below)[size - 1] == object)) {
+	unsigned int size = main->size + 1;
+
+	if (unlikely(freed_already || (&main->below)[size - 1] == object)) {
 		sheaves_double_free(s, object, __builtin_return_address(0), flags);
 		return;
 	}
@@ -444,6 +431,50 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 	main->size = size;
 	sc(c)->stat[SHEAF_FREE]++;
 	local_irq_restore(flags);
+}
+
+/*
+ * sheaves_free_entry's half for an object outside the cpu slab, interrupts off since flags
+ * (a jump from there: its return address is kmem_cache_free's caller's). The core's checks
+ * in their cheap form: a slab's page, of this cache, at an object start (the size is a
+ * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
+ * which says what is wrong.
+ */
+static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
+						      struct kmem_cache_cpu *c,
+						      unsigned long flags)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	if (unlikely(!slab || slab->slab_cache != s || ((uptr)object & s->size_mask))) {
+		local_irq_restore(flags);
+		slab_free_layer_checked(s, object);
+		return;
+	}
+	push_checked(s, c, object, flags, false);
+}
+
+/*
+ * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
+ * free_entry). A sheaf takes objects of any slab of the cache, so each must be checked as
+ * this cache's: an object start in this cpu's slab is one for certain (the core keeps its
+ * base and mask, cpu_slab_has_object), in two instructions and without a lookup; anything
+ * else is looked up (sheaves_free_other). The double-free tests are the same as
+ * sheaves_free's, and one more: an object on the cpu freelist is free already (NULL too,
+ * when there is no cpu slab: slab_report_bad ignores it).
+ */
+static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(!cpu_slab_has_object(c, object))) {
+		sheaves_free_other(s, object, c, flags); /* object stays in its register */
+		return;
+	}
+	push_checked(s, c, object, flags, object == c->freelist);
 }
 
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
