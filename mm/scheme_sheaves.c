@@ -440,13 +440,23 @@ push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsig
  * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
  * which says what is wrong.
  */
+/*
+ * The core's free check in its cheap form, for a cache of a power-of-two size: a slab's page,
+ * of s, at an object start. false: ask the full check (slab_free_check and its kind), which
+ * says what is wrong.
+ */
+static inline bool quick_check(struct kmem_cache *s, const void *object)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	return slab && slab->slab_cache == s && !((uptr)object & s->size_mask);
+}
+
 static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
 						      struct kmem_cache_cpu *c,
 						      unsigned long flags)
 {
-	struct slab *slab = virt_to_slab(object);
-
-	if (unlikely(!slab || slab->slab_cache != s || ((uptr)object & s->size_mask))) {
+	if (unlikely(!quick_check(s, object))) {
 		local_irq_restore(flags);
 		slab_free_layer_checked(s, object);
 		return;
@@ -477,33 +487,49 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 	push_checked(s, c, object, flags, object == c->freelist);
 }
 
+/* Is p[i] one of the (up to) eight entries before it? Eight compares in a row past the
+ * first eight entries (a compare and a branch each), a loop before. */
+static inline bool in_last_eight(void *const *p, size_t i)
+{
+	void *const x = p[i];
+
+	if (likely(i >= 8))
+		return p[i - 1] == x || p[i - 2] == x || p[i - 3] == x || p[i - 4] == x ||
+		       p[i - 5] == x || p[i - 6] == x || p[i - 7] == x || p[i - 8] == x;
+	for (size_t j = 0; j < i; j++)
+		if (p[j] == x)
+			return true;
+	return false;
+}
+
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 
 	/*
-	 * Interrupts off once; each object checked like a single free, then pushed onto main.
+	 * Interrupts off once; each object checked like a single free (the cheap check first
+	 * where the size is a power of two, as sheaves_free_other), then pushed onto main.
 	 * A duplicate among the eight entries before it is refused (the core's bulk free looks
 	 * about as far).
 	 */
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	for (size_t i = 0; i < n; i++) {
-		bool twice = false;
+		bool twice;
 
 		if (!p[i])
 			continue;
-		for (size_t j = i > 8 ? i - 8 : 0; j < i && !twice; j++)
-			twice = p[j] == p[i];
+		twice = in_last_eight(p, i);
 		if (twice || last_freed(c, p[i])) {
 			slab_report_bad(s, p[i], caller,
 					twice ? "double free (twice in one bulk) of" : "double free of");
 			continue;
 		}
-		if (!slab_free_check(s, p[i], caller))
+		if (!(s->size_mask && quick_check(s, p[i])) && !slab_free_check(s, p[i], caller))
 			continue;
-		if (unlikely(!main_has_room(s, c, caller))) {
+		if (unlikely(sc(c)->main->size >= sc(c)->main->capacity) &&
+		    unlikely(!main_has_room(s, c, caller))) {
 			slab_free_for_layer(s, c, 1, &p[i], caller);
 			continue;
 		}
