@@ -26,7 +26,7 @@ struct percpu_hdr {
 };
 
 /* sizeof(struct kmem_cache_cpu) (mm/slub.h checks it): the stride of slub_off. */
-#define PERCPU_SLUB_STRIDE 320
+#define PERCPU_SLUB_STRIDE 384
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \

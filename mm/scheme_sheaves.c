@@ -62,7 +62,11 @@ enum sheaves_stat {
 	NR_SHEAVES_STATS
 };
 
-/* Per cpu (c->priv): objects handed out and taken back here first, and the counters. */
+/*
+ * Per cpu (c->priv, which is kmem_cache_cpu's scheme_area: the fastpaths reach it at a fixed
+ * offset from c, no load of priv): objects handed out and taken back here first, and the
+ * counters.
+ */
 struct sheaves_cpu {
 	struct slab_sheaf *main;  /* handed out from and freed to */
 	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
@@ -76,7 +80,7 @@ static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
 
 static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 {
-	return c->priv;
+	return scheme_cpu_area(c, struct sheaves_cpu);
 }
 
 /*
@@ -400,41 +404,102 @@ static FASTPATH_FN void sheaves_free(struct kmem_cache *s, void *object, void *c
 }
 
 /*
- * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
- * free_entry). A sheaf takes objects of any slab of the cache, so each must be checked as
- * this cache's: an object start in this cpu's slab is one for certain (the core keeps its
- * base and mask, cpu_slab_has_object), in two instructions and without a lookup; anything
- * else goes to the full check and then sheaves_free. The double-free tests are the same
- * as sheaves_free's, and one more: an object on the cpu freelist is free already (NULL
- * too, when there is no cpu slab: slab_report_bad ignores it).
+ * The fast halves' end: push an object known to be of this cache onto main, interrupts off
+ * since flags. freed_already: the caller's own double-free test. Then the last-freed one
+ * and the room test.
  */
-static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
+static inline __attribute__((always_inline)) void
+push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsigned long flags,
+	     bool freed_already)
 {
-	struct kmem_cache_cpu *c;
-	struct slab_sheaf *main;
-	unsigned long flags, n;
+	struct slab_sheaf *main = sc(c)->main;
+	/*
+	 * The size after the push, in one register for every use below (objects[size - 2] is
+	 * sheaf_top's word, `below` when main is empty): no copy of the size before.
+	 */
+	unsigned int size = main->size + 1;
 
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	if (unlikely(!cpu_slab_has_object(c, object))) {
+	if (unlikely(freed_already || (&main->below)[size - 1] == object)) {
+		sheaves_double_free(s, object, __builtin_return_address(0), flags);
+		return;
+	}
+	if (unlikely(size > main->capacity)) { /* no_sheaf too */
+		sheaves_free_slow_irq(s, object, __builtin_return_address(0), flags);
+		return;
+	}
+	main->objects[size - 1] = object;
+	main->size = size;
+	sc(c)->stat[SHEAF_FREE]++;
+	local_irq_restore(flags);
+}
+
+/*
+ * sheaves_free_entry's half for an object outside the cpu slab, interrupts off since flags
+ * (a jump from there: its return address is kmem_cache_free's caller's). The core's checks
+ * in their cheap form: a slab's page, of this cache, at an object start (the size is a
+ * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
+ * which says what is wrong.
+ */
+/*
+ * The core's free check in its cheap form, for a cache of a power-of-two size: a slab's page,
+ * of s, at an object start. false: ask the full check (slab_free_check and its kind), which
+ * says what is wrong.
+ */
+static inline bool quick_check(struct kmem_cache *s, const void *object)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	return slab && slab->slab_cache == s && !((uptr)object & s->size_mask);
+}
+
+static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
+						      struct kmem_cache_cpu *c,
+						      unsigned long flags)
+{
+	if (unlikely(!quick_check(s, object))) {
 		local_irq_restore(flags);
 		slab_free_layer_checked(s, object);
 		return;
 	}
-	main = sc(c)->main;
-	if (unlikely(object == c->freelist || sheaf_top(main) == object)) {
-		sheaves_double_free(s, object, __builtin_return_address(0), flags);
+	push_checked(s, c, object, flags, false);
+}
+
+/*
+ * kmem_cache_free itself for a plain cache of a power-of-two size (struct slab_scheme's
+ * free_entry). A sheaf takes objects of any slab of the cache, so each must be checked as
+ * this cache's: an object start in this cpu's slab is one for certain (the core keeps its
+ * base and mask, cpu_slab_has_object), in two instructions and without a lookup; anything
+ * else is looked up (sheaves_free_other). The double-free tests are the same as
+ * sheaves_free's, and one more: an object on the cpu freelist is free already (NULL too,
+ * when there is no cpu slab: slab_report_bad ignores it).
+ */
+static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(!cpu_slab_has_object(c, object))) {
+		sheaves_free_other(s, object, c, flags); /* object stays in its register */
 		return;
 	}
-	n = main->size;
-	if (unlikely(n >= main->capacity)) { /* no_sheaf too */
-		sheaves_free_slow_irq(s, object, __builtin_return_address(0), flags);
-		return;
-	}
-	main->objects[n] = object;
-	main->size = (unsigned int)(n + 1);
-	sc(c)->stat[SHEAF_FREE]++;
-	local_irq_restore(flags);
+	push_checked(s, c, object, flags, object == c->freelist);
+}
+
+/* Is p[i] one of the (up to) eight entries before it? Eight compares in a row past the
+ * first eight entries (a compare and a branch each), a loop before. */
+static inline bool in_last_eight(void *const *p, size_t i)
+{
+	void *const x = p[i];
+
+	if (likely(i >= 8))
+		return p[i - 1] == x || p[i - 2] == x || p[i - 3] == x || p[i - 4] == x ||
+		       p[i - 5] == x || p[i - 6] == x || p[i - 7] == x || p[i - 8] == x;
+	for (size_t j = 0; j < i; j++)
+		if (p[j] == x)
+			return true;
+	return false;
 }
 
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
@@ -443,27 +508,28 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 	unsigned long flags;
 
 	/*
-	 * Interrupts off once; each object checked like a single free, then pushed onto main.
+	 * Interrupts off once; each object checked like a single free (the cheap check first
+	 * where the size is a power of two, as sheaves_free_other), then pushed onto main.
 	 * A duplicate among the eight entries before it is refused (the core's bulk free looks
 	 * about as far).
 	 */
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	for (size_t i = 0; i < n; i++) {
-		bool twice = false;
+		bool twice;
 
 		if (!p[i])
 			continue;
-		for (size_t j = i > 8 ? i - 8 : 0; j < i && !twice; j++)
-			twice = p[j] == p[i];
+		twice = in_last_eight(p, i);
 		if (twice || last_freed(c, p[i])) {
 			slab_report_bad(s, p[i], caller,
 					twice ? "double free (twice in one bulk) of" : "double free of");
 			continue;
 		}
-		if (!slab_free_check(s, p[i], caller))
+		if (!(s->size_mask && quick_check(s, p[i])) && !slab_free_check(s, p[i], caller))
 			continue;
-		if (unlikely(!main_has_room(s, c, caller))) {
+		if (unlikely(sc(c)->main->size >= sc(c)->main->capacity) &&
+		    unlikely(!main_has_room(s, c, caller))) {
 			slab_free_for_layer(s, c, 1, &p[i], caller);
 			continue;
 		}

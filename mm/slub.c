@@ -1729,14 +1729,21 @@ static unsigned int calculate_order(unsigned int size)
 	return 3;
 }
 
+/* Is the scheme's cpu area kmem_cache_cpu's own scheme_area? */
+static bool cpu_area_inline(const struct slab_scheme *sch)
+{
+	return sch->cpu_size <= SLAB_CPU_AREA_BYTES;
+}
+
 /*
  * One block for the per-cpu structures and the scheme's private areas after them:
  * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area], each area cache-line
- * aligned, a cpu area being the scheme's cpu_size bytes (its counters among them).
+ * aligned, a cpu area being the scheme's cpu_size bytes (its counters among them); none
+ * when cpu_size fits kmem_cache_cpu's scheme_area, which is then the cpu area.
  */
 static size_t cpu_area_size(const struct slab_scheme *sch)
 {
-	return ALIGN_UP(sch->cpu_size, 64);
+	return cpu_area_inline(sch) ? 0 : ALIGN_UP(sch->cpu_size, 64);
 }
 
 /* Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up. */
@@ -1783,7 +1790,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		c->tid = (unsigned long)cpu;
 		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
-		c->priv = sch->cpu_size ? mine : NULL;
+		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);
 			return -1;

@@ -99,8 +99,12 @@ _Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "p
 /*
  * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
  * the lockless fastpath. A scheme's own per-cpu state is in its private area (priv, sized
- * by the scheme's registration: struct slab_scheme's cpu_size), its counters in it.
+ * by the scheme's registration: struct slab_scheme's cpu_size), its counters in it. An area
+ * of at most SLAB_CPU_AREA_BYTES is scheme_area itself (priv points there), which a
+ * scheme's fastpath reaches at a fixed offset from c, without loading priv
+ * (scheme_cpu_area below).
  */
+#define SLAB_CPU_AREA_BYTES 120
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
@@ -117,6 +121,7 @@ struct kmem_cache_cpu {
 	unsigned long slab_mask;
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
 	u64 stat[NR_SLUB_STAT_ITEMS];
+	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
 _Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
@@ -262,6 +267,16 @@ const struct slab_scheme *slab_scheme_for_debug(enum slab_debug_mode mode);
 
 /* The scheme's counter i of s, summed over cpus (a maximum for a name ending in _max). */
 u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i);
+
+/*
+ * c's private area as the scheme's type, for a scheme whose area fits in struct
+ * kmem_cache_cpu (checked at compile time): c->priv without the load.
+ */
+#define scheme_cpu_area(c, type)                                                                   \
+	({                                                                                         \
+		_Static_assert(sizeof(type) <= SLAB_CPU_AREA_BYTES, #type " fits scheme_area");    \
+		(type *)(void *)(c)->scheme_area;                                                  \
+	})
 
 /* The scheme's private area of cpu `cpu`. */
 static inline void *scheme_cpu(struct kmem_cache *s, int cpu)

@@ -432,6 +432,103 @@ static void bad_frees_are_refused(struct kunit *test)
 	kmem_cache_destroy(b);
 }
 
+/*
+ * The same bad frees, on every variant, of an object outside the freeing cpu's slab: the
+ * fastpaths' masked compare fails, so the lookup decides (a layer's free_entry does its own,
+ * sheaves_free_other). The object is the first of 200, whose slab is no longer the cpu
+ * slab; the double free is of the object freed last. A good free there still counts as the
+ * layer's (sheaves: sheaf_free).
+ */
+static void bad_frees_outside_the_cpu_slab(struct kunit *test)
+{
+	static void *p[200];
+	static char not_slab[64];
+
+	for_each_variant(v) {
+		struct kmem_cache *a = make_cache(test, v, 64, 0, 0, NULL);
+		struct kmem_cache *b = make_cache(test, v, 64, 0, 0, NULL);
+		unsigned long bad = slab_bad_input_count(), errors = slab_error_count();
+		struct slab_cache_info info;
+		u64 freed;
+
+		for (int i = 0; i < 200; i++) {
+			p[i] = kmem_cache_alloc(a, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		}
+		freed = kmem_cache_stat_by_name(a, "sheaf_free");
+		kmem_cache_free(b, p[0]);                 /* wrong cache */
+		kmem_cache_free(a, (char *)p[0] + 8);     /* not an object start */
+		kmem_cache_free(a, not_slab);             /* not a slab object */
+		kmem_cache_free(a, (void *)0x7fff00000000ULL); /* not RAM at all */
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad + slab_error_count() - errors,
+				    4, "%s/%s", VNAME(v));
+		kmem_cache_free(a, p[0]);
+		if (IS_SHEAVES(v) && !slub_debug_flags(a))
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat_by_name(a, "sheaf_free") - freed, 1,
+					    "%s/%s", VNAME(v));
+		kmem_cache_free(a, p[0]);                 /* double free */
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad + slab_error_count() - errors,
+				    5, "%s/%s", VNAME(v));
+		for (int i = 1; i < 200; i++)
+			kmem_cache_free(a, p[i]);
+		kmem_cache_info(a, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		kmem_cache_destroy(a);
+		kmem_cache_destroy(b);
+	}
+}
+
+/*
+ * Bad entries in one kmem_cache_free_bulk, on every variant: another cache's object, a
+ * pointer inside an object, a non-slab address, each refused once while the good entries
+ * around them are freed. Sheaves' own free_bulk (not a debug or hardened cache's, s->dbg)
+ * compares each entry with the eight before it, so it also refuses a duplicate 4 entries
+ * back among the first eight and one 8 back (the window's edge) past them.
+ */
+static void bad_entries_in_a_bulk_free(struct kunit *test)
+{
+	static void *p[40], *q[40];
+	static char not_slab[64];
+
+	for_each_variant(v) {
+		struct kmem_cache *a = make_cache(test, v, 64, 0, 0, NULL);
+		struct kmem_cache *b = make_cache(test, v, 64, 0, 0, NULL);
+		unsigned long bad = slab_bad_input_count(), errors = slab_error_count(), want = 3;
+		void *other = kmem_cache_alloc(b, GFP_KERNEL);
+		bool own_bulk = IS_SHEAVES(v) && !a->dbg;
+		struct slab_cache_info info;
+		int n = 0;
+
+		KUNIT_ASSERT_NOT_NULL(test, other);
+		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(a, GFP_KERNEL, 30, p), 30);
+		for (int i = 0; i < 30; i++) {
+			q[n++] = p[i];
+			if (i == 2)
+				q[n++] = other;              /* another cache's */
+			if (i == 12)
+				q[n++] = (char *)p[20] + 8;  /* inside an object */
+			if (i == 20)
+				q[n++] = not_slab;           /* not a slab object */
+			if (own_bulk && i == 4)
+				q[n++] = p[2];               /* q[6]: q[2], 4 back */
+			if (own_bulk && i == 24)
+				q[n++] = p[18];              /* q[29]: q[21], 8 back */
+		}
+		if (own_bulk)
+			want += 2;
+		kmem_cache_free_bulk(a, (size_t)n, q);
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad + slab_error_count() - errors,
+				    want, "%s/%s", VNAME(v));
+		kmem_cache_info(a, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		kmem_cache_free(b, other);
+		kmem_cache_info(b, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		kmem_cache_destroy(a);
+		kmem_cache_destroy(b);
+	}
+}
+
 static void create_rejects_bad_arguments(struct kunit *test)
 {
 	KUNIT_EXPECT_NULL(test, kmem_cache_create("a-name-that-is-far-too-long-for-a-cache", 64, 0,
@@ -853,6 +950,8 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(destroy_with_objects_left_reports),
 	KUNIT_CASE(shrink_gives_back_empty_slabs),
 	KUNIT_CASE(bad_frees_are_refused),
+	KUNIT_CASE(bad_frees_outside_the_cpu_slab),
+	KUNIT_CASE(bad_entries_in_a_bulk_free),
 	KUNIT_CASE(create_rejects_bad_arguments),
 	KUNIT_CASE(freelist_update_follows_the_cpu),
 	KUNIT_CASE(cross_cpu_frees),
