@@ -1483,10 +1483,80 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 }
 
 /*
- * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
- * at a time, interrupts off once for all of them (as slab_free_for_layer).
+ * For a scheme without cpu partial lists: a whole slab at the end of p[] in address order, as
+ * a bulk allocation hands out a new slab (and a freelist linked here, or by the run builder
+ * from p[], goes out again in that order). Its first object checked once (a slab of this
+ * cache, not this cpu's, at its start; its counters: full, not frozen), then one pass that
+ * compares each object with the address it must have; then, in one hold of the node's lock
+ * and one update of the slab's freelist and counters, what __slab_free does with a full slab
+ * that empties: back to the page allocator while the node holds min_partial (no freelist
+ * linked: nothing needs it), else linked in address order onto the node's partial list.
+ * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
+ * which reports whatever is wrong (nothing has been written then).
  */
-static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
+static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					      size_t size, void **p)
+{
+	unsigned int objects = s->objects;
+	unsigned long step = s->size, off = s->offset;
+	void **q = p + size - objects, **r, **end;
+	char *first = q[0], *o;
+	struct kmem_cache_node *n;
+	struct slab *slab, cur;
+	unsigned long counters;
+	void *prior;
+	bool discard;
+
+	if (!first || ((uptr)first & ((PAGE_SIZE << s->order) - 1)) ||
+	    (char *)p[size - 1] != first + (size_t)(objects - 1) * step)
+		return size;
+	slab = virt_to_slab(first);
+	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != first)
+		return size;
+	slab_read_freelist(slab, &prior, &counters);
+	cur.counters = counters;
+	if (prior || cur.frozen || cur.inuse != objects)
+		return size;
+	end = q + objects - 1; /* the last one, compared on entry */
+	o = first + step;
+	for (r = q + 1; r < end; r++, o += step)
+		if (*r != o)
+			return size;
+	n = slab_node(s, slab); /* its own node's list, wherever we are */
+	slub_lock_node(s, c, n);
+	discard = n->nr_partial >= s->min_partial;
+	if (!discard) {
+		for (o = first; o < (char *)*end; o += step)
+			*(void **)(o + off) = o + step; /* set_freepointer_fast, not hardened */
+		*(void **)(o + off) = NULL;
+	}
+	cur.inuse = 0;
+	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : first, cur.counters)) {
+		spin_unlock(&n->list_lock); /* changed since (a racing double free): the builder */
+		return size;
+	}
+	stat(s, c, FREE_SLOWPATH);
+	if (n != get_node(s))
+		__atomic_fetch_add(&n->free_remote, 1, __ATOMIC_RELAXED);
+	if (discard) {
+		spin_unlock(&n->list_lock);
+		discard_slab(s, c, slab);
+	} else {
+		add_partial(n, slab, true);
+		stat(s, c, FREE_ADD_PARTIAL);
+		spin_unlock(&n->list_lock);
+	}
+	return size - objects;
+}
+
+/*
+ * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
+ * at a time, interrupts off once for all of them (as slab_free_for_layer). Two copies: with
+ * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
+ * without cpu partial lists, and without (the run builder's registers as they were).
+ */
+static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
+						void *caller, bool whole)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
@@ -1496,6 +1566,14 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	while (size) {
 		struct detached_freelist df;
 
+		if (whole && size >= s->objects) {
+			size_t left = free_bulk_whole(s, c, size, p);
+
+			if (left != size) {
+				size = left;
+				continue;
+			}
+		}
 		/* Plain caches (hardened ones have their own free_bulk), inlined: df in registers */
 		size = __build_detached_freelist(s, size, p, &df, caller, false, false);
 		if (!df.slab)
@@ -1517,6 +1595,17 @@ static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void
 	local_irq_restore(flags);
 }
 
+static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
+{
+	__free_bulk_checked(s, size, p, caller, false);
+}
+
+static __noinline void free_bulk_checked_whole(struct kmem_cache *s, size_t size, void **p,
+					       void *caller)
+{
+	__free_bulk_checked(s, size, p, caller, true);
+}
+
 /*
  * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
  * of them, p[size - 1], failed its test), head the cpu freelist's new head, linked through
@@ -1536,7 +1625,10 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	c->freelist = head;
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
-	free_bulk_checked(s, size, p, caller);
+	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
+		free_bulk_checked_whole(s, size, p, caller);
+	else
+		free_bulk_checked(s, size, p, caller);
 }
 
 /* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */

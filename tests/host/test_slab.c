@@ -520,6 +520,79 @@ static void bulk(void)
 	free(p);
 }
 
+/*
+ * Bulk frees of whole slabs, as a bulk allocation leaves them in p[] (address order: the
+ * lock scheme's free_bulk_whole takes each in one update, to the page allocator or the node
+ * list), then reversed, and with one object freed before (the run builder takes those): each
+ * time every object back, and the next bulk allocation, which takes the slabs again, hands
+ * out distinct objects that keep what is written in them; shrink leaves no slab, destroy
+ * gives every page back.
+ */
+static void bulk_whole_slabs(void)
+{
+	unsigned long base = nr_free_pages();
+	struct kmem_cache *s = create("t-bulk-whole", 256, 0, NULL);
+	void **p = calloc(4096, sizeof(*p));
+	struct slab_cache_info i0;
+	char name[120];
+	size_t n;
+	int rc;
+
+	if (!kt_check(s != NULL, N("create the whole-slab bulk cache"), "NULL"))
+		return;
+	n = 20 * info(s).objects_per_slab + 3;
+	for (int round = 0; round < 6; round++) {
+		size_t broken = 0, outside = 0;
+		const char *why;
+		void *one = NULL;
+
+		rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p);
+		irqs_on("kmem_cache_alloc_bulk (whole slabs)");
+		for (size_t k = 0; k < (size_t)rc; k++) {
+			outside += !in_arena(p[k]) || (uintptr_t)p[k] % s->align;
+			stamp(p[k], 256, (uint32_t)(k + 7000 * round));
+		}
+		for (size_t k = 0; k < (size_t)rc; k++)
+			broken += !stamped(p[k], 256, (uint32_t)(k + 7000 * round));
+		why = rc == (int)n ? disjoint(p, n, 256) : "";
+		snprintf(name, sizeof(name),
+			 "whole-slab bulk, round %d: all handed out, distinct, patterns intact", round);
+		kt_check(rc == (int)n && !broken && !outside && !*why, N(name),
+			 "returned %d; %zu broken, %zu outside or misaligned; %s", rc, broken,
+			 outside, why);
+		if (rc != (int)n)
+			break;
+		if (round % 3 == 1) /* reversed: no whole slab in address order */
+			for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+				void *x = p[a];
+
+				p[a] = p[b];
+				p[b] = x;
+			}
+		if (round % 3 == 2) { /* one object of a slab in the middle freed before */
+			one = p[n / 2];
+			kmem_cache_free(s, one);
+			p[n / 2] = NULL;
+		}
+		kmem_cache_free_bulk(s, n, p);
+		irqs_on("kmem_cache_free_bulk (whole slabs)");
+		i0 = info(s);
+		snprintf(name, sizeof(name), "whole-slab bulk free, round %d, frees them all", round);
+		kt_check(i0.active_objects == 0 && i0.objects <= i0.slabs * i0.objects_per_slab,
+			 N(name), "active %lu, %lu objects in %lu slabs", i0.active_objects,
+			 i0.objects, i0.slabs);
+	}
+	kmem_cache_shrink(s);
+	irqs_on("kmem_cache_shrink (whole slabs)");
+	i0 = info(s);
+	kt_check(i0.slabs == 0 && i0.active_objects == 0,
+		 N("after whole-slab bulk frees, shrink leaves no slab"), "%lu slabs, %lu active",
+		 i0.slabs, i0.active_objects);
+	kmem_cache_destroy(s);
+	KT_EQ_U(N("whole-slab bulk cache: destroy gives every page back"), nr_free_pages(), base);
+	free(p);
+}
+
 /* ---- several CPUs: cross-CPU frees, shrink, destroy ---- */
 
 #define XOBJ 1500
@@ -1315,6 +1388,7 @@ int main(int argc, char **argv)
 		alloc_free_patterns();
 		constructors();
 		bulk();
+		bulk_whole_slabs();
 		cross_cpu_frees();
 		shrink_and_destroy();
 		interrupted_fastpath();
