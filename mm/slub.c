@@ -1491,11 +1491,13 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
  * and one update of the slab's freelist and counters, what __slab_free does with a full slab
  * that empties: back to the page allocator while the node holds min_partial (no freelist
  * linked: nothing needs it), else linked in address order onto the node's partial list.
- * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first:
- * below min_partial its __slab_free puts the slab on the cpu partial list (the run builder
- * links its freelist, which the next allocation walks); at min_partial that list's drain
- * would give the emptied slab to the page allocator anyway, after a freeze, a link of its
- * freelist and an unfreeze, so it goes there straight. Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
+ * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
+ * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
+ * partial list, the run builder linking its freelist): a drain of that list would give it
+ * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
+ * there straight. (The list might instead have kept it for the next allocation, which then
+ * walks its freelist; a new bare slab costs less: docs/BENCHMARKS.md, "a fourth step".)
+ * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
  * which reports whatever is wrong (nothing has been written then).
  */
 static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_cache_cpu *c,
@@ -1581,7 +1583,7 @@ static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t siz
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	if (cpu_partial)
-		local = get_node(s);
+		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
 	while (size) {
 		struct detached_freelist df;
 
