@@ -524,9 +524,9 @@ static void bulk(void)
  * Bulk frees of whole slabs, as a bulk allocation leaves them in p[] (address order: the
  * core's free_bulk_whole takes each in one update, to the page allocator or the node
  * list; for partial, once the node holds min_partial), then reversed, and with one object
- * freed before (the run builder takes those): each time every object back, and the next bulk allocation, which takes the slabs again, hands
- * out distinct objects that keep what is written in them; shrink leaves no slab, destroy
- * gives every page back.
+ * freed before (the run builder takes those): each time every object back, and the next
+ * bulk allocation, which takes the slabs again, hands out distinct objects that keep what
+ * is written in them; shrink leaves no slab, destroy gives every page back.
  */
 static void bulk_whole_slabs(void)
 {
