@@ -1483,7 +1483,7 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 }
 
 /*
- * For a scheme without cpu partial lists: a whole slab at the end of p[] in address order, as
+ * A whole slab at the end of p[] in address order, as
  * a bulk allocation hands out a new slab (and a freelist linked here, or by the run builder
  * from p[], goes out again in that order). Its first object checked once (a slab of this
  * cache, not this cpu's, at its start; its counters: full, not frozen), then one pass that
@@ -1491,11 +1491,18 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
  * and one update of the slab's freelist and counters, what __slab_free does with a full slab
  * that empties: back to the page allocator while the node holds min_partial (no freelist
  * linked: nothing needs it), else linked in address order onto the node's partial list.
+ * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
+ * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
+ * partial list, the run builder linking its freelist): a drain of that list would give it
+ * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
+ * there straight. (The list might instead have kept it for the next allocation, which then
+ * walks its freelist; a new bare slab costs less: docs/BENCHMARKS.md, "a fourth step".)
  * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
  * which reports whatever is wrong (nothing has been written then).
  */
 static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					      size_t size, void **p)
+					      size_t size, void **p, bool cpu_partial,
+					      struct kmem_cache_node *local)
 {
 	unsigned int objects = s->objects;
 	unsigned long step = s->size, off = s->offset;
@@ -1507,6 +1514,11 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	void *prior;
 	bool discard;
 
+	/* A cpu partial scheme keeps its empty slabs on the cpu partial list (__slab_free) until
+	 * the node holds min_partial; past that its drain would give them to the page allocator.
+	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock). */
+	if (cpu_partial && __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+		return size;
 	if (!first || ((uptr)first & ((PAGE_SIZE << s->order) - 1)) ||
 	    (char *)p[size - 1] != first + (size_t)(objects - 1) * step)
 		return size;
@@ -1525,6 +1537,10 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	n = slab_node(s, slab); /* its own node's list, wherever we are */
 	slub_lock_node(s, c, n);
 	discard = n->nr_partial >= s->min_partial;
+	if (!discard && cpu_partial) { /* taken since the peek: the builder, __slab_free */
+		spin_unlock(&n->list_lock);
+		return size;
+	}
 	if (!discard) {
 		for (o = first; o < (char *)*end; o += step)
 			*(void **)(o + off) = o + step; /* set_freepointer_fast, not hardened */
@@ -1551,23 +1567,28 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 
 /*
  * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
- * at a time, interrupts off once for all of them (as slab_free_for_layer). Two copies: with
+ * at a time, interrupts off once for all of them (as slab_free_for_layer). Three copies: with
  * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
- * without cpu partial lists, and without (the run builder's registers as they were).
+ * without cpu partial lists and (cpu_partial) of one with, and without (the run builder's
+ * registers as they were; one copy for both schemes cost lock 1.5 instructions an object at
+ * N=250).
  */
 static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
-						void *caller, bool whole)
+						void *caller, bool whole, bool cpu_partial)
 {
+	struct kmem_cache_node *local = NULL;
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
+	if (cpu_partial)
+		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
 	while (size) {
 		struct detached_freelist df;
 
 		if (whole && size >= s->objects) {
-			size_t left = free_bulk_whole(s, c, size, p);
+			size_t left = free_bulk_whole(s, c, size, p, cpu_partial, local);
 
 			if (left != size) {
 				size = left;
@@ -1597,13 +1618,19 @@ static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t siz
 
 static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
 {
-	__free_bulk_checked(s, size, p, caller, false);
+	__free_bulk_checked(s, size, p, caller, false, false);
 }
 
 static __noinline void free_bulk_checked_whole(struct kmem_cache *s, size_t size, void **p,
 					       void *caller)
 {
-	__free_bulk_checked(s, size, p, caller, true);
+	__free_bulk_checked(s, size, p, caller, true, false);
+}
+
+static __noinline void free_bulk_checked_whole_partial(struct kmem_cache *s, size_t size,
+						       void **p, void *caller)
+{
+	__free_bulk_checked(s, size, p, caller, true, true);
 }
 
 /*
@@ -1628,7 +1655,7 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
 		free_bulk_checked_whole(s, size, p, caller);
 	else
-		free_bulk_checked(s, size, p, caller);
+		free_bulk_checked_whole_partial(s, size, p, caller);
 }
 
 /* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */

@@ -522,11 +522,11 @@ static void bulk(void)
 
 /*
  * Bulk frees of whole slabs, as a bulk allocation leaves them in p[] (address order: the
- * lock scheme's free_bulk_whole takes each in one update, to the page allocator or the node
- * list), then reversed, and with one object freed before (the run builder takes those): each
- * time every object back, and the next bulk allocation, which takes the slabs again, hands
- * out distinct objects that keep what is written in them; shrink leaves no slab, destroy
- * gives every page back.
+ * core's free_bulk_whole takes each in one update, to the page allocator or the node
+ * list; for partial, once the node holds min_partial), then reversed, and with one object
+ * freed before (the run builder takes those): each time every object back, and the next
+ * bulk allocation, which takes the slabs again, hands out distinct objects that keep what
+ * is written in them; shrink leaves no slab, destroy gives every page back.
  */
 static void bulk_whole_slabs(void)
 {
@@ -542,6 +542,7 @@ static void bulk_whole_slabs(void)
 		return;
 	n = 20 * info(s).objects_per_slab + 3;
 	for (int round = 0; round < 6; round++) {
+		unsigned long long cpf, discarded;
 		size_t broken = 0, outside = 0;
 		const char *why;
 		void *one = NULL;
@@ -574,8 +575,21 @@ static void bulk_whole_slabs(void)
 			kmem_cache_free(s, one);
 			p[n / 2] = NULL;
 		}
+		cpf = kmem_cache_stat(s, CPU_PARTIAL_FREE);
+		discarded = kmem_cache_stat(s, FREE_SLAB);
 		kmem_cache_free_bulk(s, n, p);
 		irqs_on("kmem_cache_free_bulk (whole slabs)");
+		cpf = kmem_cache_stat(s, CPU_PARTIAL_FREE) - cpf;
+		discarded = kmem_cache_stat(s, FREE_SLAB) - discarded;
+		if (round == 0 && (CUR_FLAGS() & SLAB_SCHEME_CPU_PARTIAL) && s->bulk_core)
+			/* 20 whole slabs: the first go to the cpu partial list (whose drain fills
+			 * the node list), the rest, with the node at min_partial, to the page
+			 * allocator straight (free_bulk_whole), not through the cpu partial list. */
+			kt_check(cpf > 0 && cpf < 20 && discarded + cpf >= 20 - s->min_partial,
+				 N("whole-slab bulk free, cpu partial scheme: past min_partial, whole "
+				   "slabs skip the cpu partial list"),
+				 "%llu to the cpu partial list, %llu to the page allocator", cpf,
+				 discarded);
 		i0 = info(s);
 		snprintf(name, sizeof(name), "whole-slab bulk free, round %d, frees them all", round);
 		kt_check(i0.active_objects == 0 && i0.objects <= i0.slabs * i0.objects_per_slab,
