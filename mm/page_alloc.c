@@ -416,6 +416,21 @@ static unsigned long pcp_node_pages(int nid)
 	return sum;
 }
 
+/* The first block on pcp's list of `order`, off the list, or NULL. Its lock held. */
+static inline __attribute__((always_inline)) struct page *pcp_take(struct per_cpu_pages *pcp,
+								   unsigned int order)
+{
+	struct page *p = pcp->list[order];
+
+	if (likely(p)) {
+		pcp->list[order] = (struct page *)p->lru.next;
+		pcp->nr[order]--;
+		pcp_add_count(pcp, -(1L << order));
+		__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
 /* The first block on this CPU's list of `order` for node nid, or NULL (none, or locked). */
 static inline __attribute__((always_inline)) struct page *pcp_pop(int nid, unsigned int order)
 {
@@ -426,14 +441,9 @@ static inline __attribute__((always_inline)) struct page *pcp_pop(int nid, unsig
 	local_irq_save(flags);
 	pcp = this_pcp(nid);
 	if (likely(pcp && pcp_trylock(pcp))) {
-		p = pcp->list[order];
-		if (likely(p)) {
-			pcp->list[order] = (struct page *)p->lru.next;
-			pcp->nr[order]--;
-			pcp_add_count(pcp, -(1L << order));
-			__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
+		p = pcp_take(pcp, order);
+		if (likely(p))
 			pcp->allocs++;
-		}
 		pcp_unlock(pcp);
 	}
 	local_irq_restore(flags);
@@ -456,15 +466,9 @@ static struct page *node_alloc(int nid, unsigned int order, bool fallback)
 		local_irq_restore(flags);
 		return zone_alloc(z, order, fallback);
 	}
-	p = pcp->list[order];
-	if (likely(p)) {
-		pcp->list[order] = (struct page *)p->lru.next;
-		pcp->nr[order]--;
-		pcp_add_count(pcp, -(1L << order));
-		__atomic_store_n(&p->flags, PG_head, __ATOMIC_RELAXED);
-	} else {
+	p = pcp_take(pcp, order);
+	if (!p)
 		p = pcp_refill(z, pcp, order);
-	}
 	if (p) {
 		pcp->allocs++;
 		if (fallback)

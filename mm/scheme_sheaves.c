@@ -194,6 +194,15 @@ static void flush(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sh
 
 /* ---- allocation ---- */
 
+/* The spare becomes main and main (the cpu's current one) the spare. Interrupts off. */
+static bool swap_main_spare(struct kmem_cache_cpu *c, struct slab_sheaf *main)
+{
+	sc(c)->main = sc(c)->spare;
+	sc(c)->spare = main;
+	sc(c)->stat[SHEAF_SWAP]++;
+	return true;
+}
+
 /* Make sc(c)->main non-empty if at all possible. Interrupts off. */
 static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
 {
@@ -207,12 +216,8 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 			return false;
 		sc(c)->main = main;
 	}
-	if (sc(c)->spare && sc(c)->spare->size) {
-		sc(c)->main = sc(c)->spare;
-		sc(c)->spare = main;
-		sc(c)->stat[SHEAF_SWAP]++;
-		return true;
-	}
+	if (sc(c)->spare && sc(c)->spare->size)
+		return swap_main_spare(c, main);
 	full = barn_get(s, c, true);
 	if (full) {
 		if (!sc(c)->spare)
@@ -317,12 +322,8 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 		sc(c)->main = main;
 		return true;
 	}
-	if (sc(c)->spare && !sc(c)->spare->size) {
-		sc(c)->main = sc(c)->spare;
-		sc(c)->spare = main;
-		sc(c)->stat[SHEAF_SWAP]++;
-		return true;
-	}
+	if (sc(c)->spare && !sc(c)->spare->size)
+		return swap_main_spare(c, main);
 	empty = barn_get(s, c, false);
 	if (!empty)
 		empty = new_sheaf(s);

@@ -308,6 +308,13 @@ static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
+/* No slab to be had for an allocation: said once per failure, unless gfp asks for quiet. */
+static __noinline void slab_oom(struct kmem_cache *s, gfp_t gfp)
+{
+	if (!(gfp & __GFP_NOWARN))
+		printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+}
+
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 {
 	struct slab *slab = allocate_slab_bare(s, gfp);
@@ -589,8 +596,7 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 		goto load;
 	slab = allocate_slab(s, gfp);
 	if (!slab) {
-		if (!(gfp & __GFP_NOWARN))
-			printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+		slab_oom(s, gfp);
 		return NULL;
 	}
 	stat(s, c, ALLOC_SLAB);
@@ -1154,8 +1160,7 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 		goto load;
 	slab = allocate_slab_bare(s, gfp);
 	if (!slab) {
-		if (!(gfp & __GFP_NOWARN))
-			printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
+		slab_oom(s, gfp);
 		*first = NULL;
 		return 0;
 	}

@@ -124,6 +124,29 @@ static bool stamped(const void *p, size_t size, uint32_t tag)
 	return true;
 }
 
+/*
+ * A bulk allocation of n into p[] that returned rc: all n handed out, inside the arena and
+ * aligned, distinct, and each keeps the pattern (tag + its index) written into it; one check
+ * named `name`. The objects stay stamped for the caller.
+ */
+static bool bulk_handed_out(struct kmem_cache *s, void **p, size_t n, int rc, uint32_t tag,
+			    const char *name)
+{
+	size_t broken = 0, outside = 0;
+	const char *why;
+
+	for (size_t k = 0; k < (size_t)rc; k++) {
+		outside += !in_arena(p[k]) || (uintptr_t)p[k] % s->align;
+		stamp(p[k], 256, (uint32_t)(tag + k));
+	}
+	for (size_t k = 0; k < (size_t)rc; k++)
+		broken += !stamped(p[k], 256, (uint32_t)(tag + k));
+	why = rc == (int)n ? disjoint(p, n, 256) : "";
+	return kt_check(rc == (int)n && !broken && !outside && !*why, N(name),
+			"returned %d; %zu broken, %zu outside or misaligned; %s", rc, broken, outside,
+			why);
+}
+
 /* ---- alloc/free with patterns ---- */
 
 #define NOBJ 3000
@@ -425,23 +448,13 @@ static void bulk(void)
 	if (!kt_check(s != NULL, N("create the bulk cache"), "NULL"))
 		return;
 	for (size_t t = 0; t < ARRAY_SIZE(sizes); t++) {
-		size_t n = sizes[t], broken = 0, outside = 0;
-		const char *why;
+		size_t n = sizes[t];
 
 		rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p);
 		irqs_on("kmem_cache_alloc_bulk");
-		for (size_t k = 0; k < (size_t)rc; k++) {
-			outside += !in_arena(p[k]) || (uintptr_t)p[k] % s->align;
-			stamp(p[k], 256, (uint32_t)(k + 1000 * t));
-		}
-		for (size_t k = 0; k < (size_t)rc; k++)
-			broken += !stamped(p[k], 256, (uint32_t)(k + 1000 * t));
-		why = rc == (int)n ? disjoint(p, n, 256) : "";
 		snprintf(name, sizeof(name), "bulk of %zu: all handed out, distinct, patterns intact",
 			 n);
-		kt_check(rc == (int)n && !broken && !outside && !*why, N(name),
-			 "returned %d; %zu broken, %zu outside or misaligned; %s", rc, broken,
-			 outside, why);
+		bulk_handed_out(s, p, n, rc, (uint32_t)(1000 * t), name);
 		kmem_cache_free_bulk(s, (size_t)rc, p);
 		irqs_on("kmem_cache_free_bulk");
 		i0 = info(s);
@@ -543,24 +556,13 @@ static void bulk_whole_slabs(void)
 	n = 20 * info(s).objects_per_slab + 3;
 	for (int round = 0; round < 6; round++) {
 		unsigned long long cpf, discarded;
-		size_t broken = 0, outside = 0;
-		const char *why;
 		void *one = NULL;
 
 		rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p);
 		irqs_on("kmem_cache_alloc_bulk (whole slabs)");
-		for (size_t k = 0; k < (size_t)rc; k++) {
-			outside += !in_arena(p[k]) || (uintptr_t)p[k] % s->align;
-			stamp(p[k], 256, (uint32_t)(k + 7000 * round));
-		}
-		for (size_t k = 0; k < (size_t)rc; k++)
-			broken += !stamped(p[k], 256, (uint32_t)(k + 7000 * round));
-		why = rc == (int)n ? disjoint(p, n, 256) : "";
 		snprintf(name, sizeof(name),
 			 "whole-slab bulk, round %d: all handed out, distinct, patterns intact", round);
-		kt_check(rc == (int)n && !broken && !outside && !*why, N(name),
-			 "returned %d; %zu broken, %zu outside or misaligned; %s", rc, broken,
-			 outside, why);
+		bulk_handed_out(s, p, n, rc, (uint32_t)(7000 * round), name);
 		if (rc != (int)n)
 			break;
 		if (round % 3 == 1) /* reversed: no whole slab in address order */

@@ -11,6 +11,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
+#include "tests/kernel/page_test_helpers.h"
 
 extern char _kernel_start[], _kernel_end[];
 
@@ -169,38 +170,13 @@ static void bad_frees_are_reported_and_ignored(struct kunit *test)
 /* Each CPU: random alloc/free of orders 0..3, its blocks stamped and checked before free. */
 static void stress_one_cpu(struct kunit *test, void *arg)
 {
-	struct { u64 *mem; unsigned order; u64 stamp; } slot[STRESS_SLOTS] = {};
+	struct stamped_block slot[STRESS_SLOTS] = {};
 	u64 rng = 0x9e3779b97f4a7c15ULL * (u64)(smp_processor_id() + 1);
-	u64 me = (u64)smp_processor_id() << 48;
 
-	for (int op = 0; op < STRESS_OPS; op++) {
-		int i;
-
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		i = (int)(rng % STRESS_SLOTS);
-		if (slot[i].mem) {
-			for (unsigned long w = 0; w < (PAGE_SIZE << slot[i].order) / 8; w += 512)
-				KUNIT_EXPECT_EQ_MSG(test, slot[i].mem[w], slot[i].stamp + w,
-						    "block changed under cpu %d", smp_processor_id());
-			free_pages((unsigned long)slot[i].mem, slot[i].order);
-			slot[i].mem = NULL;
-		} else {
-			unsigned order = (unsigned)((rng >> 8) % 4);
-			struct page *p = alloc_pages(GFP_KERNEL, order);
-
-			KUNIT_ASSERT_NOT_NULL(test, p);
-			slot[i].mem = page_address(p);
-			slot[i].order = order;
-			slot[i].stamp = me | (u64)op << 20;
-			for (unsigned long w = 0; w < (PAGE_SIZE << order) / 8; w += 512)
-				slot[i].mem[w] = slot[i].stamp + w;
-		}
-	}
-	for (int i = 0; i < STRESS_SLOTS; i++)
-		if (slot[i].mem)
-			free_pages((unsigned long)slot[i].mem, slot[i].order);
+	(void)arg;
+	for (int op = 0; op < STRESS_OPS; op++)
+		stamped_step(test, slot, STRESS_SLOTS, stamped_next(&rng), op, 4);
+	stamped_free_all(slot, STRESS_SLOTS);
 }
 
 static void all_cpus_at_once(struct kunit *test)

@@ -14,6 +14,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
+#include "tests/kernel/page_test_helpers.h"
 
 static bool same_layout(struct kunit *test, const struct page_alloc_stats *a,
 			const struct page_alloc_stats *b)
@@ -184,47 +185,22 @@ static void exhaustion_drains_other_cpus_lists(struct kunit *test)
  */
 static void drain_race_one_cpu(struct kunit *test, void *arg)
 {
-	struct { u64 *mem; unsigned int order; u64 stamp; } slot[RACE_SLOTS] = {};
+	struct stamped_block slot[RACE_SLOTS] = {};
 	u64 rng = 0x2545f4914f6cdd1dULL * (u64)(smp_processor_id() + 1);
-	u64 me = (u64)smp_processor_id() << 48;
-
 	int racers = MIN(nr_cpu_ids, RACE_CPUS), ops = MAX(RACE_OPS / racers, 200);
 
 	(void)arg;
 	if (smp_processor_id() >= racers)
 		return; /* a few CPUs make the race; hundreds of emulated ones only make it slow */
 	for (int op = 0; op < ops; op++) {
-		int i;
+		u64 r = stamped_next(&rng);
 
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		if (op % 4 == 3) {
+		if (op % 4 == 3)
 			page_alloc_drain_all();
-			continue;
-		}
-		i = (int)(rng % RACE_SLOTS);
-		if (slot[i].mem) {
-			for (unsigned long w = 0; w < (PAGE_SIZE << slot[i].order) / 8; w += 512)
-				KUNIT_EXPECT_EQ_MSG(test, slot[i].mem[w], slot[i].stamp + w,
-						    "block changed under cpu %d", smp_processor_id());
-			free_pages((unsigned long)slot[i].mem, slot[i].order);
-			slot[i].mem = NULL;
-		} else {
-			unsigned int order = (unsigned int)((rng >> 8) % (PCP_MAX_ORDER + 1));
-			struct page *p = alloc_pages(GFP_KERNEL, order);
-
-			KUNIT_ASSERT_NOT_NULL(test, p);
-			slot[i].mem = page_address(p);
-			slot[i].order = order;
-			slot[i].stamp = me | (u64)op << 20;
-			for (unsigned long w = 0; w < (PAGE_SIZE << order) / 8; w += 512)
-				slot[i].mem[w] = slot[i].stamp + w;
-		}
+		else
+			stamped_step(test, slot, RACE_SLOTS, r, op, PCP_MAX_ORDER + 1);
 	}
-	for (int i = 0; i < RACE_SLOTS; i++)
-		if (slot[i].mem)
-			free_pages((unsigned long)slot[i].mem, slot[i].order);
+	stamped_free_all(slot, RACE_SLOTS);
 }
 
 static void drains_race_with_every_cpu(struct kunit *test)

@@ -14,6 +14,21 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
+/* One block of 2^order pages onto the hog list (hog_memory); false: none to be had. */
+static inline bool hog_take(struct page **hog, unsigned int order)
+{
+	struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
+	u64 *w;
+
+	if (!pg)
+		return false;
+	w = page_address(pg);
+	w[0] = (u64)(uptr)*hog;
+	w[1] = (u64)order;
+	*hog = pg;
+	return true;
+}
+
 /*
  * hog_memory(leave): allocates free pages until at most `leave` are left (0: until the
  * allocator says no) and returns them as a list to give to unhog_memory(). Blocks of the
@@ -27,17 +42,9 @@ static inline struct page *hog_memory(unsigned long leave)
 	/* Pages parked on per-cpu lists back to the buddy lists first, where blocks merge. */
 	page_alloc_drain_all();
 	for (int order = MAX_ORDER; order >= 0; order--) {
-		while (nr_free_pages() >= leave + (1ul << order)) {
-			struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, (unsigned int)order);
-			u64 *w;
-
-			if (!pg)
+		while (nr_free_pages() >= leave + (1ul << order))
+			if (!hog_take(&hog, (unsigned int)order))
 				break;
-			w = page_address(pg);
-			w[0] = (u64)(uptr)hog;
-			w[1] = (u64)order;
-			hog = pg;
-		}
 	}
 	/*
 	 * Free blocks smaller than an order-3 slab (the largest the caches use) that long-lived
@@ -50,17 +57,9 @@ static inline struct page *hog_memory(unsigned long leave)
 		struct page_alloc_stats st;
 
 		page_alloc_get_stats(&st);
-		for (unsigned long i = 0; i < st.nr_free[order]; i++) {
-			struct page *pg = alloc_pages(GFP_KERNEL | __GFP_NOWARN, (unsigned int)order);
-			u64 *w;
-
-			if (!pg)
+		for (unsigned long i = 0; i < st.nr_free[order]; i++)
+			if (!hog_take(&hog, (unsigned int)order))
 				break;
-			w = page_address(pg);
-			w[0] = (u64)(uptr)hog;
-			w[1] = (u64)order;
-			hog = pg;
-		}
 	}
 	return hog;
 }

@@ -112,42 +112,39 @@ static double sample_scale = 1.0; /* --quick: fewer samples */
 static char cmdline[512];         /* the options, for the meta line */
 #define HOST_CPUS 2               /* the thread-CPUs slablab's child starts (spsc uses both) */
 static const char *work_list;     /* --work: the works to run (comma-separated ids), or all */
+static bool work_off[NR_WORKS];   /* from work_list, by select_works() */
 
 static bool work_on(const struct work *w)
 {
-	size_t n = strlen(w->id);
-
-	for (const char *p = work_list; p && *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if (len == n && !strncmp(p, w->id, n))
-			return true;
-		p = end ? end + 1 : p + len;
-	}
-	return !work_list;
+	return !work_off[w - works];
 }
 
-/* A --work list that names no work, or a name that is none, is refused. */
-static bool work_list_ok(void)
+/* work_list into work_off[]; a list that is empty or names a work that is none is refused. */
+static bool select_works(void)
 {
-	for (const char *p = work_list; p && *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		bool found = false;
+	const char *p = work_list;
 
-		for (size_t k = 0; k < NR_WORKS && !found; k++)
-			found = strlen(works[k].id) == len && !strncmp(p, works[k].id, len);
-		if (!found) {
+	if (!work_list)
+		return true;
+	if (!*p) {
+		fprintf(stderr, "bench-host: --work: an empty list (the works: see --help)\n");
+		return false;
+	}
+	for (size_t k = 0; k < NR_WORKS; k++)
+		work_off[k] = true;
+	while (*p) {
+		size_t len = strcspn(p, ","), k;
+
+		for (k = 0; k < NR_WORKS; k++)
+			if (strlen(works[k].id) == len && !strncmp(p, works[k].id, len))
+				break;
+		if (k == NR_WORKS) {
 			fprintf(stderr, "bench-host: --work: no work named %.*s (the works: see --help)\n",
 				(int)len, p);
 			return false;
 		}
-		p = end ? end + 1 : p + len;
-	}
-	if (work_list && !*work_list) {
-		fprintf(stderr, "bench-host: --work: an empty list (the works: see --help)\n");
-		return false;
+		work_off[k] = false;
+		p += len + (p[len] == ',');
 	}
 	return true;
 }
@@ -907,7 +904,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!work_list_ok())
+	if (!select_works())
 		return 2;
 	host_nr_cores(); /* remember the allowed cores before pinning */
 	if (!child)
