@@ -488,21 +488,6 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 	push_checked(s, c, object, flags, object == c->freelist);
 }
 
-/* Is p[i] one of the (up to) eight entries before it? Eight compares in a row past the
- * first eight entries (a compare and a branch each), a loop before. */
-static inline bool in_last_eight(void *const *p, size_t i)
-{
-	void *const x = p[i];
-
-	if (likely(i >= 8))
-		return p[i - 1] == x || p[i - 2] == x || p[i - 3] == x || p[i - 4] == x ||
-		       p[i - 5] == x || p[i - 6] == x || p[i - 7] == x || p[i - 8] == x;
-	for (size_t j = 0; j < i; j++)
-		if (p[j] == x)
-			return true;
-	return false;
-}
-
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
 	struct kmem_cache_cpu *c;
@@ -521,7 +506,7 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 
 		if (!p[i])
 			continue;
-		twice = in_last_eight(p, i);
+		twice = bulk_free_seen_recently(p, i);
 		if (twice || last_freed(c, p[i])) {
 			slab_report_bad(s, p[i], caller,
 					twice ? "double free (twice in one bulk) of" : "double free of");

@@ -562,4 +562,25 @@ static inline void *sheaf_top(const struct slab_sheaf *sheaf)
 _Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
 	       "a sheaf fits a page");
 
+
+/*
+ * Is p[i] one of the (up to) eight entries of a kmem_cache_free_bulk array before it? The
+ * duplicate window of the bulk frees that take objects one at a time (sheaves' own, and the
+ * debug and hardening layer's): eight compares in a row past the first eight entries (a
+ * compare and a branch each), a loop before. The core's bulk free compares each object with
+ * the one it linked just before only (a run's cost; Linux's looks no further).
+ */
+static inline bool bulk_free_seen_recently(void *const *p, size_t i)
+{
+	void *const x = p[i];
+
+	if (likely(i >= 8))
+		return p[i - 1] == x || p[i - 2] == x || p[i - 3] == x || p[i - 4] == x ||
+		       p[i - 5] == x || p[i - 6] == x || p[i - 7] == x || p[i - 8] == x;
+	for (size_t j = 0; j < i; j++)
+		if (p[j] == x)
+			return true;
+	return false;
+}
+
 #endif

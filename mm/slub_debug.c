@@ -894,10 +894,28 @@ static __noinline int dbg_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, 
 }
 #pragma GCC diagnostic pop
 
+/*
+ * One object at a time, each checked as a single free. A duplicate among the eight entries
+ * before it is refused first, as sheaves' own bulk free does, unless the consistency checks
+ * are on (they find any object freed twice, with their own report): a single free, which a
+ * hardened cache's goes on to, catches only the object freed last.
+ */
 static void dbg_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
-	for (size_t i = 0; i < n; i++)
+	bool window = !(dbg_of(s)->debug & SLAB_CONSISTENCY_CHECKS);
+
+	for (size_t i = 0; i < n; i++) {
+		if (window && p[i] && bulk_free_seen_recently(p, i)) {
+			slab_report_bad(s, p[i], caller, "double free (twice in one bulk) of");
+			continue;
+		}
 		dbg_free_unchecked(s, p[i], caller);
+	}
+}
+
+bool slub_debug_checks_bulk(struct kmem_cache *s)
+{
+	return s->scheme->free_bulk == dbg_free_bulk;
 }
 
 void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller)

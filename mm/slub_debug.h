@@ -50,6 +50,11 @@ enum slab_debug_mode slub_debug_mode(struct kmem_cache *s); /* LOCKED or PARTIAL
  * the scheme it asked for. s->scheme's properties are then the debug mode's.
  */
 const struct slab_scheme *slub_debug_replaced_scheme(struct kmem_cache *s);
+/*
+ * Do s's bulk frees go through the debug and hardening layer (one object at a time, a
+ * duplicate among the eight entries before refused unless the consistency checks find it)?
+ */
+bool slub_debug_checks_bulk(struct kmem_cache *s);
 /* Objects and slabs set aside after damage was found (never reused). */
 unsigned long slub_debug_isolated(struct kmem_cache *s, unsigned long *slabs);
 

@@ -481,9 +481,10 @@ static void bad_frees_outside_the_cpu_slab(struct kunit *test)
 /*
  * Bad entries in one kmem_cache_free_bulk, on every variant: another cache's object, a
  * pointer inside an object, a non-slab address, each refused once while the good entries
- * around them are freed. Sheaves' own free_bulk (not a debug or hardened cache's, s->dbg)
- * compares each entry with the eight before it, so it also refuses a duplicate 4 entries
- * back among the first eight and one 8 back (the window's edge) past them.
+ * around them are freed. The bulk frees that take one object at a time (sheaves' own, and
+ * a debug or hardened cache's in every scheme) also refuse a duplicate 4 entries back among
+ * the first eight and one 8 back (the window's edge) past them: compared with the eight
+ * entries before, or, with the consistency checks, found already free.
  */
 static void bad_entries_in_a_bulk_free(struct kunit *test)
 {
@@ -495,7 +496,7 @@ static void bad_entries_in_a_bulk_free(struct kunit *test)
 		struct kmem_cache *b = make_cache(test, v, 64, 0, 0, NULL);
 		unsigned long bad = slab_bad_input_count(), errors = slab_error_count(), want = 3;
 		void *other = kmem_cache_alloc(b, GFP_KERNEL);
-		bool own_bulk = IS_SHEAVES(v) && !a->dbg;
+		bool own_bulk = IS_SHEAVES(v) || slub_debug_checks_bulk(a);
 		struct slab_cache_info info;
 		int n = 0;
 
