@@ -435,13 +435,6 @@ push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsig
 }
 
 /*
- * sheaves_free_entry's half for an object outside the cpu slab, interrupts off since flags
- * (a jump from there: its return address is kmem_cache_free's caller's). The core's checks
- * in their cheap form: a slab's page, of this cache, at an object start (the size is a
- * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
- * which says what is wrong.
- */
-/*
  * The core's free check in its cheap form, for a cache of a power-of-two size: a slab's page,
  * of s, at an object start. false: ask the full check (slab_free_check and its kind), which
  * says what is wrong.
@@ -453,6 +446,13 @@ static inline bool quick_check(struct kmem_cache *s, const void *object)
 	return slab && slab->slab_cache == s && !((uptr)object & s->size_mask);
 }
 
+/*
+ * sheaves_free_entry's half for an object outside the cpu slab, interrupts off since flags
+ * (a jump from there: its return address is kmem_cache_free's caller's). The core's checks
+ * in their cheap form: a slab's page, of this cache, at an object start (the size is a
+ * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
+ * which says what is wrong.
+ */
 static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
 						      struct kmem_cache_cpu *c,
 						      unsigned long flags)
