@@ -11,7 +11,7 @@
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
-#                   slablab with the same QEMU command, ROUNDS=3 interleaved boots each (1
+#                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
 #                   with ICOUNT=1), side by side: each side's fastest round per figure
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
@@ -226,15 +226,16 @@ trace-linux:
 # each (Linux, slablab, Linux, ...) into build/bench-linux/linux-R.log and slablab-R.log;
 # build/bench-linux/compare.md sets Linux against lock and partial with each fastpath
 # (tools/benchreport.py --compare --pair), per figure each side's fastest round and their
-# ratio. ROUNDS: 3 under TCG (its TSC is host time: the load moves each boot), 1 with
-# ICOUNT=1 (instruction counts, exact). ICOUNT=1 boots both with SMP=1: Linux 6.1 hangs at
-# "x86: Booting SMP configuration" under -icount with more CPUs (and remote, which needs
-# two, measures nothing). BENCH_REPS=N: bench_reps= on both sides.
+# ratio. ROUNDS: 5 under TCG (its TSC is host time: the load moves each boot; about 12 s a
+# boot on the development host), 1 with ICOUNT=1 (instruction counts, exact). ICOUNT=1
+# boots both with SMP=1: Linux 6.1 hangs at "x86: Booting SMP configuration" under -icount
+# with more CPUs (and remote, which needs two, measures nothing). BENCH_REPS=N: bench_reps=
+# on both sides.
 BENCH_LINUX_CMDLINE := bench=fastpath,bulk,remote scheme=lock,partial
 BENCH_REPS ?=
 ROUNDS ?=
 bl_smp := $(if $(filter 1,$(ICOUNT)),1,$(SMP))
-bl_rounds = $(if $(ROUNDS),$(ROUNDS),$(if $(filter 1,$(ICOUNT)),1,3))
+bl_rounds = $(if $(ROUNDS),$(ROUNDS),$(if $(filter 1,$(ICOUNT)),1,5))
 bench-linux:
 	@r=$(call sq,$(bl_rounds)); case "$$r" in ''|*[!0-9]*|0*) false;; *) [ "$$r" -le 20 ];; esac || \
 	  { echo "bench-linux: ROUNDS='$$r' is not a number of rounds from 1 to 20 (each round boots Linux and slablab once)" >&2; exit 2; }
