@@ -1168,7 +1168,8 @@ def paired_figs(figs, pair):
 
 # What kind of run a log is, for --compare's advice: "host" (the suite on real cores,
 # tools/bench-host), "icount" (TCG with -icount: the TSC counts instructions, so its meta
-# line says 1000 MHz), "tcg" (emulated, host time), "kvm" or "hw" (real cores, the kernel).
+# line says 1000 MHz; tools/bench-linux's module says accel "tcg-icount"), "tcg" (emulated,
+# host time), "kvm" or "hw" (real cores, the kernel).
 def log_kind(log):
     m = log.meta or {}
     accel = text(m.get("accel", "")) or (log.figs[0].p("accel") if log.figs else "")
@@ -1176,6 +1177,8 @@ def log_kind(log):
         accel = text(log.figs[0].get("accel", ""))
     if accel == "tcg":
         return "icount" if text(m.get("tsc_mhz", "")) == "1000" else "tcg"
+    if accel == "tcg-icount":
+        return "icount"  # tools/bench-linux's module under ICOUNT=1 says so itself
     return accel or "?"
 
 
@@ -1293,7 +1296,9 @@ def compare(sides, pair=None):
         else:
             lines.append("%s: `%s`%s%s" % (n, log.name, label, tail))
     lines.append("")
-    if len({x.emulated() for side in sides for x in side}) > 1:
+    # Under ICOUNT both sides count instructions, whatever each log says of emulation
+    # (slablab's says emulated, tools/bench-linux's module's does not).
+    if len({x.emulated() for side in sides for x in side if log_kind(x) != "icount"}) > 1:
         if len(logs) == 2:
             lines += ["> One log is emulated and the other is not: B/A mixes emulator speed "
                       "with CPU speed.", ""]

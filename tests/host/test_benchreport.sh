@@ -264,6 +264,25 @@ rounds_fastest() {
             "| lock | irq | alloc_free_pair | cycles | 500.5 | 646.5 | 1.29× | 610.6, 900.0, 500.5 (1.80×) | 646.5 | — |"
 }
 
+# make bench-linux ICOUNT=1: the module's log says accel "tcg-icount", emulated false (its TSC
+# counts instructions), slablab's says tcg and emulated with a 1000 MHz TSC. Both are ICOUNT
+# logs: no warning that one is emulated and the other not, and the advice for instructions.
+icount_pair() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log
+    sed -e 's/"accel":"tcg","emulated":true/"accel":"tcg-icount","emulated":false/g' \
+        -e 's/"tsc_mhz":2100/"tsc_mhz":999/' "$l" >"$out/linux-icount.log"
+    sed 's/"tsc_mhz":2100/"tsc_mhz":1000/' "$s" >"$out/slablab-icount.log"
+    "$py" "$root/tools/benchreport.py" --compare "$out/linux-icount.log" "$out/slablab-icount.log" \
+        --pair linux=lock/irq -o "$out/icount.md" >/dev/null 2>&1 ||
+        { echo "FAILED: --compare of ICOUNT logs exited $?"; return 1; }
+    has "$out/icount.md" \
+        "- A (icount): the length of the code paths (instructions, repeatable): what a scheme adds per operation; never contention, waiting or an IPI's latency" \
+        "- B (icount): the length of the code paths (instructions, repeatable): what a scheme adds per operation; never contention, waiting or an IPI's latency" || return 1
+    if grep -q "One log is emulated" "$out/icount.md"; then
+        echo "FAILED: two ICOUNT logs are said to mix emulated and not"; return 1
+    fi
+}
+
 # A list of rounds with an empty name, or naming a log that is not there, is bad usage (2);
 # so is a list where one log (no --compare) is wanted.
 rounds_bad_usage() {
@@ -516,6 +535,7 @@ t pair_bad_usage pair_bad_usage
 t compare_three compare_three
 t rounds_fastest rounds_fastest
 t rounds_bad_usage rounds_bad_usage
+t icount_pair icount_pair
 t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet
