@@ -22,7 +22,8 @@
 # 13000-57000 with it: less than the noise, but the fallback is not Linux's allocator.
 # Knobs: SMP (4), MEM (256M), ACCEL (auto), ICOUNT (0), TIMEOUT (600 s), LINUX_BENCH
 # (fastpath,bulk,remote), BENCH_REPS (0: the benchmarks' defaults, 21 and 5),
-# REMOTE_OBJECTS (50000), LINUX_APPEND (more kernel options, e.g. nohz=off).
+# REMOTE_OBJECTS (50000), LINUX_APPEND (more kernel options, e.g. nohz=off), LINUX_LOG
+# (OUTDIR/linux.log: where the serial log goes; rounds.sh names one per round).
 # Exit: 0 measured, 1 build, boot or benchmark failure, 2 bad usage or a missing package.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
