@@ -1296,9 +1296,11 @@ def compare(sides, pair=None):
         else:
             lines.append("%s: `%s`%s%s" % (n, log.name, label, tail))
     lines.append("")
-    # Under ICOUNT both sides count instructions, whatever each log says of emulation
-    # (slablab's says emulated, tools/bench-linux's module's does not).
-    if len({x.emulated() for side in sides for x in side if log_kind(x) != "icount"}) > 1:
+    # Logs that are all ICOUNT count instructions, whatever each says of emulation (slablab's
+    # says emulated, tools/bench-linux's module's does not).
+    every = [x for side in sides for x in side]
+    if len({x.emulated() for x in every}) > 1 and \
+            any(log_kind(x) != "icount" for x in every):
         if len(logs) == 2:
             lines += ["> One log is emulated and the other is not: B/A mixes emulator speed "
                       "with CPU speed.", ""]
