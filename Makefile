@@ -11,7 +11,8 @@
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
-#                   slablab, one boot each with the same QEMU command, side by side
+#                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
+#                   with ICOUNT=1), side by side: each side's fastest round per figure
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
@@ -218,18 +219,26 @@ trace-linux:
 	@echo "make replay TRACE=$(B)/trace/linux-$(WORKLOAD).trace"
 
 # make bench-linux: slablab's bench=fastpath,bulk,remote on Linux's own SLUB and on slablab,
-# one boot each with the same QEMU command (tools/qemu-run.sh's for SMP, MEM, ACCEL, ICOUNT):
+# with the same QEMU command (tools/qemu-run.sh's for SMP, MEM, ACCEL, ICOUNT):
 # tools/bench-linux/run.sh builds slabbench.ko against Debian's linux-headers for the
-# installed linux-image-amd64 and boots that kernel (init_on_alloc=0) into
-# build/bench-linux/linux.log; slablab boots BENCH_LINUX_CMDLINE (or CMDLINE) into
-# build/bench-linux/slablab.log; build/bench-linux/compare.md sets Linux against lock and
-# partial with each fastpath (tools/benchreport.py --compare --pair). ICOUNT=1 boots both with SMP=1: Linux
-# 6.1 hangs at "x86: Booting SMP configuration" under -icount with more CPUs (and remote,
-# which needs two, measures nothing). BENCH_REPS=N: bench_reps= on both sides.
+# installed linux-image-amd64 and boots that kernel (init_on_alloc=0); slablab boots
+# BENCH_LINUX_CMDLINE (or CMDLINE). tools/bench-linux/rounds.sh interleaves ROUNDS boots of
+# each (Linux, slablab, Linux, ...) into build/bench-linux/linux-R.log and slablab-R.log;
+# build/bench-linux/compare.md sets Linux against lock and partial with each fastpath
+# (tools/benchreport.py --compare --pair), per figure each side's fastest round and their
+# ratio. ROUNDS: 5 under TCG (its TSC is host time: the load moves each boot; about 12 s a
+# boot on the development host), 1 with ICOUNT=1 (instruction counts, exact). ICOUNT=1
+# boots both with SMP=1: Linux 6.1 hangs at "x86: Booting SMP configuration" under -icount
+# with more CPUs (and remote, which needs two, measures nothing). BENCH_REPS=N: bench_reps=
+# on both sides.
 BENCH_LINUX_CMDLINE := bench=fastpath,bulk,remote scheme=lock,partial
 BENCH_REPS ?=
+ROUNDS ?=
 bl_smp := $(if $(filter 1,$(ICOUNT)),1,$(SMP))
+bl_rounds = $(if $(ROUNDS),$(ROUNDS),$(if $(filter 1,$(ICOUNT)),1,5))
 bench-linux:
+	@r=$(call sq,$(bl_rounds)); case "$$r" in ''|*[!0-9]*|0*) false;; *) [ "$$r" -le 20 ];; esac || \
+	  { echo "bench-linux: ROUNDS='$$r' is not a number of rounds from 1 to 20 (each round boots Linux and slablab once)" >&2; exit 2; }
 	@tools/deps.sh linux
 	@$(if $(filter 1,$(ICOUNT)),$(if $(filter-out 1,$(SMP)),echo "bench-linux: ICOUNT=1: both boots get SMP=1 (Linux 6.1 hangs at \"x86: Booting SMP configuration\" under -icount with more CPUs)";))
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
@@ -237,11 +246,7 @@ bench-linux:
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/bench-linux/slablab.iso \
 	  CMDLINE=$(call sq,$(if $(value CMDLINE),$(value CMDLINE),$(value BENCH_LINUX_CMDLINE))$(if $(BENCH_REPS), bench_reps=$(BENCH_REPS))) >/dev/null
 	@SMP=$(bl_smp) TIMEOUT=$(BENCH_TIMEOUT) BENCH_REPS=$(or $(BENCH_REPS),0) \
-	  tools/bench-linux/run.sh $(B)/bench-linux
-	@SMP=$(bl_smp) ISO=$(B)/bench-linux/slablab.iso LOG=$(B)/bench-linux/slablab.log \
-	  TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh >/dev/null
-	@python3 tools/benchreport.py --compare $(B)/bench-linux/linux.log \
-	  $(B)/bench-linux/slablab.log --pair linux=lock/irq,lock/cmpxchg,partial/irq,partial/cmpxchg -o $(B)/bench-linux/compare.md
+	  tools/bench-linux/rounds.sh $(B)/bench-linux $(call sq,$(bl_rounds))
 	@echo "bench-linux: A is Linux, B slablab; a few rows of $(B)/bench-linux/compare.md:"
 	@grep -E -e '^\| scheme \|' -e '\| 256 \| alloc_free_pair \| cycles' \
 	  -e '\| (16|250) \| bulk_per_object \| cycles' -e '\| (throughput|per_object) \|' \

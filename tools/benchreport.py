@@ -14,6 +14,13 @@
                                              what
         [--pair S=T[/FP],...]                A's scheme S against B's T (tools/bench-linux:
                                              linux=lock/irq,partial/irq)
+  benchreport.py --compare A1,A2,... B1,B2,... [--pair ...] [-o FILE]
+                                             rounds: each side several boots (make
+                                             bench-linux's ROUNDS, interleaved); per figure
+                                             each side's fastest round (lowest cost,
+                                             highest rate, else the median), their ratio,
+                                             every round's value, its spread (max/min) and
+                                             the ratio round by round
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
   benchreport.py --from-qr TEXT|FILE [--against LOG]
@@ -1161,7 +1168,8 @@ def paired_figs(figs, pair):
 
 # What kind of run a log is, for --compare's advice: "host" (the suite on real cores,
 # tools/bench-host), "icount" (TCG with -icount: the TSC counts instructions, so its meta
-# line says 1000 MHz), "tcg" (emulated, host time), "kvm" or "hw" (real cores, the kernel).
+# line says 1000 MHz; tools/bench-linux's module says accel "tcg-icount"), "tcg" (emulated,
+# host time), "kvm" or "hw" (real cores, the kernel).
 def log_kind(log):
     m = log.meta or {}
     accel = text(m.get("accel", "")) or (log.figs[0].p("accel") if log.figs else "")
@@ -1169,6 +1177,8 @@ def log_kind(log):
         accel = text(log.figs[0].get("accel", ""))
     if accel == "tcg":
         return "icount" if text(m.get("tsc_mhz", "")) == "1000" else "tcg"
+    if accel == "tcg-icount":
+        return "icount"  # tools/bench-linux's module under ICOUNT=1 says so itself
     return accel or "?"
 
 
@@ -1204,27 +1214,101 @@ TRUST_BENCH = {
 }
 
 
-def compare(logs, pair=None):
+# --compare with rounds: a side given as several logs (LOG1,LOG2,...: make bench-linux's
+# interleaved boots) stands for its fastest round, per figure. Which way is faster goes by
+# the unit: a cost (time per operation) is best lowest, a rate (anything per second) highest;
+# a figure that is neither (a count, a percent, pages) takes the median round.
+COST_UNITS = {"cycles", "ns", "us", "ms", "s", "instructions", "cycles_per_event"}
+
+
+def direction(f):
+    """"lower" (a cost), "higher" (a rate) or None (neither) for a figure's unit."""
+    if f.unit in COST_UNITS:
+        return "lower"
+    if f.unit.endswith("_per_s"):
+        return "higher"
+    return None
+
+
+def best_round(figs):
+    """Of one figure's rounds (None where a round lacks it), the one a side stands for: the
+    lowest cost, the highest rate, else the median (the lower middle of an even count)."""
+    got = [f for f in figs if f is not None and f.value is not None]
+    if not got:
+        return next((f for f in figs if f is not None), None)
+    way = direction(got[0])
+    if way == "lower":
+        return min(got, key=lambda f: f.value)
+    if way == "higher":
+        return max(got, key=lambda f: f.value)
+    return sorted(got, key=lambda f: f.value)[(len(got) - 1) // 2]
+
+
+def rounds_cell(figs):
+    """Each round's value in boot order (— where a round lacks it), then max/min."""
+    vals = [f.value for f in figs if f is not None and f.value is not None]
+    if not vals:
+        return "—"
+    cell = ", ".join(fv(f) for f in figs)
+    if len(vals) > 1 and min(vals) > 0:
+        cell += " (%s)" % fmt_ratio(max(vals) / min(vals))
+    return cell
+
+
+def rounds_note(names, sides):
+    """compare.md's words on how the rounds were taken."""
+    counts = ", ".join("%s %d" % (n, len(s)) for n, s in zip(names, sides))
+    out = ["How this was taken: each side is several boots (rounds: %s), in the order the "
+           "logs are named; make bench-linux interleaves them (A's boot 1, B's boot 1, A's "
+           "boot 2, ...). Under TCG the guest's TSC is host time, so each boot's figures "
+           "carry the host's load during that boot; the fastest round is the one the load "
+           "disturbed least." % counts, "",
+           "Per figure, a side's value is its fastest round: the lowest of a cost (%s), the "
+           "highest of a rate (a unit per second); a figure that is neither (a count, a "
+           "percent) takes the median round. Each figure's value is itself the benchmark's "
+           "median over its runs within the boot. The ratio columns divide those fastest "
+           "rounds; \"rounds\" lists every round's value in boot order with max/min, the "
+           "spread the load made; \"by round\" divides each round's value by A's of the same "
+           "round." % ", ".join(sorted(COST_UNITS)), ""]
+    return out
+
+
+def compare(sides, pair=None):
     """Every figure of the logs side by side, matched by bench, parameters (scheme, size,
-    groups, ...), figure and unit; with two logs, B/A; with more, each against A. pair
-    (--pair): A's figures of one scheme stand under other schemes' keys (paired_figs)."""
+    groups, ...), figure and unit; with two sides, B/A; with more, each against A. A side is
+    a list of logs: one log, or several rounds of the same boot (each figure then stands for
+    its fastest round: best_round), shown with every round's value. pair (--pair): A's
+    figures of one scheme stand under other schemes' keys (paired_figs)."""
+    logs = [s[0] for s in sides]
+    rounds = any(len(s) > 1 for s in sides)
     names = [chr(ord("A") + i) for i in range(len(logs))]
     kinds = [log_kind(log) for log in logs]
     lines = ["# slablab benchmark comparison", ""]
-    for i, (n, log) in enumerate(zip(names, logs)):
+    for i, (n, side) in enumerate(zip(names, sides)):
+        log = side[0]
         tail = "  " if i < len(logs) - 1 else ""
-        label = " — **emulated** (TCG)" if log.emulated() else ""
+        label = " — **emulated** (TCG)" if any(x.emulated() for x in side) else ""
         if len(logs) > 2:
             label = " (%s)%s" % (kinds[i], label)
-        lines.append("%s: `%s`%s%s" % (n, log.name, label, tail))
+        if len(side) > 1:
+            lines.append("%s: %d rounds, `%s`%s%s" % (
+                n, len(side), "`, `".join(x.name for x in side), label, tail))
+        else:
+            lines.append("%s: `%s`%s%s" % (n, log.name, label, tail))
     lines.append("")
-    if len({log.emulated() for log in logs}) > 1:
+    # Logs that are all ICOUNT count instructions, whatever each says of emulation (slablab's
+    # says emulated, tools/bench-linux's module's does not).
+    every = [x for side in sides for x in side]
+    if len({x.emulated() for x in every}) > 1 and \
+            any(log_kind(x) != "icount" for x in every):
         if len(logs) == 2:
             lines += ["> One log is emulated and the other is not: B/A mixes emulator speed "
                       "with CPU speed.", ""]
         else:
             lines += ["> Some logs are emulated and some are not: a ratio between them mixes "
                       "emulator speed with CPU speed.", ""]
+    if rounds:
+        lines += rounds_note(names, sides)
     ms = [dict(machine(log)) for log in logs]
     keys = ordered([k for m in ms for k in m])
     rows = [[k] + [m.get(k, "—") for m in ms] for k in keys if k != "source"]
@@ -1233,7 +1317,19 @@ def compare(logs, pair=None):
                 for log in logs]
         if any(v != "—" for v in vals):
             rows.append([extra] + vals)
+    if rounds:
+        rows.append(["rounds (boots)"] + [str(len(s)) for s in sides])
     lines += ["## Machines", ""] + md_table([""] + names, rows) + [""]
+    if rounds:
+        differ = []
+        for n, m, side in zip(names, ms, sides):
+            d = ordered([k for x in side[1:] for k, v in machine(x) if m.get(k) != v])
+            if d:
+                differ.append("%s's rounds differ in %s" % (n, ", ".join(
+                    "%s (%s)" % (k, ", ".join(dict(machine(x)).get(k, "—") for x in side))
+                    for k in d)))
+        lines += ["Each side's first round; %s." % ("; ".join(differ) or
+                                                     "the other rounds agree with it"), ""]
     if pair:
         lines += ["A's scheme `%s` is set against B's %s (--pair): the rows name B's." % (
             pair[0], ", ".join("`%s`" % "/".join(x for x in t if x) for t in pair[1])), ""]
@@ -1243,19 +1339,26 @@ def compare(logs, pair=None):
                   for n, k in zip(names, kinds)]
         lines.append("")
     skip = ("meta", "host_meta", "host_cpu", "host_end")
-    per = [last_by([f for f in log.figs if f.bench not in skip and f.figure != "hist"],
-                   fig_key) for log in logs]
-    if pair:
-        per[0] = paired_figs([f for f in logs[0].figs if f.bench not in skip and
-                              f.figure != "hist"], pair)
+
+    def keyed(log, first):
+        figs = [f for f in log.figs if f.bench not in skip and f.figure != "hist"]
+        return paired_figs(figs, pair) if pair and first else last_by(figs, fig_key)
+    # Per side, per round, the figures by key; then per side the round each key stands for.
+    each = [[keyed(log, i == 0) for log in side] for i, side in enumerate(sides)]
+    per = []
+    for rs in each:
+        ks = ordered([k for r in rs for k in r])
+        per.append({k: best_round([r.get(k) for r in rs]) for k in ks})
     # A paired figure of A stands under several keys: rows where it meets another log's,
     # else one row of its own.
     shown = {id(per[0][k]) for k in per[0] if any(k in fs for fs in per[1:])} if pair else set()
 
     def shown_fig(got):
         return next((x for x in got[1:] if x is not None), got[0])
-    benches = ordered([b for log in logs for b in log.benches() if b not in skip])
+    benches = ordered([b for log in (x for side in sides for x in side)
+                       for b in log.benches() if b not in skip])
     only = [0] * len(logs)
+    gaps = 0  # figures a side has in some rounds and not in others
     for bench in benches:
         keys = ordered([k for fs in per for k in fs if k[0] == bench])
         if not keys:
@@ -1288,11 +1391,26 @@ def compare(logs, pair=None):
                 if x is not None and y is not None and x.value and y.value is not None:
                     r = y.value / x.value
                 ratios.append(fmt_ratio(r))
-            rows.append([f.p(p) for p in vary] + [f.figure, f.unit] + [fv(x) for x in got] +
-                        ratios)
-        lines += md_table(vary + ["figure", "unit"] + names +
-                          ["%s/A" % n for n in names[1:]], rows) + [""]
-    nh = sum(1 for log in logs for f in log.figs if f.figure == "hist")
+            row = [f.p(p) for p in vary] + [f.figure, f.unit] + [fv(x) for x in got] + ratios
+            if rounds:
+                by = [[r.get(k) for r in rs] for rs in each]
+                gaps += sum(1 for b in by if any(x is not None for x in b) and
+                            any(x is None for x in b))
+                row += [rounds_cell(b) for b in by]
+                for b in by[1:]:
+                    if len(b) != len(by[0]):
+                        row.append("—")
+                        continue
+                    row.append(", ".join(
+                        fmt_ratio(y.value / x.value if x is not None and y is not None and
+                                  x.value and y.value is not None else None)
+                        for x, y in zip(by[0], b)))
+            rows.append(row)
+        head = vary + ["figure", "unit"] + names + ["%s/A" % n for n in names[1:]]
+        if rounds:
+            head += ["%s rounds" % n for n in names] + ["%s/A by round" % n for n in names[1:]]
+        lines += md_table(head, rows) + [""]
+    nh = sum(1 for side in sides for log in side for f in log.figs if f.figure == "hist")
     notes = []
     if any(only):
         if len(logs) == 2:
@@ -1302,11 +1420,15 @@ def compare(logs, pair=None):
         else:
             notes.append("figures missing (shown with —): " +
                          ", ".join("%d in %s" % (c, n) for n, c in zip(names, only)))
+    if gaps:
+        notes.append("%d row(s) with a figure missing from some of a side's rounds (— among "
+                     "its rounds; the side's value is of the rounds that have it)" % gaps)
     if nh:
         notes.append("%d histogram bucket lines left out (the percentiles stand for them)" % nh)
-    if any(log.bad for log in logs):
-        notes.append("lines left out: " + ", ".join("%d in %s" % (len(log.bad), n)
-                                                    for n, log in zip(names, logs)))
+    if any(log.bad for side in sides for log in side):
+        notes.append("lines left out: " + ", ".join(
+            "%d in %s" % (sum(len(log.bad) for log in side), n)
+            for n, side in zip(names, sides)))
     if notes:
         lines += ["Notes: " + "; ".join(notes) + ".", ""]
     return "\n".join(lines)
@@ -1409,13 +1531,29 @@ def main(argv):
         print("benchreport: %s" % ("--compare takes two or more logs" if args.compare else
                                    "one log (or --compare A B [C...])"), file=sys.stderr)
         return 2
-    logs = []
-    for path in args.logs:
-        try:
-            logs.append(read_log(path))
-        except OSError as e:
-            print("benchreport: %s" % e, file=sys.stderr)
+    # --compare: a side may be several logs, LOG1,LOG2,... (rounds); a path that exists
+    # with a comma in its name is one log.
+    groups = []
+    for arg in args.logs:
+        parts = [arg] if (not args.compare or "," not in arg or os.path.exists(arg)) \
+            else arg.split(",")
+        if any(not p for p in parts):
+            ap.print_usage(sys.stderr)
+            print("benchreport: '%s': an empty name in a list of rounds (LOG1,LOG2,...)" % arg,
+                  file=sys.stderr)
             return 2
+        groups.append(parts)
+    sides = []
+    for parts in groups:
+        side = []
+        for path in parts:
+            try:
+                side.append(read_log(path))
+            except OSError as e:
+                print("benchreport: %s" % e, file=sys.stderr)
+                return 2
+        sides.append(side)
+    logs = [log for side in sides for log in side]
     for log in logs:
         if not log.benches():
             print("benchreport: no benchmark figures in %s" % log.name, file=sys.stderr)
@@ -1425,7 +1563,7 @@ def main(argv):
                   file=sys.stderr)
 
     if args.compare:
-        md = compare(logs, pair)
+        md = compare(sides, pair)
         if args.out:
             with open(args.out, "w") as out:
                 out.write(md + "\n")

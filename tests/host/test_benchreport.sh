@@ -4,7 +4,7 @@
 # of the JSON contract, histogram lines, \r, GRUB's escapes, a cut-off last line, a benchmark
 # the tool does not know) into CSVs, plots and report.md, compares it with suite-hw.log, and
 # checks the contents; sets linux-6.1.log (make bench-linux) against slablab-tcg.log with
-# --pair. Prints its own results as KTAP (flat), like the other host tests.
+# --pair, and three rounds of each (made from them) against each other. Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
 
@@ -216,6 +216,87 @@ pair_bad_usage() {
     "$py" "$root/tools/benchreport.py" "$l" --pair linux=lock -o "$out/p" >/dev/null 2>"$out/pair.err" || r=$?
     [ "$r" = 2 ] && grep -q "goes with --compare" "$out/pair.err" ||
         { echo "FAILED: --pair without --compare exited $r"; cat "$out/pair.err"; return 1; }
+}
+
+# make bench-linux's rounds (ROUNDS=3): each side three logs, LOG1,LOG2,LOG3, made from the
+# samples with other values. Per figure a side stands for its fastest round: Linux's pair
+# 610.6, 900.0, 500.5 gives 500.5, slablab's lock/irq 646.5, 300.0, 700.0 gives 300.0, so
+# B/A = 0.60 (not 1.06, 0.33 or 1.40 round by round); a rate takes the highest (Linux's
+# throughput 141508.4, 200000.0, 100000.0: 200000.0, against lock's 471643.0: 2.36); a
+# figure that is neither (a percent) takes the median round (10.0, 30.0, 20.0: 20.0).
+# Linux's bulk figure is missing from round 2: "—" there, the note counts its rows.
+rounds_fastest() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log d=$out/rounds i
+    local imp='{"bench":"bulk","scheme":"partial","fastpath":"irq","size":256,"n":16,"reps":21,"figure":"improvement","value":%s,"unit":"percent","accel":"tcg","emulated":true,"cpus":4}\n'
+    mkdir -p "$d"
+    cp "$l" "$d/linux-1.log"
+    sed -e 's/"value":610\.6,/"value":900.0,/' -e 's/"value":141508\.4,/"value":200000.0,/' \
+        -e '/"figure":"bulk_per_object"/d' "$l" >"$d/linux-2.log"
+    sed -e 's/"value":610\.6,/"value":500.5,/' -e 's/"value":141508\.4,/"value":100000.0,/' \
+        "$l" >"$d/linux-3.log"
+    cp "$s" "$d/slablab-1.log"
+    sed 's/"value":646\.5,/"value":300.0,/' "$s" >"$d/slablab-2.log"
+    sed 's/"value":646\.5,/"value":700.0,/' "$s" >"$d/slablab-3.log"
+    i=1
+    for v in 10.0 30.0 20.0; do printf "$imp" "$v" >>"$d/slablab-$i.log"; i=$((i + 1)); done
+    "$py" "$root/tools/benchreport.py" --compare "$d/linux-1.log,$d/linux-2.log,$d/linux-3.log" \
+        "$d/slablab-1.log,$d/slablab-2.log,$d/slablab-3.log" --pair linux=lock/irq,partial/irq \
+        -o "$out/rounds.md" >"$out/rounds.out" 2>&1 ||
+        { echo "FAILED: --compare with rounds exited $?"; cat "$out/rounds.out"; return 1; }
+    has "$out/rounds.md" \
+        "A: 3 rounds, \`$d/linux-1.log\`, \`$d/linux-2.log\`, \`$d/linux-3.log\` — **emulated** (TCG)  " \
+        "| rounds (boots) | 3 | 3 |" \
+        "| scheme | fastpath | figure | unit | A | B | B/A | A rounds | B rounds | B/A by round |" \
+        "| lock | irq | alloc_free_pair | cycles | 500.5 | 300.0 | 0.60× | 610.6, 900.0, 500.5 (1.80×) | 646.5, 300.0, 700.0 (2.33×) | 1.06×, 0.33×, 1.40× |" \
+        "| partial | irq | alloc_free_pair | cycles | 500.5 | 632.8 | 1.26× | 610.6, 900.0, 500.5 (1.80×) | 632.8, 632.8, 632.8 (1.00×) | 1.04×, 0.70×, 1.26× |" \
+        "| partial | cmpxchg | alloc_free_pair | cycles | — | 671.4 | — | — | 671.4, 671.4, 671.4 (1.00×) | —, —, — |" \
+        "| lock | throughput | objects_per_s | 200000.0 | 471643.0 | 2.36× | 141508.4, 200000.0, 100000.0 (2.00×) | 471643.0, 471643.0, 471643.0 (1.00×) | 3.33×, 2.36×, 4.72× |" \
+        "| partial | irq | bulk_per_object | cycles | 120.1 | 76.7 | 0.64× | 120.1, —, 120.1 (1.00×) | 76.7, 76.7, 76.7 (1.00×) | 0.64×, —, 0.64× |" \
+        "| partial | irq | improvement | percent | — | 20.0 | — | — | 10.0, 30.0, 20.0 (3.00×) | —, —, — |" || return 1
+    grep -q "^How this was taken: each side is several boots (rounds: A 3, B 3)" "$out/rounds.md" &&
+        grep -q "^Per figure, a side's value is its fastest round: the lowest of a cost" "$out/rounds.md" &&
+        grep -q "1 row(s) with a figure missing from some of a side's rounds" "$out/rounds.md" ||
+        { echo "FAILED: compare.md does not say how the rounds were taken"; return 1; }
+    # One side of three rounds against one log: no ratio round by round (— in that column).
+    "$py" "$root/tools/benchreport.py" --compare "$d/linux-1.log,$d/linux-2.log,$d/linux-3.log" \
+        "$s" --pair linux=lock/irq -o "$out/rounds1.md" >/dev/null 2>&1 &&
+        has "$out/rounds1.md" \
+            "| lock | irq | alloc_free_pair | cycles | 500.5 | 646.5 | 1.29× | 610.6, 900.0, 500.5 (1.80×) | 646.5 | — |"
+}
+
+# make bench-linux ICOUNT=1: the module's log says accel "tcg-icount", emulated false (its TSC
+# counts instructions), slablab's says tcg and emulated with a 1000 MHz TSC. Both are ICOUNT
+# logs: no warning that one is emulated and the other not, and the advice for instructions.
+icount_pair() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log
+    sed -e 's/"accel":"tcg","emulated":true/"accel":"tcg-icount","emulated":false/g' \
+        -e 's/"tsc_mhz":2100/"tsc_mhz":999/' "$l" >"$out/linux-icount.log"
+    sed 's/"tsc_mhz":2100/"tsc_mhz":1000/' "$s" >"$out/slablab-icount.log"
+    "$py" "$root/tools/benchreport.py" --compare "$out/linux-icount.log" "$out/slablab-icount.log" \
+        --pair linux=lock/irq -o "$out/icount.md" >/dev/null 2>&1 ||
+        { echo "FAILED: --compare of ICOUNT logs exited $?"; return 1; }
+    has "$out/icount.md" \
+        "- A (icount): the length of the code paths (instructions, repeatable): what a scheme adds per operation; never contention, waiting or an IPI's latency" \
+        "- B (icount): the length of the code paths (instructions, repeatable): what a scheme adds per operation; never contention, waiting or an IPI's latency" || return 1
+    if grep -q "One log is emulated" "$out/icount.md"; then
+        echo "FAILED: two ICOUNT logs are said to mix emulated and not"; return 1
+    fi
+}
+
+# A list of rounds with an empty name, or naming a log that is not there, is bad usage (2);
+# so is a list where one log (no --compare) is wanted.
+rounds_bad_usage() {
+    local l=$samples/linux-6.1.log s=$samples/slablab-tcg.log r=0
+    "$py" "$root/tools/benchreport.py" --compare "$l,,$l" "$s" >/dev/null 2>"$out/rb.err" || r=$?
+    [ "$r" = 2 ] && grep -q "an empty name in a list of rounds" "$out/rb.err" ||
+        { echo "FAILED: an empty name among the rounds exited $r"; cat "$out/rb.err"; return 1; }
+    r=0
+    "$py" "$root/tools/benchreport.py" --compare "$l,$out/no-such.log" "$s" >/dev/null 2>"$out/rb.err" || r=$?
+    [ "$r" = 2 ] && grep -q "no-such.log" "$out/rb.err" ||
+        { echo "FAILED: a missing log among the rounds exited $r"; cat "$out/rb.err"; return 1; }
+    r=0
+    "$py" "$root/tools/benchreport.py" "$l,$s" -o "$out/rb" >/dev/null 2>"$out/rb.err" || r=$?
+    [ "$r" = 2 ] || { echo "FAILED: a list of logs without --compare exited $r"; return 1; }
 }
 
 # --compare with three logs, the kinds --compare tells apart: TCG (host time), ICOUNT (its
@@ -452,6 +533,9 @@ t compare_mode compare_mode
 t linux_pair linux_pair
 t pair_bad_usage pair_bad_usage
 t compare_three compare_three
+t rounds_fastest rounds_fastest
+t rounds_bad_usage rounds_bad_usage
+t icount_pair icount_pair
 t no_figures_fails no_figures_fails
 t bad_values_left_out bad_values_left_out
 t no_plots_quiet no_plots_quiet

@@ -4,8 +4,9 @@
 # Builds tools/bench-linux/slabbench.c as a module against Debian's headers for the newest
 # installed /boot/vmlinuz-*-amd64 (linux-headers-VERSION), boots that kernel in QEMU with
 # an initramfs of busybox-static and the module, and keeps the serial log in
-# OUTDIR/linux.log: the module's tables and slablab's JSON lines ("scheme":"linux"). make
-# bench-linux boots slablab with the same QEMU command next and compares the two logs.
+# OUTDIR/linux.log (LINUX_LOG=file: there instead): the module's tables and slablab's JSON
+# lines ("scheme":"linux"). make bench-linux (tools/bench-linux/rounds.sh) boots slablab
+# with the same QEMU command next, ROUNDS times each side in turn, and compares the logs.
 #
 # The QEMU command is tools/qemu-run.sh's for the same SMP, MEM, ACCEL and ICOUNT (its
 # --dry-run: machine, accelerator, -cpu, -m, -smp), with the kernel and initramfs in place
@@ -21,7 +22,8 @@
 # 13000-57000 with it: less than the noise, but the fallback is not Linux's allocator.
 # Knobs: SMP (4), MEM (256M), ACCEL (auto), ICOUNT (0), TIMEOUT (600 s), LINUX_BENCH
 # (fastpath,bulk,remote), BENCH_REPS (0: the benchmarks' defaults, 21 and 5),
-# REMOTE_OBJECTS (50000), LINUX_APPEND (more kernel options, e.g. nohz=off).
+# REMOTE_OBJECTS (50000), LINUX_APPEND (more kernel options, e.g. nohz=off), LINUX_LOG
+# (OUTDIR/linux.log: where the serial log goes; rounds.sh names one per round).
 # Exit: 0 measured, 1 build, boot or benchmark failure, 2 bad usage or a missing package.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -104,7 +106,7 @@ INIT
 chmod +x "$rootfs/init"
 (cd "$rootfs" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
-log=$out/linux.log
+log=${LINUX_LOG:-$out/linux.log}
 echo "bench-linux: ${qemu[*]} -kernel $kernel (accel $accel)"
 rc=0
 timeout -k 5 "$tmo" "${qemu[@]}" -display none -monitor none -no-reboot -serial stdio \
