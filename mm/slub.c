@@ -285,18 +285,11 @@ const char *slab_freelist_method(void)
  * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
  * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
  */
-static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *slab)
 {
-	/* From this CPU's node (the nearest with memory when it has none or is out). */
-	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
-					     s->order);
-	struct kmem_cache_node *n;
-	struct slab *slab;
+	struct page *page = (struct page *)slab;
+	struct kmem_cache_node *n = slab_node(s, slab);
 
-	if (!page)
-		return NULL;
-	slab = (struct slab *)page;
-	n = slab_node(s, slab);
 	mark_compound(page, s->order, PG_slab);
 	slab->slab_cache = s;
 	slab->locked = 0;
@@ -305,7 +298,18 @@ static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 	slab->next = NULL;
 	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
-	return slab;
+}
+
+static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
+{
+	/* From this CPU's node (the nearest with memory when it has none or is out). */
+	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
+					     s->order);
+
+	if (!page)
+		return NULL;
+	slab_setup_bare(s, (struct slab *)page);
+	return (struct slab *)page;
 }
 
 /* No slab to be had for an allocation: said once per failure, unless gfp asks for quiet. */
@@ -339,18 +343,125 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
-void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+/* A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared). */
+static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
 {
-	struct page *page = (struct page *)slab;
 	struct kmem_cache_node *n = slab_node(s, slab);
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
-	unmark_compound(page, s->order, PG_slab);
+	unmark_compound((struct page *)slab, s->order, PG_slab);
+}
+
+/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
+static void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+
 	memset(page->private_, 0, sizeof(page->private_));
+	__free_pages(page, s->order);
+}
+
+void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	slab_unset(s, slab);
 	if (c)
 		stat(s, c, FREE_SLAB);
-	__free_pages(page, s->order);
+	slab_pages_free(s, slab);
+}
+
+/*
+ * The stash: bare slabs between a bulk free and the next bulk allocation. A whole slab that
+ * a bulk free empties (free_bulk_whole) goes onto this cpu's stash while it has room
+ * (s->stash_max slabs, SLAB_STASH_PAGES pages at most) and the slab is of this cpu's node;
+ * the next bulk allocation that hands out a new slab whole (alloc_bulk_refill) takes one
+ * from there before it asks the page allocator. A stashed slab has left the cache as a
+ * discarded one has (FREE_SLAB counted, nr_slabs and total_objects down, PG_slab cleared: a
+ * later free of one of its objects is refused as not a slab object's), but its pages are
+ * not free ones: they are in use (nr_used_pages, the memory and held benchmarks count
+ * them). Taken again it is set up as a new slab (ALLOC_SLAB counted, the constructor run)
+ * without the page allocator's two trips. The stash goes back to the page allocator on
+ * kmem_cache_shrink and destroy (flush_cpu_slab, on each cpu) and when the page allocator
+ * runs out (slub_drain_stashes, every cpu's, through mm/slab_common.c's reclaim hook). Its
+ * cpu uses it with interrupts off and stash_lock taken by one xchg (a trylock: if a drainer
+ * holds it, the slab goes to the page allocator, or comes from it, as without a stash); a
+ * drainer on any cpu spins for the lock, which is never held across anything else.
+ */
+static inline bool stash_trylock(struct kmem_cache_cpu *c)
+{
+	return !__atomic_exchange_n(&c->stash_lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static inline void stash_unlock(struct kmem_cache_cpu *c)
+{
+	__atomic_store_n(&c->stash_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* An emptied slab on no list, its counters claimed, onto c's stash; false: lock held. */
+static __always_inline bool stash_put(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				      struct slab *slab)
+{
+	if (unlikely(!stash_trylock(c)))
+		return false;
+	slab_unset(s, slab);
+	slab->next = c->stash;
+	c->stash = slab;
+	__atomic_store_n(&c->stash_nr, c->stash_nr + 1, __ATOMIC_RELAXED);
+	stash_unlock(c);
+	stat(s, c, FREE_SLAB);
+	return true;
+}
+
+/* A slab off c's stash, set up as a new one (slab->freelist and counters for the caller). */
+static __always_inline struct slab *stash_take(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab;
+
+	if (!c->stash || unlikely(!stash_trylock(c)))
+		return NULL;
+	slab = c->stash; /* again, under the lock: a drainer may have taken it */
+	if (likely(slab)) {
+		c->stash = slab->next;
+		__atomic_store_n(&c->stash_nr, c->stash_nr - 1, __ATOMIC_RELAXED);
+	}
+	stash_unlock(c);
+	if (likely(slab))
+		slab_setup_bare(s, slab);
+	return slab;
+}
+
+/* c's stash (any cpu's) to the page allocator; returns the pages it held. */
+static unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *list, *slab;
+	unsigned long flags, pages = 0;
+
+	local_irq_save(flags);
+	while (!stash_trylock(c))
+		while (__atomic_load_n(&c->stash_lock, __ATOMIC_RELAXED))
+			cpu_relax();
+	list = c->stash;
+	c->stash = NULL;
+	__atomic_store_n(&c->stash_nr, 0, __ATOMIC_RELAXED);
+	stash_unlock(c);
+	local_irq_restore(flags);
+	while (list) {
+		slab = list;
+		list = slab->next;
+		slab_pages_free(s, slab);
+		pages += 1ul << s->order;
+	}
+	return pages;
+}
+
+unsigned long slub_drain_stashes(struct kmem_cache *s)
+{
+	unsigned long pages = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (__atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED))
+			pages += stash_drain(s, &s->cpu_slab[cpu]);
+	return pages;
 }
 
 /* ---- freezing and unfreezing ---- */
@@ -1120,6 +1231,8 @@ static void slab_choose_paths(struct kmem_cache *s)
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
 	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
+	/* Only the bulk_core caches' whole-slab bulk free fills a stash (free_bulk_whole). */
+	s->stash_max = s->bulk_core ? MAX(1u, SLAB_STASH_PAGES >> s->order) : 0;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1158,7 +1271,9 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 	freelist = refill_from_slabs(s, c);
 	if (freelist)
 		goto load;
-	slab = allocate_slab_bare(s, gfp);
+	slab = stash_take(s, c);
+	if (!slab)
+		slab = allocate_slab_bare(s, gfp);
 	if (!slab) {
 		slab_oom(s, gfp);
 		*first = NULL;
@@ -1517,12 +1632,14 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	struct slab *slab, cur;
 	unsigned long counters;
 	void *prior;
-	bool discard;
+	bool discard, room = c->stash_nr < s->stash_max; /* a peek: stash_put takes the lock */
 
 	/* A cpu partial scheme keeps its empty slabs on the cpu partial list (__slab_free) until
 	 * the node holds min_partial; past that its drain would give them to the page allocator.
-	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock). */
-	if (cpu_partial && __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock);
+	 * with room on the stash, after it. */
+	if (!room && cpu_partial &&
+	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
 		return size;
 	if (!first || ((uptr)first & ((PAGE_SIZE << s->order) - 1)) ||
 	    (char *)p[size - 1] != first + (size_t)(objects - 1) * step)
@@ -1539,6 +1656,20 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	for (r = q + 1; r < end; r++, o += step)
 		if (*r != o)
 			return size;
+	if (room && slab->page_nid == numa_node_id()) {
+		/* Onto the stash: on no list before or after, so no node lock; the update
+		 * fails if a free got in since the read (a racing double free: the builder). */
+		cur.inuse = 0;
+		if (!slab_update_freelist(s, slab, NULL, counters, NULL, cur.counters))
+			return size;
+		stat(s, c, FREE_SLOWPATH);
+		if (unlikely(!stash_put(s, c, slab))) /* a drainer holds the stash */
+			discard_slab(s, c, slab);
+		return size - objects;
+	}
+	if (room && cpu_partial &&
+	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+		return size;
 	n = slab_node(s, slab); /* its own node's list, wherever we are */
 	slub_lock_node(s, c, n);
 	discard = n->nr_partial >= s->min_partial;
@@ -2008,6 +2139,8 @@ static void flush_cpu_slab(void *arg)
 		c->freelist = NULL;
 		c->tid = next_tid(c->tid);
 	}
+	if (c->stash)
+		stash_drain(s, c);
 }
 
 static void flush_all(struct kmem_cache *s)
