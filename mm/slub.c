@@ -350,7 +350,10 @@ static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
-	unmark_compound((struct page *)slab, s->order, PG_slab);
+	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
+		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
+	else
+		unmark_compound((struct page *)slab, s->order, PG_slab);
 }
 
 /* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
@@ -1253,12 +1256,15 @@ static void slab_choose_paths(struct kmem_cache *s)
 /* ---- bulk ---- */
 
 /*
- * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: as
+ * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: a
+ * slab off this cpu's stash first (an empty one, as good as new, that a bulk free left
+ * there: no list, no lock, no page allocator; so the stash goes before the partial slabs
+ * here, and a bulk call that frees and allocates whole slabs in turn keeps to it), then as
  * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
- * slab, which become the cpu freelist: returns 0 and its first object in *first), but a
- * new slab goes into p[] whole, no freelist threaded through it, and is left full, unfrozen
- * and on no list (as a cpu slab that filled up): returns how many objects that put in p[]
- * (0 and *first NULL: out of memory).
+ * slab, which become the cpu freelist: returns 0 and its first object in *first); a slab
+ * from the stash or a new one goes into p[] whole, no freelist threaded through it, and is
+ * left full, unfrozen and on no list (as a cpu slab that filled up): returns how many
+ * objects that put in p[] (0 and *first NULL: out of memory).
  */
 static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
 					   gfp_t gfp, void **p, void **first)
@@ -1268,17 +1274,19 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 	char *object;
 
 	stat(s, c, ALLOC_SLOWPATH);
+	slab = stash_take(s, c);
+	if (slab)
+		goto whole;
 	freelist = refill_from_slabs(s, c);
 	if (freelist)
 		goto load;
-	slab = stash_take(s, c);
-	if (!slab)
-		slab = allocate_slab_bare(s, gfp);
+	slab = allocate_slab_bare(s, gfp);
 	if (!slab) {
 		slab_oom(s, gfp);
 		*first = NULL;
 		return 0;
 	}
+whole:
 	stat(s, c, ALLOC_SLAB);
 	slab->freelist = NULL;
 	slab->inuse = slab->objects;
@@ -1289,11 +1297,20 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 		unsigned int n = s->objects, size = s->size;
 		void (*ctor)(void *) = s->ctor;
 
+		void **q = p, **end4 = p + (n & ~3u), **end = p + n;
+
 		if (unlikely(ctor))
 			for (unsigned int k = 0; k < n; k++)
 				ctor(object + (size_t)k * size);
-		for (unsigned int k = 0; k < n; k++, object += size)
-			p[k] = object;
+		/* Four a turn: each a store of object plus a multiple of size. */
+		for (; q < end4; q += 4, object += 4 * (size_t)size) {
+			q[0] = object;
+			q[1] = object + size;
+			q[2] = object + 2 * (size_t)size;
+			q[3] = object + 3 * (size_t)size;
+		}
+		for (; q < end; q++, object += size)
+			*q = object;
 		return n;
 	}
 load:
@@ -1301,6 +1318,57 @@ load:
 	c->tid = next_tid(c->tid);
 	*first = freelist;
 	return 0;
+}
+
+/*
+ * The last, less than a slab's worth, of a bulk allocation (interrupts off, the cpu freelist
+ * empty): as slab_alloc_slow, but with a slab on this cpu's stash, that one becomes the cpu
+ * slab (its freelist linked in address order), before the partial slabs, as for the whole
+ * slabs of the call (alloc_bulk_refill), so a bulk free's slabs and the next bulk
+ * allocation's keep to the stash. The cpu slab's remote frees are taken first, as always.
+ * Returns the first object, the rest on the cpu freelist; NULL: out of memory.
+ */
+static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					gfp_t gfp)
+{
+	struct slab *slab = c->slab;
+	unsigned long size = s->size, off = s->offset;
+	char *start, *o, *last;
+	void *freelist;
+
+	if (!c->stash || s->ctor)
+		return slab_alloc_slow(s, c, gfp);
+	stat(s, c, ALLOC_SLOWPATH);
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			c->freelist = get_freepointer_fast(s, freelist, false);
+			c->tid = next_tid(c->tid);
+			return freelist;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		c->tid = next_tid(c->tid);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	slab = stash_take(s, c);
+	if (unlikely(!slab)) /* a drainer took it: the partial slabs, then a new one */
+		return slab_alloc_slow(s, c, gfp);
+	stat(s, c, ALLOC_SLAB);
+	start = slab_address(slab);
+	last = start + (size_t)(s->objects - 1) * size;
+	for (o = start + size; o < last; o += size)
+		*(void **)(o + off) = o + size; /* set_freepointer_fast, not hardened */
+	if (last != start)
+		*(void **)(last + off) = NULL;
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	slab->frozen = 1;
+	slab->owner = smp_processor_id();
+	cpu_slab_set(s, c, slab);
+	c->freelist = last != start ? start + size : NULL;
+	c->tid = next_tid(c->tid);
+	return start;
 }
 
 /*
@@ -1348,7 +1416,7 @@ empty:
 				continue;
 			}
 		} else {
-			first = slab_alloc_slow(s, c, gfp);
+			first = alloc_bulk_last(s, c, gfp);
 		}
 		if (unlikely(!first)) {
 			slow--;
@@ -1602,15 +1670,62 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
+/* Are q[0..objects) the objects of the slab at base in address order? Four a turn. */
+static __always_inline bool slab_objects_in_order(void **q, unsigned int objects, char *base,
+						  unsigned long step)
+{
+	void **end4 = q + (objects & ~3u), **end = q + objects;
+	unsigned long step2 = 2 * step, step3 = 3 * step;
+	char *o = base;
+
+	for (; q < end4; q += 4, o += 4 * step)
+		if (q[0] != o || q[1] != o + step || q[2] != o + step2 || q[3] != o + step3)
+			return false;
+	for (; q < end; q++, o += step)
+		if (*q != o)
+			return false;
+	return true;
+}
+
 /*
- * A whole slab at the end of p[] in address order, as
- * a bulk allocation hands out a new slab (and a freelist linked here, or by the run builder
- * from p[], goes out again in that order). Its first object checked once (a slab of this
- * cache, not this cpu's, at its start; its counters: full, not frozen), then one pass that
- * compares each object with the address it must have; then, in one hold of the node's lock
- * and one update of the slab's freelist and counters, what __slab_free does with a full slab
- * that empties: back to the page allocator while the node holds min_partial (no freelist
- * linked: nothing needs it), else linked in address order onto the node's partial list.
+ * Are q[0..objects) every object of the slab at base, each once, in any order? One pass: each
+ * an object start inside the slab (the masked test of the run builder) whose bit in a map of
+ * the slab's objects is not set yet; objects of them, all distinct, are all of them.
+ */
+static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **q,
+						   unsigned int objects, char *base)
+{
+	unsigned long mask = ~((PAGE_SIZE << s->order) - 1) | s->size_mask;
+	unsigned int shift = (unsigned int)__builtin_ctz(s->size);
+	uptr nbase = -(uptr)base;
+	u64 seen = 0, bit;
+
+	if (objects > 64)
+		return false;
+	for (unsigned int i = 0; i < objects; i++) {
+		uptr d = (uptr)q[i] + nbase;
+
+		if (d & mask)
+			return false;
+		bit = 1ull << (d >> shift);
+		if (seen & bit)
+			return false;
+		seen |= bit;
+	}
+	return objects == 64 || !(seen >> objects); /* none past the last object */
+}
+
+/*
+ * A whole slab at the end of p[]: every object of one slab, in address order (as a bulk
+ * allocation hands out a new slab, and a freelist linked here, or by the run builder from
+ * p[], goes out again in that order), or in any other (a freelist another way linked, a slab
+ * that was partial before: one more pass, slab_objects_any_order). Its slab checked once (of
+ * this cache, not this cpu's; its counters: full, not frozen), then one pass that compares
+ * each object with the address it must have; then, with no list to change, onto this cpu's
+ * stash while it has room ("the stash" above); else in one hold of the node's lock and one
+ * update of the slab's freelist and counters, what __slab_free does with a full slab that
+ * empties: back to the page allocator while the node holds min_partial (no freelist linked:
+ * nothing needs it), else linked in address order onto the node's partial list.
  * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
  * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
  * partial list, the run builder linking its freelist): a drain of that list would give it
@@ -1625,9 +1740,9 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 					      struct kmem_cache_node *local)
 {
 	unsigned int objects = s->objects;
-	unsigned long step = s->size, off = s->offset;
-	void **q = p + size - objects, **r, **end;
-	char *first = q[0], *o;
+	unsigned long step = s->size, off = s->offset, slab_bytes = PAGE_SIZE << s->order;
+	void **q = p + size - objects;
+	char *first = q[0], *base, *o;
 	struct kmem_cache_node *n;
 	struct slab *slab, cur;
 	unsigned long counters;
@@ -1641,20 +1756,19 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	if (!room && cpu_partial &&
 	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
 		return size;
-	if (!first || ((uptr)first & ((PAGE_SIZE << s->order) - 1)) ||
-	    (char *)p[size - 1] != first + (size_t)(objects - 1) * step)
+	/* The first and the last in one slab (aligned to its size; a NULL is in none). */
+	if (!first || (((uptr)p[size - 1] ^ (uptr)first) & ~(slab_bytes - 1)))
 		return size;
-	slab = virt_to_slab(first);
-	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != first)
+	base = (char *)((uptr)first & ~(slab_bytes - 1));
+	slab = virt_to_slab(base);
+	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != base)
 		return size;
 	slab_read_freelist(slab, &prior, &counters);
 	cur.counters = counters;
 	if (prior || cur.frozen || cur.inuse != objects)
 		return size;
-	end = q + objects - 1; /* the last one, compared on entry */
-	o = first + step;
-	for (r = q + 1; r < end; r++, o += step)
-		if (*r != o)
+	if (first != base || !slab_objects_in_order(q, objects, base, step))
+		if (!slab_objects_any_order(s, q, objects, base))
 			return size;
 	if (room && slab->page_nid == numa_node_id()) {
 		/* Onto the stash: on no list before or after, so no node lock; the update
@@ -1678,12 +1792,14 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 		return size;
 	}
 	if (!discard) {
-		for (o = first; o < (char *)*end; o += step)
+		char *last = base + (size_t)(objects - 1) * step;
+
+		for (o = base; o < last; o += step)
 			*(void **)(o + off) = o + step; /* set_freepointer_fast, not hardened */
 		*(void **)(o + off) = NULL;
 	}
 	cur.inuse = 0;
-	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : first, cur.counters)) {
+	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : base, cur.counters)) {
 		spin_unlock(&n->list_lock); /* changed since (a racing double free): the builder */
 		return size;
 	}
