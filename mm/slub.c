@@ -1263,15 +1263,20 @@ static void slab_choose_paths(struct kmem_cache *s)
  * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
  * slab, which become the cpu freelist: returns 0 and its first object in *first); a slab
  * from the stash or a new one goes into p[] whole, no freelist threaded through it, and is
- * left full, unfrozen and on no list (as a cpu slab that filled up): returns how many
- * objects that put in p[] (0 and *first NULL: out of memory).
+ * left full, unfrozen and on no list (as a cpu slab that filled up), and while more than a
+ * slab's worth of the `want` objects p[] has room for is still wanted, the stash's next
+ * slabs the same way: returns how many objects that put in p[] (0 and *first NULL: out of
+ * memory).
  */
 static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					   gfp_t gfp, void **p, void **first)
+					   gfp_t gfp, void **p, size_t want, void **first)
 {
+	/* Read once: the stores to p[] might alias them for the compiler. */
+	unsigned int n = s->objects, size = s->size;
+	void (*ctor)(void *) = s->ctor;
 	struct slab *slab;
 	void *freelist;
-	char *object;
+	size_t got = 0;
 
 	stat(s, c, ALLOC_SLOWPATH);
 	slab = stash_take(s, c);
@@ -1287,18 +1292,14 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 		return 0;
 	}
 whole:
-	stat(s, c, ALLOC_SLAB);
-	slab->freelist = NULL;
-	slab->inuse = slab->objects;
-	slab->owner = smp_processor_id();
-	object = slab_address(slab);
-	{
-		/* Read once: the stores to p[] might alias them for the compiler. */
-		unsigned int n = s->objects, size = s->size;
-		void (*ctor)(void *) = s->ctor;
+	for (;;) {
+		char *object = slab_address(slab);
+		void **q = p + got, **end4 = q + (n & ~3u), **end = q + n;
 
-		void **q = p, **end4 = p + (n & ~3u), **end = p + n;
-
+		stat(s, c, ALLOC_SLAB);
+		slab->freelist = NULL;
+		slab->inuse = n;
+		slab->owner = smp_processor_id();
 		if (unlikely(ctor))
 			for (unsigned int k = 0; k < n; k++)
 				ctor(object + (size_t)k * size);
@@ -1311,7 +1312,13 @@ whole:
 		}
 		for (; q < end; q++, object += size)
 			*q = object;
-		return n;
+		got += n;
+		/* More than a slab's worth still wanted, and a slab on the stash: that one too,
+		 * counted as a slow path of its own (the caller counted one for the call). */
+		if (want - got <= n || !(slab = stash_take(s, c)))
+			return got;
+		stat(s, c, ALLOC_SLOWPATH);
+		c->stat[ALLOC_FASTPATH]--; /* the caller adds one for each object not slow */
 	}
 load:
 	c->freelist = get_freepointer_fast(s, freelist, false);
@@ -1408,7 +1415,7 @@ empty:
 		c->freelist = NULL;
 		slow++; /* one slow path for each refill, or for a slab's worth */
 		if (size - i > s->objects && likely(!s->dbg)) {
-			size_t got = alloc_bulk_refill(s, c, gfp, p + i, &first);
+			size_t got = alloc_bulk_refill(s, c, gfp, p + i, size - i, &first);
 
 			if (got) {
 				i += got;
