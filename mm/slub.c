@@ -11,7 +11,9 @@
  *   1. kmem_cache_node->list_lock (taken with interrupts off)
  *   2. zone.lock of the page allocator (allocate_slab/discard_slab may run under 1)
  *   slab_lock (SLAB_NO_CMPXCHG caches) is innermost: held only across one freelist update.
- *   slab_mutex (the list of caches) is never held with either.
+ *   A cpu's stash_lock ("the stash") is held across nothing else.
+ *   slab_mutex (the list of caches) is never held with either, but for the page allocator's
+ *   reclaim hook (mm/slab_common.c), which only trylocks it, then frees stashed pages.
  *
  * Objects and slabs
  *   A slab is 2^order pages (order 0..3) cut into s->objects slots of s->size bytes. A free
@@ -54,6 +56,7 @@
  *   2. the cpu slab's own freelist: objects other cpus freed to it (ALLOC_REFILL)
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
+ *   A bulk allocation takes this cpu's stash of bare slabs before 3 ("the stash" below).
  *
  * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
  *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
