@@ -509,6 +509,13 @@ static unsigned long pcp_reachable(int nid, gfp_t gfp)
 	return sum;
 }
 
+static unsigned long (*page_reclaim)(void);
+
+void page_alloc_set_reclaim(unsigned long (*reclaim)(void))
+{
+	page_reclaim = reclaim;
+}
+
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
 	struct page *p = NULL;
@@ -536,6 +543,11 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 	p = alloc_from_nodes(nid, gfp, order);
 	if (!p && pcp_reachable(nid, gfp)) {
 		/* Free pages parked on per-cpu lists (any CPU's): back to the zones, and again. */
+		page_alloc_drain_all();
+		p = alloc_from_nodes(nid, gfp, order);
+	}
+	if (!p && page_reclaim && page_reclaim()) {
+		/* Pages a user kept (the slab stashes), maybe onto per-cpu lists: again. */
 		page_alloc_drain_all();
 		p = alloc_from_nodes(nid, gfp, order);
 	}

@@ -126,6 +126,13 @@ unsigned long nr_used_pages(void);
 extern unsigned int page_alloc_pcp; /* boot option pcp= (1: on) */
 /* Every CPU's per-cpu lists back to their zones (cross-CPU: no IPI, each list's own lock). */
 void page_alloc_drain_all(void);
+/*
+ * Called when an allocation finds no free block, before it fails (after the per-cpu lists
+ * are drained): gives back pages that a user keeps for itself (the slab allocator's bulk
+ * stashes) and returns how many; it must not allocate, and may run with any lock but a
+ * zone's or a per-cpu list's held. One hook (mm/slab_common.c sets it); NULL: none.
+ */
+void page_alloc_set_reclaim(unsigned long (*reclaim)(void));
 /* Acquisitions of node nid's zone lock so far (tests: the per-cpu path takes none). */
 unsigned long page_alloc_zone_lock_count(int nid);
 

@@ -569,11 +569,30 @@ void slabinfo_print(void)
 	spin_unlock(&slab_mutex);
 }
 
+/*
+ * The page allocator's reclaim hook (mm/page_alloc.h): every cache's bulk stashes back to it.
+ * A trylock of slab_mutex, as the hook may run anywhere (an allocation under a list_lock, or
+ * in an interrupt of a cpu that holds slab_mutex): when it is held, nothing is given back.
+ */
+static unsigned long slab_reclaim_stashes(void)
+{
+	unsigned long pages = 0;
+	struct kmem_cache *s;
+
+	if (!spin_trylock(&slab_mutex))
+		return 0;
+	list_for_each_entry(s, &slab_caches, list)
+		pages += slub_drain_stashes(s);
+	spin_unlock(&slab_mutex);
+	return pages;
+}
+
 void slab_init(void)
 {
 	/* scheme= is a list: the first name is the boot caches' scheme ("all", or scheme= not
 	 * given: the one registered as SLAB_SCHEME_DEFAULT). */
 	registry_init();
+	page_alloc_set_reclaim(slab_reclaim_stashes);
 	if (boot_param_given(scheme) && scheme_list[0]) {
 		char first[sizeof(scheme_list)];
 		char *comma;

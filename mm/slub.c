@@ -11,7 +11,9 @@
  *   1. kmem_cache_node->list_lock (taken with interrupts off)
  *   2. zone.lock of the page allocator (allocate_slab/discard_slab may run under 1)
  *   slab_lock (SLAB_NO_CMPXCHG caches) is innermost: held only across one freelist update.
- *   slab_mutex (the list of caches) is never held with either.
+ *   A cpu's stash_lock ("the stash") is held across nothing else.
+ *   slab_mutex (the list of caches) is never held with either, but for the page allocator's
+ *   reclaim hook (mm/slab_common.c), which only trylocks it, then frees stashed pages.
  *
  * Objects and slabs
  *   A slab is 2^order pages (order 0..3) cut into s->objects slots of s->size bytes. A free
@@ -54,6 +56,7 @@
  *   2. the cpu slab's own freelist: objects other cpus freed to it (ALLOC_REFILL)
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
+ *   A bulk allocation takes this cpu's stash of bare slabs before 3 ("the stash" below).
  *
  * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
  *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
@@ -285,18 +288,11 @@ const char *slab_freelist_method(void)
  * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
  * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
  */
-static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *slab)
 {
-	/* From this CPU's node (the nearest with memory when it has none or is out). */
-	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
-					     s->order);
-	struct kmem_cache_node *n;
-	struct slab *slab;
+	struct page *page = (struct page *)slab;
+	struct kmem_cache_node *n = slab_node(s, slab);
 
-	if (!page)
-		return NULL;
-	slab = (struct slab *)page;
-	n = slab_node(s, slab);
 	mark_compound(page, s->order, PG_slab);
 	slab->slab_cache = s;
 	slab->locked = 0;
@@ -305,7 +301,18 @@ static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 	slab->next = NULL;
 	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
-	return slab;
+}
+
+static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
+{
+	/* From this CPU's node (the nearest with memory when it has none or is out). */
+	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
+					     s->order);
+
+	if (!page)
+		return NULL;
+	slab_setup_bare(s, (struct slab *)page);
+	return (struct slab *)page;
 }
 
 /* No slab to be had for an allocation: said once per failure, unless gfp asks for quiet. */
@@ -339,18 +346,128 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
-void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+/* A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared). */
+static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
 {
-	struct page *page = (struct page *)slab;
 	struct kmem_cache_node *n = slab_node(s, slab);
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
-	unmark_compound(page, s->order, PG_slab);
+	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
+		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
+	else
+		unmark_compound((struct page *)slab, s->order, PG_slab);
+}
+
+/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
+static void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+
 	memset(page->private_, 0, sizeof(page->private_));
+	__free_pages(page, s->order);
+}
+
+void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+{
+	slab_unset(s, slab);
 	if (c)
 		stat(s, c, FREE_SLAB);
-	__free_pages(page, s->order);
+	slab_pages_free(s, slab);
+}
+
+/*
+ * The stash: bare slabs between a bulk free and the next bulk allocation. A whole slab that
+ * a bulk free empties (free_bulk_whole) goes onto this cpu's stash while it has room
+ * (s->stash_max slabs, SLAB_STASH_PAGES pages at most) and the slab is of this cpu's node;
+ * the next bulk allocation that hands out a new slab whole (alloc_bulk_refill) takes one
+ * from there before it asks the page allocator. A stashed slab has left the cache as a
+ * discarded one has (FREE_SLAB counted, nr_slabs and total_objects down, PG_slab cleared: a
+ * later free of one of its objects is refused as not a slab object's), but its pages are
+ * not free ones: they are in use (nr_used_pages, the memory and held benchmarks count
+ * them). Taken again it is set up as a new slab (ALLOC_SLAB counted, the constructor run)
+ * without the page allocator's two trips. The stash goes back to the page allocator on
+ * kmem_cache_shrink and destroy (flush_cpu_slab, on each cpu) and when the page allocator
+ * runs out (slub_drain_stashes, every cpu's, through mm/slab_common.c's reclaim hook). Its
+ * cpu uses it with interrupts off and stash_lock taken by one xchg (a trylock: if a drainer
+ * holds it, the slab goes to the page allocator, or comes from it, as without a stash); a
+ * drainer on any cpu spins for the lock, which is never held across anything else.
+ */
+static inline bool stash_trylock(struct kmem_cache_cpu *c)
+{
+	return !__atomic_exchange_n(&c->stash_lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static inline void stash_unlock(struct kmem_cache_cpu *c)
+{
+	__atomic_store_n(&c->stash_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* An emptied slab on no list, its counters claimed, onto c's stash; false: lock held. */
+static __always_inline bool stash_put(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				      struct slab *slab)
+{
+	if (unlikely(!stash_trylock(c)))
+		return false;
+	slab_unset(s, slab);
+	slab->next = c->stash;
+	c->stash = slab;
+	__atomic_store_n(&c->stash_nr, c->stash_nr + 1, __ATOMIC_RELAXED);
+	stash_unlock(c);
+	stat(s, c, FREE_SLAB);
+	return true;
+}
+
+/* A slab off c's stash, set up as a new one (slab->freelist and counters for the caller). */
+static __always_inline struct slab *stash_take(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab;
+
+	if (!c->stash || unlikely(!stash_trylock(c)))
+		return NULL;
+	slab = c->stash; /* again, under the lock: a drainer may have taken it */
+	if (likely(slab)) {
+		c->stash = slab->next;
+		__atomic_store_n(&c->stash_nr, c->stash_nr - 1, __ATOMIC_RELAXED);
+	}
+	stash_unlock(c);
+	if (likely(slab))
+		slab_setup_bare(s, slab);
+	return slab;
+}
+
+/* c's stash (any cpu's) to the page allocator; returns the pages it held. */
+static unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *list, *slab;
+	unsigned long flags, pages = 0;
+
+	local_irq_save(flags);
+	while (!stash_trylock(c))
+		while (__atomic_load_n(&c->stash_lock, __ATOMIC_RELAXED))
+			cpu_relax();
+	list = c->stash;
+	c->stash = NULL;
+	__atomic_store_n(&c->stash_nr, 0, __ATOMIC_RELAXED);
+	stash_unlock(c);
+	local_irq_restore(flags);
+	while (list) {
+		slab = list;
+		list = slab->next;
+		slab_pages_free(s, slab);
+		pages += 1ul << s->order;
+	}
+	return pages;
+}
+
+unsigned long slub_drain_stashes(struct kmem_cache *s)
+{
+	unsigned long pages = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (__atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED))
+			pages += stash_drain(s, &s->cpu_slab[cpu]);
+	return pages;
 }
 
 /* ---- freezing and unfreezing ---- */
@@ -1120,6 +1237,8 @@ static void slab_choose_paths(struct kmem_cache *s)
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
 	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
 	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
+	/* Only the bulk_core caches' whole-slab bulk free fills a stash (free_bulk_whole). */
+	s->stash_max = s->bulk_core ? MAX(1u, SLAB_STASH_PAGES >> s->order) : 0;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1140,21 +1259,32 @@ static void slab_choose_paths(struct kmem_cache *s)
 /* ---- bulk ---- */
 
 /*
- * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: as
+ * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: a
+ * slab off this cpu's stash first (an empty one, as good as new, that a bulk free left
+ * there: no list, no lock, no page allocator; so the stash goes before the partial slabs
+ * here, and a bulk call that frees and allocates whole slabs in turn keeps to it), then as
  * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
- * slab, which become the cpu freelist: returns 0 and its first object in *first), but a
- * new slab goes into p[] whole, no freelist threaded through it, and is left full, unfrozen
- * and on no list (as a cpu slab that filled up): returns how many objects that put in p[]
- * (0 and *first NULL: out of memory).
+ * slab, which become the cpu freelist: returns 0 and its first object in *first); a slab
+ * from the stash or a new one goes into p[] whole, no freelist threaded through it, and is
+ * left full, unfrozen and on no list (as a cpu slab that filled up), and while more than a
+ * slab's worth of the `want` objects p[] has room for is still wanted, the stash's next
+ * slabs the same way: returns how many objects that put in p[] (0 and *first NULL: out of
+ * memory).
  */
 static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					   gfp_t gfp, void **p, void **first)
+					   gfp_t gfp, void **p, size_t want, void **first)
 {
+	/* Read once: the stores to p[] might alias them for the compiler. */
+	unsigned int n = s->objects, size = s->size;
+	void (*ctor)(void *) = s->ctor;
 	struct slab *slab;
 	void *freelist;
-	char *object;
+	size_t got = 0;
 
 	stat(s, c, ALLOC_SLOWPATH);
+	slab = stash_take(s, c);
+	if (slab)
+		goto whole;
 	freelist = refill_from_slabs(s, c);
 	if (freelist)
 		goto load;
@@ -1164,28 +1294,91 @@ static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cac
 		*first = NULL;
 		return 0;
 	}
-	stat(s, c, ALLOC_SLAB);
-	slab->freelist = NULL;
-	slab->inuse = slab->objects;
-	slab->owner = smp_processor_id();
-	object = slab_address(slab);
-	{
-		/* Read once: the stores to p[] might alias them for the compiler. */
-		unsigned int n = s->objects, size = s->size;
-		void (*ctor)(void *) = s->ctor;
+whole:
+	for (;;) {
+		char *object = slab_address(slab);
+		void **q = p + got, **end4 = q + (n & ~3u), **end = q + n;
 
+		stat(s, c, ALLOC_SLAB);
+		slab->freelist = NULL;
+		slab->inuse = n;
+		slab->owner = smp_processor_id();
 		if (unlikely(ctor))
 			for (unsigned int k = 0; k < n; k++)
 				ctor(object + (size_t)k * size);
-		for (unsigned int k = 0; k < n; k++, object += size)
-			p[k] = object;
-		return n;
+		/* Four a turn: each a store of object plus a multiple of size. */
+		for (; q < end4; q += 4, object += 4 * (size_t)size) {
+			q[0] = object;
+			q[1] = object + size;
+			q[2] = object + 2 * (size_t)size;
+			q[3] = object + 3 * (size_t)size;
+		}
+		for (; q < end; q++, object += size)
+			*q = object;
+		got += n;
+		/* More than a slab's worth still wanted, and a slab on the stash: that one too,
+		 * counted as a slow path of its own (the caller counted one for the call). */
+		if (want - got <= n || !(slab = stash_take(s, c)))
+			return got;
+		stat(s, c, ALLOC_SLOWPATH);
+		c->stat[ALLOC_FASTPATH]--; /* the caller adds one for each object not slow */
 	}
 load:
 	c->freelist = get_freepointer_fast(s, freelist, false);
 	c->tid = next_tid(c->tid);
 	*first = freelist;
 	return 0;
+}
+
+/*
+ * The last, less than a slab's worth, of a bulk allocation (interrupts off, the cpu freelist
+ * empty): as slab_alloc_slow, but with a slab on this cpu's stash, that one becomes the cpu
+ * slab (its freelist linked in address order), before the partial slabs, as for the whole
+ * slabs of the call (alloc_bulk_refill), so a bulk free's slabs and the next bulk
+ * allocation's keep to the stash. The cpu slab's remote frees are taken first, as always.
+ * Returns the first object, the rest on the cpu freelist; NULL: out of memory.
+ */
+static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					gfp_t gfp)
+{
+	struct slab *slab = c->slab;
+	unsigned long size = s->size, off = s->offset;
+	char *start, *o, *last;
+	void *freelist;
+
+	if (!c->stash || s->ctor)
+		return slab_alloc_slow(s, c, gfp);
+	stat(s, c, ALLOC_SLOWPATH);
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			c->freelist = get_freepointer_fast(s, freelist, false);
+			c->tid = next_tid(c->tid);
+			return freelist;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		c->tid = next_tid(c->tid);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	slab = stash_take(s, c);
+	if (unlikely(!slab)) /* a drainer took it: the partial slabs, then a new one */
+		return slab_alloc_slow(s, c, gfp);
+	stat(s, c, ALLOC_SLAB);
+	start = slab_address(slab);
+	last = start + (size_t)(s->objects - 1) * size;
+	for (o = start + size; o < last; o += size)
+		*(void **)(o + off) = o + size; /* set_freepointer_fast, not hardened */
+	if (last != start)
+		*(void **)(last + off) = NULL;
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	slab->frozen = 1;
+	slab->owner = smp_processor_id();
+	cpu_slab_set(s, c, slab);
+	c->freelist = last != start ? start + size : NULL;
+	c->tid = next_tid(c->tid);
+	return start;
 }
 
 /*
@@ -1225,7 +1418,7 @@ empty:
 		c->freelist = NULL;
 		slow++; /* one slow path for each refill, or for a slab's worth */
 		if (size - i > s->objects && likely(!s->dbg)) {
-			size_t got = alloc_bulk_refill(s, c, gfp, p + i, &first);
+			size_t got = alloc_bulk_refill(s, c, gfp, p + i, size - i, &first);
 
 			if (got) {
 				i += got;
@@ -1233,7 +1426,7 @@ empty:
 				continue;
 			}
 		} else {
-			first = slab_alloc_slow(s, c, gfp);
+			first = alloc_bulk_last(s, c, gfp);
 		}
 		if (unlikely(!first)) {
 			slow--;
@@ -1487,15 +1680,62 @@ static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, 
 	return __build_detached_freelist(s, size, p, df, caller, true, true);
 }
 
+/* Are q[0..objects) the objects of the slab at base in address order? Four a turn. */
+static __always_inline bool slab_objects_in_order(void **q, unsigned int objects, char *base,
+						  unsigned long step)
+{
+	void **end4 = q + (objects & ~3u), **end = q + objects;
+	unsigned long step2 = 2 * step, step3 = 3 * step;
+	char *o = base;
+
+	for (; q < end4; q += 4, o += 4 * step)
+		if (q[0] != o || q[1] != o + step || q[2] != o + step2 || q[3] != o + step3)
+			return false;
+	for (; q < end; q++, o += step)
+		if (*q != o)
+			return false;
+	return true;
+}
+
 /*
- * A whole slab at the end of p[] in address order, as
- * a bulk allocation hands out a new slab (and a freelist linked here, or by the run builder
- * from p[], goes out again in that order). Its first object checked once (a slab of this
- * cache, not this cpu's, at its start; its counters: full, not frozen), then one pass that
- * compares each object with the address it must have; then, in one hold of the node's lock
- * and one update of the slab's freelist and counters, what __slab_free does with a full slab
- * that empties: back to the page allocator while the node holds min_partial (no freelist
- * linked: nothing needs it), else linked in address order onto the node's partial list.
+ * Are q[0..objects) every object of the slab at base, each once, in any order? One pass: each
+ * an object start inside the slab (the masked test of the run builder) whose bit in a map of
+ * the slab's objects is not set yet; objects of them, all distinct, are all of them.
+ */
+static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **q,
+						   unsigned int objects, char *base)
+{
+	unsigned long mask = ~((PAGE_SIZE << s->order) - 1) | s->size_mask;
+	unsigned int shift = (unsigned int)__builtin_ctz(s->size);
+	uptr nbase = -(uptr)base;
+	u64 seen = 0, bit;
+
+	if (objects > 64)
+		return false;
+	for (unsigned int i = 0; i < objects; i++) {
+		uptr d = (uptr)q[i] + nbase;
+
+		if (d & mask)
+			return false;
+		bit = 1ull << (d >> shift);
+		if (seen & bit)
+			return false;
+		seen |= bit;
+	}
+	return objects == 64 || !(seen >> objects); /* none past the last object */
+}
+
+/*
+ * A whole slab at the end of p[]: every object of one slab, in address order (as a bulk
+ * allocation hands out a new slab, and a freelist linked here, or by the run builder from
+ * p[], goes out again in that order), or in any other (a freelist another way linked, a slab
+ * that was partial before: one more pass, slab_objects_any_order). Its slab checked once (of
+ * this cache, not this cpu's; its counters: full, not frozen), then one pass that compares
+ * each object with the address it must have; then, with no list to change, onto this cpu's
+ * stash while it has room ("the stash" above); else in one hold of the node's lock and one
+ * update of the slab's freelist and counters, what __slab_free does with a full slab that
+ * empties: back to the page allocator while the node holds min_partial (no freelist linked:
+ * nothing needs it), else linked in address order onto the node's partial list.
  * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
  * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
  * partial list, the run builder linking its freelist): a drain of that list would give it
@@ -1510,35 +1750,50 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 					      struct kmem_cache_node *local)
 {
 	unsigned int objects = s->objects;
-	unsigned long step = s->size, off = s->offset;
-	void **q = p + size - objects, **r, **end;
-	char *first = q[0], *o;
+	unsigned long step = s->size, off = s->offset, slab_bytes = PAGE_SIZE << s->order;
+	void **q = p + size - objects;
+	char *first = q[0], *base, *o;
 	struct kmem_cache_node *n;
 	struct slab *slab, cur;
 	unsigned long counters;
 	void *prior;
-	bool discard;
+	bool discard, room = c->stash_nr < s->stash_max; /* a peek: stash_put takes the lock */
 
 	/* A cpu partial scheme keeps its empty slabs on the cpu partial list (__slab_free) until
 	 * the node holds min_partial; past that its drain would give them to the page allocator.
-	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock). */
-	if (cpu_partial && __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock);
+	 * with room on the stash, after it. */
+	if (!room && cpu_partial &&
+	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
 		return size;
-	if (!first || ((uptr)first & ((PAGE_SIZE << s->order) - 1)) ||
-	    (char *)p[size - 1] != first + (size_t)(objects - 1) * step)
+	/* The first and the last in one slab (aligned to its size; a NULL is in none). */
+	if (!first || (((uptr)p[size - 1] ^ (uptr)first) & ~(slab_bytes - 1)))
 		return size;
-	slab = virt_to_slab(first);
-	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != first)
+	base = (char *)((uptr)first & ~(slab_bytes - 1));
+	slab = virt_to_slab(base);
+	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != base)
 		return size;
 	slab_read_freelist(slab, &prior, &counters);
 	cur.counters = counters;
 	if (prior || cur.frozen || cur.inuse != objects)
 		return size;
-	end = q + objects - 1; /* the last one, compared on entry */
-	o = first + step;
-	for (r = q + 1; r < end; r++, o += step)
-		if (*r != o)
+	if (first != base || !slab_objects_in_order(q, objects, base, step))
+		if (!slab_objects_any_order(s, q, objects, base))
 			return size;
+	if (room && slab->page_nid == numa_node_id()) {
+		/* Onto the stash: on no list before or after, so no node lock; the update
+		 * fails if a free got in since the read (a racing double free: the builder). */
+		cur.inuse = 0;
+		if (!slab_update_freelist(s, slab, NULL, counters, NULL, cur.counters))
+			return size;
+		stat(s, c, FREE_SLOWPATH);
+		if (unlikely(!stash_put(s, c, slab))) /* a drainer holds the stash */
+			discard_slab(s, c, slab);
+		return size - objects;
+	}
+	if (room && cpu_partial &&
+	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+		return size;
 	n = slab_node(s, slab); /* its own node's list, wherever we are */
 	slub_lock_node(s, c, n);
 	discard = n->nr_partial >= s->min_partial;
@@ -1547,12 +1802,14 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 		return size;
 	}
 	if (!discard) {
-		for (o = first; o < (char *)*end; o += step)
+		char *last = base + (size_t)(objects - 1) * step;
+
+		for (o = base; o < last; o += step)
 			*(void **)(o + off) = o + step; /* set_freepointer_fast, not hardened */
 		*(void **)(o + off) = NULL;
 	}
 	cur.inuse = 0;
-	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : first, cur.counters)) {
+	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : base, cur.counters)) {
 		spin_unlock(&n->list_lock); /* changed since (a racing double free): the builder */
 		return size;
 	}
@@ -2008,6 +2265,8 @@ static void flush_cpu_slab(void *arg)
 		c->freelist = NULL;
 		c->tid = next_tid(c->tid);
 	}
+	if (c->stash)
+		stash_drain(s, c);
 }
 
 static void flush_all(struct kmem_cache *s)

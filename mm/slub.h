@@ -27,9 +27,9 @@ enum stat_item {
 	FREE_ADD_PARTIAL,        /* slow free put a full slab on the node partial list */
 	FREE_REMOVE_PARTIAL,     /* slow free took an emptied slab off the node partial list */
 	ALLOC_FROM_PARTIAL,      /* cpu slab taken from the node partial list */
-	ALLOC_SLAB,              /* cpu slab newly allocated from the page allocator */
+	ALLOC_SLAB,              /* new slab from the page allocator (a bulk one's: or the stash) */
 	ALLOC_REFILL,            /* cpu freelist refilled from the cpu slab's own freelist */
-	FREE_SLAB,               /* slab given back to the page allocator */
+	FREE_SLAB,               /* slab given back to the page allocator (or the bulk stash) */
 	CPUSLAB_FLUSH,           /* cpu slab flushed (shrink, destroy) */
 	DEACTIVATE_FULL,         /* cpu slab deactivated while full */
 	DEACTIVATE_EMPTY,        /* cpu slab deactivated while empty */
@@ -104,7 +104,13 @@ _Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "p
  * scheme's fastpath reaches at a fixed offset from c, without loading priv
  * (scheme_cpu_area below).
  */
-#define SLAB_CPU_AREA_BYTES 120
+#define SLAB_CPU_AREA_BYTES 104
+/*
+ * The bulk calls' stash of bare slabs (mm/slub.c, "the stash"): at most this many pages a
+ * cache keeps per cpu, as slabs emptied by a whole-slab bulk free that the next bulk
+ * allocation takes again without the page allocator.
+ */
+#define SLAB_STASH_PAGES 16
 struct kmem_cache_cpu {
 	void *freelist;        /* next object to hand out; objects of `slab` only */
 	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
@@ -120,6 +126,9 @@ struct kmem_cache_cpu {
 	uptr slab_base;
 	unsigned long slab_mask;
 	void *priv;            /* the scheme's per-cpu area (NULL if its cpu_size is 0) */
+	struct slab *stash;    /* bare slabs, linked by slab->next; stash_lock held */
+	u32 stash_nr;          /* slabs on it (written under stash_lock; read by anyone) */
+	u32 stash_lock;        /* 0 free, 1 held: its cpu's trylock, a drainer's spin */
 	u64 stat[NR_SLUB_STAT_ITEMS];
 	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
@@ -151,6 +160,7 @@ struct kmem_cache {
 	const struct slab_scheme *scheme;
 	enum slab_fastpath fastpath;
 	unsigned int bulk_core;   /* the core's bulk fast parts take it (slab_choose_paths) */
+	unsigned int stash_max;   /* slabs on each cpu's stash at most (0: no stash) */
 	unsigned long flags;
 	unsigned int size;        /* bytes per object slot */
 	unsigned int object_size; /* bytes the user asked for */
@@ -452,6 +462,8 @@ void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab 
 		   bool for_cpu_slab, int *objects);
 void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *list);
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+/* Every cpu's stash of s back to the page allocator (mm/slub.c, "the stash"): pages freed. */
+unsigned long slub_drain_stashes(struct kmem_cache *s);
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 
 /* The slab of an object the core has already checked (slab_free_check). */

@@ -904,6 +904,108 @@ static void interrupt_handlers_allocate_too(struct kunit *test)
 	}
 }
 
+/* Slabs on every cpu's bulk stash of s (mm/slub.c, "the stash"). */
+static unsigned long stashed(struct kmem_cache *s)
+{
+	unsigned long n = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		n += __atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* A stashed slab's first object (irqs off: this cpu's stash, read as its owner does). */
+static void *a_stashed_object(struct kmem_cache *s)
+{
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct slab *slab = __atomic_load_n(&s->cpu_slab[cpu].stash, __ATOMIC_RELAXED);
+
+		if (slab)
+			return slab_address(slab);
+	}
+	return NULL;
+}
+
+/*
+ * The bulk calls' stash of bare slabs: a bulk free of 40 whole slabs fills it to its bound
+ * and no further; its pages are in use, not free, and no slab's (a free of one of its objects
+ * is refused), and no object of it counts as allocated; the next bulk allocation takes
+ * them again and hands out distinct objects; kmem_cache_shrink, kmem_cache_destroy and a
+ * page allocator that runs out each give its pages back.
+ */
+static void bulk_stash_bounded_and_drained(struct kunit *test)
+{
+	static void *p[40 * 16];
+	const struct variant *vs[] = { V_LOCK_IRQ, usable(V_PARTIAL_CMPXCHG) };
+
+	for (unsigned int k = 0; k < ARRAY_SIZE(vs); k++) {
+		const struct variant *v = vs[k];
+		unsigned long base = nr_free_pages(), free_before, bad, hogged, stash_pages;
+		struct kmem_cache *s = make_cache(test, v, 256, 0, 0, NULL);
+		unsigned int n = 40 * s->objects;
+		struct slab_cache_info info;
+		struct page *hog;
+		void *x;
+
+		KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(p));
+		KUNIT_EXPECT_EQ(test, s->stash_max, SLAB_STASH_PAGES >> s->order);
+		free_before = nr_free_pages();
+		for (int round = 0; round < 3; round++) {
+			KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p), (int)n);
+			/* Taken again: what a round's free stashed, the next one's allocation. */
+			KUNIT_EXPECT_EQ_MSG(test, stashed(s), 0, "%s/%s: round %d", VNAME(v), round);
+			for (unsigned int i = 0; i < n; i++)
+				*(u64 *)p[i] = i + 1000ull * round;
+			for (unsigned int i = 0; i < n; i++)
+				KUNIT_EXPECT_EQ(test, *(u64 *)p[i], i + 1000ull * round);
+			kmem_cache_free_bulk(s, n, p);
+			KUNIT_EXPECT_EQ_MSG(test, stashed(s), s->stash_max, "%s/%s: round %d",
+					    VNAME(v), round);
+			kmem_cache_info(s, &info);
+			KUNIT_EXPECT_EQ(test, info.active_objects, 0);
+			/* The stash's pages are neither free nor the cache's slabs. */
+			KUNIT_EXPECT_EQ_MSG(test, free_before - nr_free_pages(),
+					    (info.slabs + stashed(s)) << s->order, "%s/%s: round %d",
+					    VNAME(v), round);
+		}
+		bad = slab_bad_input_count();
+		x = a_stashed_object(s);
+		KUNIT_ASSERT_NOT_NULL(test, x);
+		kmem_cache_free(s, x); /* no slab's object now: refused, the stash unchanged */
+		KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 1);
+		KUNIT_EXPECT_EQ(test, stashed(s), s->stash_max);
+
+		kmem_cache_shrink(s);
+		KUNIT_EXPECT_EQ(test, stashed(s), 0);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s: after shrink",
+				    VNAME(v));
+
+		/* The page allocator out of memory takes the stash back before it fails. */
+		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p), (int)n);
+		kmem_cache_free_bulk(s, n, p);
+		KUNIT_EXPECT_EQ(test, stashed(s), s->stash_max);
+		hogged = 0;
+		free_before = nr_free_pages();
+		stash_pages = stashed(s) << s->order;
+		hog = hog_memory(0);
+		/* hog_memory takes until the allocator says no: the stash's pages went too. */
+		KUNIT_EXPECT_EQ(test, stashed(s), 0);
+		for (struct page *h = hog; h; h = (struct page *)(uptr)((u64 *)page_address(h))[0])
+			hogged += 1ul << ((u64 *)page_address(h))[1];
+		KUNIT_EXPECT_GE_MSG(test, hogged, free_before + stash_pages, "%s/%s: %lu free, %lu "
+				    "stashed", VNAME(v), free_before, stash_pages);
+		KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, 0));
+		unhog_memory(hog);
+
+		/* Destroy with a full stash: every page back. */
+		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p), (int)n);
+		kmem_cache_free_bulk(s, n, p);
+		KUNIT_EXPECT_EQ(test, stashed(s), s->stash_max);
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), base, "%s/%s: after destroy", VNAME(v));
+	}
+}
+
 /* n objects reserved up front can all be allocated even with the page allocator empty. */
 static void prefilled_sheaf_cannot_fail(struct kunit *test)
 {
@@ -946,6 +1048,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(ctor_once_per_object),
 	KUNIT_CASE(bulk_alloc_and_free),
 	KUNIT_CASE(bulk_all_or_nothing),
+	KUNIT_CASE(bulk_stash_bounded_and_drained),
 	KUNIT_CASE(exhaustion_then_recovery),
 	KUNIT_CASE(destroy_returns_all_memory),
 	KUNIT_CASE(destroy_with_objects_left_reports),
