@@ -1118,8 +1118,10 @@ static void slab_choose_paths(struct kmem_cache *s)
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
-	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
-	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
+	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two, the
+	 * free pointer at offset 0 (not after the object, as with a constructor). */
+	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask &&
+		       !s->offset;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1311,16 +1313,15 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 }
 
 /*
- * The fast part (s->bulk_core): the cpu freelist into p[], four objects a turn after the
- * size's remainder, each a store, a load and a NULL test (the free pointer's offset read
- * once: a store to p[] might alias it for the compiler), in caller-saved registers, so no
- * frame; the first empty freelist hands the rest to alloc_bulk_slow in a jump.
+ * The fast part (s->bulk_core: the free pointer at offset 0): the cpu freelist into p[], four
+ * objects a turn after the size's remainder, each a store, a load and a NULL test, in
+ * caller-saved registers, so no frame; the first empty freelist hands the rest to
+ * alloc_bulk_slow in a jump.
  */
 FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
-	unsigned long off;
 	void *object;
 	size_t i;
 
@@ -1330,13 +1331,12 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	object = c->freelist;
-	off = s->offset;
 #define BULK_TAKE(k)                                                                               \
 	do {                                                                                       \
 		if (unlikely(!object))                                                             \
 			return alloc_bulk_slow(s, gfp, size, p, i + (k), flags);                    \
 		p[i + (k)] = object;                                                               \
-		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */ \
+		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
 	} while (0)
 	for (i = 0; i < (size & 3); i++)
 		BULK_TAKE(0);
@@ -1572,21 +1572,20 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 
 /*
  * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
- * at a time, interrupts off once for all of them (as slab_free_for_layer). Three copies: with
+ * at a time, interrupts off once for all of them (as slab_free_for_layer): off on entry, flags
+ * what to restore at the end. Three copies: with
  * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
  * without cpu partial lists and (cpu_partial) of one with, and without (the run builder's
  * registers as they were; one copy for both schemes cost lock 1.5 instructions an object at
  * N=250).
  */
 static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
-						void *caller, bool whole, bool cpu_partial)
+						void *caller, unsigned long flags, bool whole,
+						bool cpu_partial)
 {
 	struct kmem_cache_node *local = NULL;
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
 	if (cpu_partial)
 		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
 	while (size) {
@@ -1623,19 +1622,23 @@ static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t siz
 
 static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
 {
-	__free_bulk_checked(s, size, p, caller, false, false);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__free_bulk_checked(s, size, p, caller, flags, false, false);
 }
 
+/* The bulk_core caches' two, from free_bulk_partway: interrupts off since the fast part. */
 static __noinline void free_bulk_checked_whole(struct kmem_cache *s, size_t size, void **p,
-					       void *caller)
+					       void *caller, unsigned long flags)
 {
-	__free_bulk_checked(s, size, p, caller, true, false);
+	__free_bulk_checked(s, size, p, caller, flags, true, false);
 }
 
 static __noinline void free_bulk_checked_whole_partial(struct kmem_cache *s, size_t size,
-						       void **p, void *caller)
+						       void **p, void *caller, unsigned long flags)
 {
-	__free_bulk_checked(s, size, p, caller, true, true);
+	__free_bulk_checked(s, size, p, caller, flags, true, true);
 }
 
 /*
@@ -1656,11 +1659,11 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	}
 	c->freelist = head;
 	c->tid = next_tid(c->tid);
-	local_irq_restore(flags);
+	/* The rest with interrupts still off (the checked part restores them). */
 	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
-		free_bulk_checked_whole(s, size, p, caller);
+		free_bulk_checked_whole(s, size, p, caller, flags);
 	else
-		free_bulk_checked_whole_partial(s, size, p, caller);
+		free_bulk_checked_whole_partial(s, size, p, caller, flags);
 }
 
 /* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */
@@ -1668,20 +1671,19 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	((((uptr)(object) + nbase) & mask) || (object) == (head))
 
 /*
- * The fast part (s->bulk_core): p[] from its end down, each object that on_cpu_slab's
- * test puts in this cpu's slab linked to the one before it (the first to the cpu
- * freelist's head), two a turn after the size's odd one, in caller-saved registers; the
- * new head goes onto the cpu freelist with one store at the end, so the objects come back
- * in p[]'s order. Each test is an add, a mask and the compare with the object linked just
- * before (a double free of the freelist's head, the same object twice in a row). The first
- * that fails (another slab's, NULL, a double free, a bad pointer) and all before it go to
- * free_bulk_partway in a jump. (Eleven values live in the loop: two of them in saved
- * registers.)
+ * The fast part (s->bulk_core: the free pointer at offset 0): p[] from its end down, each
+ * object that on_cpu_slab's test puts in this cpu's slab linked to the one before it (the
+ * first to the cpu freelist's head), four a turn after the size's remainder, in caller-saved
+ * registers; the new head goes onto the cpu freelist with one store at the end, so the
+ * objects come back in p[]'s order. Each test is a lea, a mask test and the compare with the
+ * object linked just before (a double free of the freelist's head, the same object twice in
+ * a row). The first that fails (another slab's, NULL, a double free, a bad pointer) and all
+ * before it go to free_bulk_partway in a jump.
  */
 FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags, mask, off;
+	unsigned long flags, mask;
 	uptr nbase;
 	void *head, *a;
 
@@ -1698,13 +1700,12 @@ FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **
 	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
 	mask = c->slab_mask;
 	head = c->freelist;
-	off = s->offset;
 	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
 	if (size & 1) {
 		a = p[size - 1];
 		if (BULK_NOT_PUSHABLE(a, head))
 			goto partway;
-		*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+		*(void **)a = head; /* set_freepointer_fast at offset 0, not hardened */
 		head = a;
 		size--;
 	}
@@ -1712,14 +1713,14 @@ FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **
 		a = p[size - 1];
 		if (BULK_NOT_PUSHABLE(a, head))
 			goto partway;
-		*(void **)((char *)a + off) = head;
+		*(void **)a = head;
 		head = p[size - 2];
 		if (BULK_NOT_PUSHABLE(head, a)) {
 			head = a;
 			size--;
 			goto partway;
 		}
-		*(void **)((char *)head + off) = a;
+		*(void **)head = a;
 		size -= 2;
 	}
 	c->freelist = head;
