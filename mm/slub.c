@@ -1338,8 +1338,11 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		p[i + (k)] = object;                                                               \
 		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
 	} while (0)
-	for (i = 0; i < (size & 3); i++)
-		BULK_TAKE(0);
+	i = 0;
+	if (unlikely(size & 3)) /* the remainder first, so the loop below takes fours */
+		do
+			BULK_TAKE(0);
+		while (++i != (size & 3));
 	for (; i < size; i += 4) {
 		BULK_TAKE(0);
 		BULK_TAKE(1);
