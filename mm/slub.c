@@ -712,6 +712,7 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 		return unlikely(s->freeptr_xor_key) ? slab_alloc_slow_hardened(s, c, gfp)
 					      : slab_alloc_slow(s, c, gfp);
 	c->freelist = get_freepointer(s, object);
+	c->freelist_known--; /* one taken, not counted (cpu_freelist_known) */
 	c->tid = next_tid(c->tid);
 	return object;
 }
@@ -1112,16 +1113,28 @@ static void free_entry_checked(struct kmem_cache *s, void *p)
 		slab_free(s, slab, p, p, 1, caller);
 }
 
+static int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p);
+static void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p);
+static void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p);
+
 /* s's entry points, from its fastpath, layer and size (end of __kmem_cache_create). */
 static void slab_choose_paths(struct kmem_cache *s)
 {
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
-	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two, the
-	 * free pointer at offset 0 (not after the object, as with a constructor). */
+	/* The core's bulk fast parts: no scheme's own bulk, no debug, a power of two, the free
+	 * pointer at offset 0 (not after the object, as with a constructor). */
 	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask &&
 		       !s->offset;
+	s->entry.alloc_bulk = s->bulk_core ? (cmpxchg ? alloc_bulk_entry_cmpxchg : alloc_bulk_entry_irq)
+			      : s->scheme->alloc_bulk ? s->scheme->alloc_bulk
+						      : alloc_bulk_general;
+	s->entry.free_bulk = s->bulk_core ? (cmpxchg ? free_bulk_entry_cmpxchg : free_bulk_entry_irq)
+					  : free_bulk_entry_general;
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
@@ -1245,7 +1258,7 @@ empty:
 		object = c->freelist;
 	}
 	c->freelist = object;
-	c->stat[ALLOC_FASTPATH] += size - slow;
+	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
@@ -1313,24 +1326,20 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 }
 
 /*
- * The fast part (s->bulk_core: the free pointer at offset 0): the cpu freelist into p[], four
- * objects a turn after the size's remainder, each a store, a load and a NULL test, in
- * caller-saved registers, so no frame; the first empty freelist hands the rest to
- * alloc_bulk_slow in a jump.
+ * The bulk_core caches' walk of the cpu freelist into p[], interrupts off (flags): four
+ * objects a turn after the size's remainder, each a store, a load and a NULL test; the
+ * first empty freelist hands the rest to alloc_bulk_slow in a jump. For the irq fastpath it
+ * is alloc_bulk_entry_irq's when the freelist is not known to hold size objects, and sets
+ * the bound to 0; the cmpxchg fastpath's entry is this, and bumps tid (an interrupted
+ * cmpxchg fastpath must retry).
  */
-FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, size_t size,
+					       void **p, unsigned long flags, bool cmpxchg)
 {
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
-	void *object;
-	size_t i;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	void *object = c->freelist;
+	size_t i = 0;
 
-	if (unlikely(!s->bulk_core)) /* a layer's own in one jump, as before bulk_core */
-		return s->scheme->alloc_bulk ? s->scheme->alloc_bulk(s, gfp, size, p)
-					     : alloc_bulk_general(s, gfp, size, p);
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	object = c->freelist;
 #define BULK_TAKE(k)                                                                               \
 	do {                                                                                       \
 		if (unlikely(!object))                                                             \
@@ -1338,7 +1347,6 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 		p[i + (k)] = object;                                                               \
 		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
 	} while (0)
-	i = 0;
 	if (unlikely(size & 3)) /* the remainder first, so the loop below takes fours */
 		do
 			BULK_TAKE(0);
@@ -1352,11 +1360,78 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 #undef BULK_TAKE
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	if (cmpxchg)
+		c->tid = next_tid(c->tid);
+	else /* the bound was below size, so below 0 now: 0 again */
+		cpu_freelist_forget(s, c);
 	local_irq_restore(flags);
-	if (unlikely(gfp & __GFP_ZERO))
-		return alloc_bulk_zero(s, size, p);
 	return (int)size;
+}
+
+static __noinline FASTPATH_FN int alloc_bulk_tested_irq(struct kmem_cache *s, gfp_t gfp,
+							size_t size, void **p, unsigned long flags)
+{
+	return __alloc_bulk_tested(s, gfp, size, p, flags, false);
+}
+
+/*
+ * The bulk allocation's entry points (struct kmem_cache_entry's alloc_bulk): for the
+ * bulk_core caches (no scheme bulk, no debug, a power-of-two size, the free pointer at
+ * offset 0) the cpu freelist into p[] with interrupts off, in caller-saved registers (no
+ * frame), the slow part in a jump; kmem_cache_alloc_bulk (mm/slab.h) sends __GFP_ZERO to
+ * kmem_cache_alloc_bulk_zeroed, so these have no test of it. The irq fastpath's: when the
+ * cpu freelist is known to hold size objects (cpu_freelist_known: after a bulk free of as
+ * many, say), four a turn with a store and a load each and then the remainder; else the
+ * tested walk. No tid: only the cmpxchg fastpath reads it.
+ */
+static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size,
+					    void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	void *object, **q, **end;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(cpu_freelist_known(c) < (long)size))
+		return alloc_bulk_tested_irq(s, gfp, size, p, flags);
+	object = c->freelist;
+	end = p + (size & ~3UL); /* fours, then the remainder */
+	for (q = p; q != end; q += 4) {
+		q[0] = object;
+		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */
+		q[1] = object;
+		object = *(void **)object;
+		q[2] = object;
+		object = *(void **)object;
+		q[3] = object;
+		object = *(void **)object;
+	}
+	for (end = p + size; q != end; q++) {
+		*q = object;
+		object = *(void **)object;
+	}
+	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size; /* one add for the run: the bound goes down by size */
+	local_irq_restore(flags);
+	return (int)size;
+}
+
+static FASTPATH_FN int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size,
+						void **p)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return __alloc_bulk_tested(s, gfp, size, p, flags, true);
+}
+
+/* kmem_cache_alloc_bulk with __GFP_ZERO (mm/slab.h sends it here): zeroed after. */
+int kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	int rc = s->entry.alloc_bulk(s, gfp & ~__GFP_ZERO, n, p);
+
+	return rc ? alloc_bulk_zero(s, n, p) : 0;
 }
 
 struct detached_freelist {
@@ -1683,20 +1758,14 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
  * a row). The first that fails (another slab's, NULL, a double free, a bad pointer) and all
  * before it go to free_bulk_partway in a jump.
  */
-FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, void **p,
+					     bool cmpxchg)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags, mask;
 	uptr nbase;
 	void *head, *a;
 
-	if (unlikely(!s->bulk_core)) {
-		if (s->scheme->free_bulk)
-			s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
-		else
-			free_bulk_checked(s, size, p, __builtin_return_address(0));
-		return;
-	}
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	nbase = -c->slab_base;
@@ -1727,11 +1796,30 @@ FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **
 		size -= 2;
 	}
 	c->freelist = head;
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	if (cmpxchg) /* an interrupted cmpxchg fastpath must retry; irq: only it reads tid */
+		c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	return;
 partway:
 	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
+}
+static FASTPATH_FN void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p)
+{
+	__free_bulk_fast(s, size, p, false);
+}
+
+static FASTPATH_FN void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p)
+{
+	__free_bulk_fast(s, size, p, true);
+}
+
+/* Any other cache: the scheme's free_bulk, else each object checked (free_bulk_checked). */
+static FASTPATH_FN void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p)
+{
+	if (s->scheme->free_bulk)
+		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+	else
+		free_bulk_checked(s, size, p, __builtin_return_address(0));
 }
 #undef BULK_NOT_PUSHABLE
 
@@ -1918,6 +2006,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		c->tid = (unsigned long)cpu;
 		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
+		cpu_freelist_forget(s, c);
 		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);
@@ -2010,6 +2099,7 @@ static void flush_cpu_slab(void *arg)
 		deactivate_slab(s, c, c->slab, c->freelist);
 		cpu_slab_set(s, c, NULL);
 		c->freelist = NULL;
+		cpu_freelist_forget(s, c);
 		c->tid = next_tid(c->tid);
 	}
 }
