@@ -55,9 +55,10 @@
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
  *
- * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
- *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
- *   size that is not a power of two a free that checks first. The fastpaths keep no frame
+ * Entry points: kmem_cache_alloc/free and their bulk forms (inline, mm/slab.h) call
+ *   s->entry.alloc/free/alloc_bulk/free_bulk, chosen at creation by slab_choose_paths: the
+ *   irq or cmpxchg fastpath, a layer's hooks, or for a size that is not a power of two a
+ *   free that checks first; the bulk ones the core's fast parts (bulk_core) or the scheme's. The fastpaths keep no frame
  *   and end their slow halves in jumps (FASTPATH_FN), so they save no registers.
  *
  * Free (slab_free)
@@ -1751,8 +1752,9 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 /*
  * The fast part (s->bulk_core: the free pointer at offset 0): p[] from its end down, each
  * object that on_cpu_slab's test puts in this cpu's slab linked to the one before it (the
- * first to the cpu freelist's head), four a turn after the size's remainder, in caller-saved
- * registers; the new head goes onto the cpu freelist with one store at the end, so the
+ * first to the cpu freelist's head), two a turn after the size's odd one, in caller-saved
+ * registers (four a turn, as the allocation's, cost more than they saved: GCC kept three
+ * values in saved registers and a second cursor); the new head goes onto the cpu freelist with one store at the end, so the
  * objects come back in p[]'s order. Each test is a lea, a mask test and the compare with the
  * object linked just before (a double free of the freelist's head, the same object twice in
  * a row). The first that fails (another slab's, NULL, a double free, a bad pointer) and all
@@ -1803,6 +1805,7 @@ static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, 
 partway:
 	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
 }
+
 static FASTPATH_FN void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p)
 {
 	__free_bulk_fast(s, size, p, false);

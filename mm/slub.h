@@ -433,15 +433,14 @@ static inline long cpu_freelist_known(const struct kmem_cache_cpu *c)
 }
 
 /*
- * The bound back to 0, or for the cmpxchg fastpath to never: its alloc counts after its
- * swap, with interrupts on, so an interrupt's bulk allocation could see one object too many.
+ * The bound back to 0. Only the irq fastpath's bulk allocation reads it: the cmpxchg
+ * fastpath's alloc counts after its swap, with interrupts on, so an interrupt's bulk
+ * allocation could see one object too many (alloc_bulk_entry_cmpxchg tests each pointer).
  */
 static inline void cpu_freelist_forget(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	c->freelist_known = s->fastpath == SLAB_FASTPATH_CMPXCHG
-				    ? -(1L << 62)
-				    : (long)(READ_ONCE(c->stat[ALLOC_FASTPATH]) -
-					     READ_ONCE(c->stat[FREE_FASTPATH]));
+	c->freelist_known =
+		(long)(READ_ONCE(c->stat[ALLOC_FASTPATH]) - READ_ONCE(c->stat[FREE_FASTPATH]));
 }
 
 #include "kernel/arch.h"

@@ -617,7 +617,8 @@ static void bulk_whole_slabs(void)
  * allocations lower it;
  * a flush (kmem_cache_shrink) forgets it, so a bulk allocation after one walks a freelist
  * that is empty and refills (were the bound kept, it would run past the freelist's end).
- * With the cmpxchg fastpath it is never trusted (that alloc counts after its swap).
+ * The cmpxchg fastpath's bulk allocation does not read it (that alloc counts after its
+ * swap, with interrupts on): there only the objects are checked.
  */
 static void bulk_known_length(void)
 {
@@ -643,10 +644,8 @@ static void bulk_known_length(void)
 		irqs_on("kmem_cache_free_bulk (known length)");
 	}
 	known = cpu_freelist_known(&s->cpu_slab[smp_processor_id()]);
-	if (s->bulk_core)
-		kt_check(trusted ? known >= NB : known < 0,
-			 N("after a bulk free of 16 the cpu freelist is known to hold them (irq), "
-			   "never with cmpxchg"),
+	if (trusted)
+		kt_check(known >= NB, N("after a bulk free of 16 the cpu freelist is known to hold them"),
 			 "known %ld", known);
 	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
 	irqs_on("kmem_cache_alloc_bulk (known length)");
@@ -678,10 +677,8 @@ static void bulk_known_length(void)
 	kmem_cache_shrink(s);
 	irqs_on("kmem_cache_shrink (known length)");
 	known = cpu_freelist_known(&s->cpu_slab[smp_processor_id()]);
-	if (s->bulk_core)
-		kt_check(trusted ? known == 0 : known < 0,
-			 N("a flush forgets the known length (0; never with cmpxchg)"), "known %ld",
-			 known);
+	if (trusted)
+		kt_check(known == 0, N("a flush forgets the known length (0)"), "known %ld", known);
 	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
 	bulk_handed_out(s, q, NB, rc, 9300, "known length: after a flush a bulk of 16 hands out 16");
 	kmem_cache_free_bulk(s, (size_t)rc, q);
