@@ -76,17 +76,20 @@ struct kmem_cache_node_info {
 int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out);
 void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp);
 void *kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp);
+int kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
 
 /*
  * The first member of every struct kmem_cache: where its kmem_cache_alloc and
- * kmem_cache_free go, chosen once when the cache is created (mm/slub.c's
- * slab_choose_paths: its fastpath, layer, size, debugging). So a call is one indirect call
- * and the cache's mode is never tested per call; __GFP_ZERO, mostly a constant, is
- * folded at the call site.
+ * kmem_cache_free and their bulk forms go, chosen once when the cache is created
+ * (mm/slub.c's slab_choose_paths: its fastpath, layer, size, debugging). So a call is one
+ * indirect call and the cache's mode is never tested per call; __GFP_ZERO, mostly a
+ * constant, is folded at the call site.
  */
 struct kmem_cache_entry {
 	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
 	void (*free)(struct kmem_cache *s, void *p);
+	int (*alloc_bulk)(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
+	void (*free_bulk)(struct kmem_cache *s, size_t n, void **p);
 };
 
 static inline void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
@@ -100,8 +103,18 @@ static inline void kmem_cache_free(struct kmem_cache *s, void *p)
 {
 	((const struct kmem_cache_entry *)(void *)s)->free(s, p);
 }
-int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
-void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p);
+
+static inline int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	if (__builtin_expect(!!(gfp & __GFP_ZERO), 0))
+		return kmem_cache_alloc_bulk_zeroed(s, gfp, n, p);
+	return ((const struct kmem_cache_entry *)(void *)s)->alloc_bulk(s, gfp, n, p);
+}
+
+static inline void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
+{
+	((const struct kmem_cache_entry *)(void *)s)->free_bulk(s, n, p);
+}
 int kmem_cache_shrink(struct kmem_cache *s);
 
 void *kmalloc(size_t size, gfp_t gfp);

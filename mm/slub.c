@@ -58,9 +58,10 @@
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
  *   A bulk allocation takes this cpu's stash of bare slabs before 3 ("the stash" below).
  *
- * Entry points: kmem_cache_alloc/free (inline, mm/slab.h) call s->entry.alloc/free, chosen at
- *   creation by slab_choose_paths: the irq or cmpxchg fastpath, a layer's hooks, or for a
- *   size that is not a power of two a free that checks first. The fastpaths keep no frame
+ * Entry points: kmem_cache_alloc/free and their bulk forms (inline, mm/slab.h) call
+ *   s->entry.alloc/free/alloc_bulk/free_bulk, chosen at creation by slab_choose_paths: the
+ *   irq or cmpxchg fastpath, a layer's hooks, or for a size that is not a power of two a
+ *   free that checks first; the bulk ones the core's fast parts (bulk_core) or the scheme's. The fastpaths keep no frame
  *   and end their slow halves in jumps (FASTPATH_FN), so they save no registers.
  *
  * Free (slab_free)
@@ -829,6 +830,7 @@ void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 		return unlikely(s->freeptr_xor_key) ? slab_alloc_slow_hardened(s, c, gfp)
 					      : slab_alloc_slow(s, c, gfp);
 	c->freelist = get_freepointer(s, object);
+	c->freelist_known--; /* one taken, not counted (cpu_freelist_known) */
 	c->tid = next_tid(c->tid);
 	return object;
 }
@@ -1229,14 +1231,28 @@ static void free_entry_checked(struct kmem_cache *s, void *p)
 		slab_free(s, slab, p, p, 1, caller);
 }
 
+static int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
+static void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p);
+static void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p);
+static void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p);
+
 /* s's entry points, from its fastpath, layer and size (end of __kmem_cache_create). */
 static void slab_choose_paths(struct kmem_cache *s)
 {
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
-	/* One test on entry to the bulk calls: no scheme's own bulk, no debug, a power of two. */
-	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask;
+	/* The core's bulk fast parts: no scheme's own bulk, no debug, a power of two, the free
+	 * pointer at offset 0 (not after the object, as with a constructor). */
+	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask &&
+		       !s->offset;
+	s->entry.alloc_bulk = s->bulk_core ? (cmpxchg ? alloc_bulk_entry_cmpxchg : alloc_bulk_entry_irq)
+			      : s->scheme->alloc_bulk ? s->scheme->alloc_bulk
+						      : alloc_bulk_general;
+	s->entry.free_bulk = s->bulk_core ? (cmpxchg ? free_bulk_entry_cmpxchg : free_bulk_entry_irq)
+					  : free_bulk_entry_general;
 	/* Only the bulk_core caches' whole-slab bulk free fills a stash (free_bulk_whole). */
 	s->stash_max = s->bulk_core ? MAX(1u, SLAB_STASH_PAGES >> s->order) : 0;
 	if (s->layer_alloc) {
@@ -1436,7 +1452,7 @@ empty:
 		object = c->freelist;
 	}
 	c->freelist = object;
-	c->stat[ALLOC_FASTPATH] += size - slow;
+	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	if (unlikely(gfp & __GFP_ZERO))
@@ -1504,35 +1520,31 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 }
 
 /*
- * The fast part (s->bulk_core): the cpu freelist into p[], four objects a turn after the
- * size's remainder, each a store, a load and a NULL test (the free pointer's offset read
- * once: a store to p[] might alias it for the compiler), in caller-saved registers, so no
- * frame; the first empty freelist hands the rest to alloc_bulk_slow in a jump.
+ * The bulk_core caches' walk of the cpu freelist into p[], interrupts off (flags): four
+ * objects a turn after the size's remainder, each a store, a load and a NULL test; the
+ * first empty freelist hands the rest to alloc_bulk_slow in a jump. For the irq fastpath it
+ * is alloc_bulk_entry_irq's when the freelist is not known to hold size objects, and sets
+ * the bound to 0; the cmpxchg fastpath's entry is this, and bumps tid (an interrupted
+ * cmpxchg fastpath must retry).
  */
-FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, size_t size,
+					       void **p, unsigned long flags, bool cmpxchg)
 {
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
-	unsigned long off;
-	void *object;
-	size_t i;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	void *object = c->freelist;
+	size_t i = 0;
 
-	if (unlikely(!s->bulk_core)) /* a layer's own in one jump, as before bulk_core */
-		return s->scheme->alloc_bulk ? s->scheme->alloc_bulk(s, gfp, size, p)
-					     : alloc_bulk_general(s, gfp, size, p);
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	object = c->freelist;
-	off = s->offset;
 #define BULK_TAKE(k)                                                                               \
 	do {                                                                                       \
 		if (unlikely(!object))                                                             \
 			return alloc_bulk_slow(s, gfp, size, p, i + (k), flags);                    \
 		p[i + (k)] = object;                                                               \
-		object = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */ \
+		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
 	} while (0)
-	for (i = 0; i < (size & 3); i++)
-		BULK_TAKE(0);
+	if (unlikely(size & 3)) /* the remainder first, so the loop below takes fours */
+		do
+			BULK_TAKE(0);
+		while (++i != (size & 3));
 	for (; i < size; i += 4) {
 		BULK_TAKE(0);
 		BULK_TAKE(1);
@@ -1542,11 +1554,78 @@ FASTPATH_FN int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t si
 #undef BULK_TAKE
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	if (cmpxchg)
+		c->tid = next_tid(c->tid);
+	else /* the bound was below size, so below 0 now: 0 again */
+		cpu_freelist_forget(s, c);
 	local_irq_restore(flags);
-	if (unlikely(gfp & __GFP_ZERO))
-		return alloc_bulk_zero(s, size, p);
 	return (int)size;
+}
+
+static __noinline FASTPATH_FN int alloc_bulk_tested_irq(struct kmem_cache *s, gfp_t gfp,
+							size_t size, void **p, unsigned long flags)
+{
+	return __alloc_bulk_tested(s, gfp, size, p, flags, false);
+}
+
+/*
+ * The bulk allocation's entry points (struct kmem_cache_entry's alloc_bulk): for the
+ * bulk_core caches (no scheme bulk, no debug, a power-of-two size, the free pointer at
+ * offset 0) the cpu freelist into p[] with interrupts off, in caller-saved registers (no
+ * frame), the slow part in a jump; kmem_cache_alloc_bulk (mm/slab.h) sends __GFP_ZERO to
+ * kmem_cache_alloc_bulk_zeroed, so these have no test of it. The irq fastpath's: when the
+ * cpu freelist is known to hold size objects (cpu_freelist_known: after a bulk free of as
+ * many, say), four a turn with a store and a load each and then the remainder; else the
+ * tested walk. No tid: only the cmpxchg fastpath reads it.
+ */
+static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size,
+					    void **p)
+{
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	void *object, **q, **end;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	if (unlikely(cpu_freelist_known(c) < (long)size))
+		return alloc_bulk_tested_irq(s, gfp, size, p, flags);
+	object = c->freelist;
+	end = p + (size & ~3UL); /* fours, then the remainder */
+	for (q = p; q != end; q += 4) {
+		q[0] = object;
+		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */
+		q[1] = object;
+		object = *(void **)object;
+		q[2] = object;
+		object = *(void **)object;
+		q[3] = object;
+		object = *(void **)object;
+	}
+	for (end = p + size; q != end; q++) {
+		*q = object;
+		object = *(void **)object;
+	}
+	c->freelist = object;
+	c->stat[ALLOC_FASTPATH] += size; /* one add for the run: the bound goes down by size */
+	local_irq_restore(flags);
+	return (int)size;
+}
+
+static FASTPATH_FN int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size,
+						void **p)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return __alloc_bulk_tested(s, gfp, size, p, flags, true);
+}
+
+/* kmem_cache_alloc_bulk with __GFP_ZERO (mm/slab.h sends it here): zeroed after. */
+int kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	int rc = s->entry.alloc_bulk(s, gfp & ~__GFP_ZERO, n, p);
+
+	return rc ? alloc_bulk_zero(s, n, p) : 0;
 }
 
 struct detached_freelist {
@@ -1829,21 +1908,20 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 
 /*
  * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
- * at a time, interrupts off once for all of them (as slab_free_for_layer). Three copies: with
+ * at a time, interrupts off once for all of them (as slab_free_for_layer): off on entry, flags
+ * what to restore at the end. Three copies: with
  * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
  * without cpu partial lists and (cpu_partial) of one with, and without (the run builder's
  * registers as they were; one copy for both schemes cost lock 1.5 instructions an object at
  * N=250).
  */
 static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
-						void *caller, bool whole, bool cpu_partial)
+						void *caller, unsigned long flags, bool whole,
+						bool cpu_partial)
 {
 	struct kmem_cache_node *local = NULL;
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
 	if (cpu_partial)
 		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
 	while (size) {
@@ -1880,19 +1958,23 @@ static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t siz
 
 static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
 {
-	__free_bulk_checked(s, size, p, caller, false, false);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__free_bulk_checked(s, size, p, caller, flags, false, false);
 }
 
+/* The bulk_core caches' two, from free_bulk_partway: interrupts off since the fast part. */
 static __noinline void free_bulk_checked_whole(struct kmem_cache *s, size_t size, void **p,
-					       void *caller)
+					       void *caller, unsigned long flags)
 {
-	__free_bulk_checked(s, size, p, caller, true, false);
+	__free_bulk_checked(s, size, p, caller, flags, true, false);
 }
 
 static __noinline void free_bulk_checked_whole_partial(struct kmem_cache *s, size_t size,
-						       void **p, void *caller)
+						       void **p, void *caller, unsigned long flags)
 {
-	__free_bulk_checked(s, size, p, caller, true, true);
+	__free_bulk_checked(s, size, p, caller, flags, true, true);
 }
 
 /*
@@ -1913,11 +1995,11 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	}
 	c->freelist = head;
 	c->tid = next_tid(c->tid);
-	local_irq_restore(flags);
+	/* The rest with interrupts still off (the checked part restores them). */
 	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
-		free_bulk_checked_whole(s, size, p, caller);
+		free_bulk_checked_whole(s, size, p, caller, flags);
 	else
-		free_bulk_checked_whole_partial(s, size, p, caller);
+		free_bulk_checked_whole_partial(s, size, p, caller, flags);
 }
 
 /* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */
@@ -1925,43 +2007,36 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 	((((uptr)(object) + nbase) & mask) || (object) == (head))
 
 /*
- * The fast part (s->bulk_core): p[] from its end down, each object that on_cpu_slab's
- * test puts in this cpu's slab linked to the one before it (the first to the cpu
- * freelist's head), two a turn after the size's odd one, in caller-saved registers; the
- * new head goes onto the cpu freelist with one store at the end, so the objects come back
- * in p[]'s order. Each test is an add, a mask and the compare with the object linked just
- * before (a double free of the freelist's head, the same object twice in a row). The first
- * that fails (another slab's, NULL, a double free, a bad pointer) and all before it go to
- * free_bulk_partway in a jump. (Eleven values live in the loop: two of them in saved
- * registers.)
+ * The fast part (s->bulk_core: the free pointer at offset 0): p[] from its end down, each
+ * object that on_cpu_slab's test puts in this cpu's slab linked to the one before it (the
+ * first to the cpu freelist's head), two a turn after the size's odd one, in caller-saved
+ * registers (four a turn, as the allocation's, cost more than they saved: GCC kept three
+ * values in saved registers and a second cursor); the new head goes onto the cpu freelist with one store at the end, so the
+ * objects come back in p[]'s order. Each test is a lea, a mask test and the compare with the
+ * object linked just before (a double free of the freelist's head, the same object twice in
+ * a row). The first that fails (another slab's, NULL, a double free, a bad pointer) and all
+ * before it go to free_bulk_partway in a jump.
  */
-FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, void **p,
+					     bool cmpxchg)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags, mask, off;
+	unsigned long flags, mask;
 	uptr nbase;
 	void *head, *a;
 
-	if (unlikely(!s->bulk_core)) {
-		if (s->scheme->free_bulk)
-			s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
-		else
-			free_bulk_checked(s, size, p, __builtin_return_address(0));
-		return;
-	}
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	nbase = -c->slab_base;
 	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
 	mask = c->slab_mask;
 	head = c->freelist;
-	off = s->offset;
 	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
 	if (size & 1) {
 		a = p[size - 1];
 		if (BULK_NOT_PUSHABLE(a, head))
 			goto partway;
-		*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
+		*(void **)a = head; /* set_freepointer_fast at offset 0, not hardened */
 		head = a;
 		size--;
 	}
@@ -1969,22 +2044,42 @@ FASTPATH_FN void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **
 		a = p[size - 1];
 		if (BULK_NOT_PUSHABLE(a, head))
 			goto partway;
-		*(void **)((char *)a + off) = head;
+		*(void **)a = head;
 		head = p[size - 2];
 		if (BULK_NOT_PUSHABLE(head, a)) {
 			head = a;
 			size--;
 			goto partway;
 		}
-		*(void **)((char *)head + off) = a;
+		*(void **)head = a;
 		size -= 2;
 	}
 	c->freelist = head;
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+	if (cmpxchg) /* an interrupted cmpxchg fastpath must retry; irq: only it reads tid */
+		c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	return;
 partway:
 	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
+}
+
+static FASTPATH_FN void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p)
+{
+	__free_bulk_fast(s, size, p, false);
+}
+
+static FASTPATH_FN void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p)
+{
+	__free_bulk_fast(s, size, p, true);
+}
+
+/* Any other cache: the scheme's free_bulk, else each object checked (free_bulk_checked). */
+static FASTPATH_FN void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p)
+{
+	if (s->scheme->free_bulk)
+		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
+	else
+		free_bulk_checked(s, size, p, __builtin_return_address(0));
 }
 #undef BULK_NOT_PUSHABLE
 
@@ -2171,6 +2266,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		c->tid = (unsigned long)cpu;
 		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
+		cpu_freelist_forget(s, c);
 		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
 			free_cpu_areas(s, cpu, 0);
@@ -2263,6 +2359,7 @@ static void flush_cpu_slab(void *arg)
 		deactivate_slab(s, c, c->slab, c->freelist);
 		cpu_slab_set(s, c, NULL);
 		c->freelist = NULL;
+		cpu_freelist_forget(s, c);
 		c->tid = next_tid(c->tid);
 	}
 	if (c->stash)

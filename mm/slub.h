@@ -104,7 +104,7 @@ _Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "p
  * scheme's fastpath reaches at a fixed offset from c, without loading priv
  * (scheme_cpu_area below).
  */
-#define SLAB_CPU_AREA_BYTES 104
+#define SLAB_CPU_AREA_BYTES 96
 /*
  * The bulk calls' stash of bare slabs (mm/slub.c, "the stash"): at most this many pages a
  * cache keeps per cpu, as slabs emptied by a whole-slab bulk free that the next bulk
@@ -129,6 +129,13 @@ struct kmem_cache_cpu {
 	struct slab *stash;    /* bare slabs, linked by slab->next; stash_lock held */
 	u32 stash_nr;          /* slabs on it (written under stash_lock; read by anyone) */
 	u32 stash_lock;        /* 0 free, 1 held: its cpu's trylock, a drainer's spin */
+	/*
+	 * How many objects the cpu freelist holds at least, less stat[FREE_FASTPATH] plus
+	 * stat[ALLOC_FASTPATH] (cpu_freelist_known below): the fastpaths count every object
+	 * they push or pop, so they keep the bound without a store of their own, and the bulk
+	 * allocation takes that many objects without a NULL test.
+	 */
+	long freelist_known;
 	u64 stat[NR_SLUB_STAT_ITEMS];
 	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
@@ -418,6 +425,32 @@ static inline int kmem_cache_nr_nodes(const struct kmem_cache *s)
 static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum stat_item si)
 {
 	c->stat[si]++;
+}
+
+/*
+ * A lower bound of the cpu freelist's length (interrupts off). It holds because everything
+ * that takes objects off the cpu freelist either counts each in stat[ALLOC_FASTPATH] (the
+ * fastpaths, the bulk allocation, which may count more than it took) or forgets the bound
+ * (cpu_freelist_forget: a flush, a layer's take, the bulk allocation's tested walk), and
+ * whatever counts stat[FREE_FASTPATH] has pushed at least that many objects. Pushes that do
+ * not count (a slow free, a refill of the empty freelist) only leave the bound lower.
+ */
+static inline long cpu_freelist_known(const struct kmem_cache_cpu *c)
+{
+	/* ALLOC_FASTPATH read once: the bulk allocation's add to it stays an add to memory */
+	return c->freelist_known +
+	       (long)(c->stat[FREE_FASTPATH] - READ_ONCE(c->stat[ALLOC_FASTPATH]));
+}
+
+/*
+ * The bound back to 0. Only the irq fastpath's bulk allocation reads it: the cmpxchg
+ * fastpath's alloc counts after its swap, with interrupts on, so an interrupt's bulk
+ * allocation could see one object too many (alloc_bulk_entry_cmpxchg tests each pointer).
+ */
+static inline void cpu_freelist_forget(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	c->freelist_known =
+		(long)(READ_ONCE(c->stat[ALLOC_FASTPATH]) - READ_ONCE(c->stat[FREE_FASTPATH]));
 }
 
 #include "kernel/arch.h"

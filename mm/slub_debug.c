@@ -462,6 +462,7 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 
 	c->freelist = NULL;
 	cpu_slab_set(s, c, NULL);
+	cpu_freelist_forget(s, c);
 	c->tid += NR_CPUS; /* next_tid(): an interrupted cmpxchg must see the change */
 	if (!slab)
 		return;

@@ -609,6 +609,83 @@ static void bulk_whole_slabs(void)
 	free(p);
 }
 
+/*
+ * The cpu freelist's known length (cpu_freelist_known): a bulk allocation takes that many
+ * objects without a NULL test, so the bound must never be above the freelist's length. On
+ * a bulk_core cache with the irq fastpath: a bulk free of n after a tested walk makes it at
+ * least n, and the next bulk allocation of n hands the same objects out again; single
+ * allocations lower it;
+ * a flush (kmem_cache_shrink) forgets it, so a bulk allocation after one walks a freelist
+ * that is empty and refills (were the bound kept, it would run past the freelist's end).
+ * The cmpxchg fastpath's bulk allocation does not read it (that alloc counts after its
+ * swap, with interrupts on): there only the objects are checked.
+ */
+static void bulk_known_length(void)
+{
+	enum { NB = 16 };
+	unsigned long base = nr_free_pages();
+	struct kmem_cache *s = create("t-bulk-known", 256, 0, NULL);
+	void *p[NB], *q[NB], *one[3];
+	bool same = true, trusted;
+	long known;
+	int rc;
+
+	if (!kt_check(s != NULL, N("create the known-length bulk cache"), "NULL"))
+		return;
+	trusted = s->bulk_core && s->fastpath != SLAB_FASTPATH_CMPXCHG;
+	/* The first refills through the slow path, which leaves the bound below 0; the
+	 * second walks a freelist of 16 (tested: the bound was below 16), which sets it to 0. */
+	for (int round = 0; round < 2; round++) {
+		rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, p);
+		bulk_handed_out(s, p, NB, rc, 9100 + round,
+				round ? "known length: the second bulk hands out all 16"
+				      : "known length: the first bulk hands out all 16");
+		kmem_cache_free_bulk(s, NB, p);
+		irqs_on("kmem_cache_free_bulk (known length)");
+	}
+	known = cpu_freelist_known(&s->cpu_slab[smp_processor_id()]);
+	if (trusted)
+		kt_check(known >= NB, N("after a bulk free of 16 the cpu freelist is known to hold them"),
+			 "known %ld", known);
+	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
+	irqs_on("kmem_cache_alloc_bulk (known length)");
+	for (int k = 0; k < NB && rc == NB; k++)
+		same &= q[k] == p[k];
+	kt_check(rc == NB && (same || !s->bulk_core),
+		 N("the next bulk of 16 hands the freed objects out again, in p[]'s order"),
+		 "returned %d, same %d", rc, (int)same);
+	kmem_cache_free_bulk(s, NB, q);
+
+	/* Singles lower the bound: the bulk then takes the tested walk, and refills. */
+	for (int k = 0; k < 3; k++)
+		one[k] = kmem_cache_alloc(s, GFP_KERNEL);
+	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
+	same = rc == NB;
+	for (int k = 0; k < NB && same; k++)
+		for (int j = 0; j < 3; j++)
+			same &= q[k] != one[j];
+	bulk_handed_out(s, q, NB, rc, 9200,
+			"known length: after three single allocations a bulk of 16 hands out 16");
+	kt_check(same, N("none of them is one of the three singles"), "rc %d", rc);
+	kmem_cache_free_bulk(s, NB, q);
+	for (int k = 0; k < 3; k++)
+		kmem_cache_free(s, one[k]);
+
+	/* A flush forgets it: the cpu freelist went back to its slab. */
+	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
+	kmem_cache_free_bulk(s, (size_t)rc, q);
+	kmem_cache_shrink(s);
+	irqs_on("kmem_cache_shrink (known length)");
+	known = cpu_freelist_known(&s->cpu_slab[smp_processor_id()]);
+	if (trusted)
+		kt_check(known == 0, N("a flush forgets the known length (0)"), "known %ld", known);
+	rc = kmem_cache_alloc_bulk(s, GFP_KERNEL, NB, q);
+	bulk_handed_out(s, q, NB, rc, 9300, "known length: after a flush a bulk of 16 hands out 16");
+	kmem_cache_free_bulk(s, (size_t)rc, q);
+	kmem_cache_destroy(s);
+	KT_EQ_U(N("known-length bulk cache: destroy gives every page back"), nr_free_pages(), base);
+}
+
 /* ---- several CPUs: cross-CPU frees, shrink, destroy ---- */
 
 #define XOBJ 1500
@@ -1405,6 +1482,7 @@ int main(int argc, char **argv)
 		constructors();
 		bulk();
 		bulk_whole_slabs();
+		bulk_known_length();
 		cross_cpu_frees();
 		shrink_and_destroy();
 		interrupted_fastpath();

@@ -3,8 +3,8 @@
  * bench-suite-peer: the benchmarks of bench/ over malloc/free. The same objects as
  * bench-suite, linked with -Wl,--wrap for the kmem_cache calls bench/ makes (bench.mk's
  * PEER_WRAPS): a cache created for the peer's name (host_peer=NAME, the only "scheme" of the
- * run) is a struct peer_cache, whose entry points (kmem_cache_alloc and kmem_cache_free are
- * inline calls through them) are malloc(object size) and free, through
+ * run) is a struct peer_cache, whose entry points (kmem_cache_alloc, kmem_cache_free and
+ * their bulk forms are inline calls through them) are malloc(object size) and free, through
  * the PLT, so LD_PRELOAD=libjemalloc.so.2 (tcmalloc, mimalloc) or nothing (glibc) decides
  * whose they are. Every other cache (the kmalloc caches bench/ keeps its tables in) goes to
  * the real call. bench-suite itself has no wrappers, so slablab's figures pay nothing here.
@@ -44,6 +44,8 @@ struct peer_cache {
 static struct peer_cache caches[MAX_PEER_CACHES];
 static void *peer_alloc(struct kmem_cache *s, gfp_t gfp);
 static void peer_free(struct kmem_cache *s, void *p);
+static int peer_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
+static void peer_free_bulk(struct kmem_cache *s, size_t n, void **p);
 static const char *peer;
 
 int peer_setup(const char *name)
@@ -77,8 +79,7 @@ void __real_kmem_cache_destroy(struct kmem_cache *s);
 int __real_kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
 u64 __real_kmem_cache_stat_by_name(struct kmem_cache *s, const char *name);
 int __real_kmem_cache_shrink(struct kmem_cache *s);
-int __real_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
-void __real_kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p);
+int __real_kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
 bool __real_kmem_cache_has_layer(const struct kmem_cache *s);
 unsigned long __real_slab_scheme_flags(const char *name);
 
@@ -106,6 +107,8 @@ struct kmem_cache *__wrap_kmem_cache_create_scheme(const char *name, unsigned in
 		memset(c->cpu, 0, (size_t)nr_cpu_ids * sizeof(*c->cpu));
 		c->entry.alloc = peer_alloc;
 		c->entry.free = peer_free;
+		c->entry.alloc_bulk = peer_alloc_bulk;
+		c->entry.free_bulk = peer_free_bulk;
 		c->name = name;
 		c->size = size;
 		c->used = true;
@@ -146,10 +149,9 @@ void *__wrap_kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
 	return peer_alloc(s, gfp | __GFP_ZERO);
 }
 
-int __wrap_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+/* The bulk calls are inline calls through the entry too (mm/slab.h). */
+static int peer_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 {
-	if (!as_peer(s))
-		return __real_kmem_cache_alloc_bulk(s, gfp, n, p);
 	for (size_t i = 0; i < n; i++) {
 		p[i] = peer_alloc(s, gfp);
 		if (!p[i]) {
@@ -161,14 +163,18 @@ int __wrap_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void
 	return (int)n;
 }
 
-void __wrap_kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
+static void peer_free_bulk(struct kmem_cache *s, size_t n, void **p)
 {
-	if (!as_peer(s)) {
-		__real_kmem_cache_free_bulk(s, n, p);
-		return;
-	}
 	for (size_t i = 0; i < n; i++)
 		peer_free(s, p[i]);
+}
+
+/* kmem_cache_alloc_bulk with __GFP_ZERO leaves the inline call for this one. */
+int __wrap_kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	if (!as_peer(s))
+		return __real_kmem_cache_alloc_bulk_zeroed(s, gfp, n, p);
+	return peer_alloc_bulk(s, gfp, n, p);
 }
 
 static long live(const struct peer_cache *c)
