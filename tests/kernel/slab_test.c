@@ -935,7 +935,7 @@ static void *a_stashed_object(struct kmem_cache *s)
  */
 static void bulk_stash_bounded_and_drained(struct kunit *test)
 {
-	static void *p[40 * 16];
+	static void *p[40 * 128]; /* 40 slabs of 256-byte objects up to order 3 (more cpus: higher) */
 	const struct variant *vs[] = { V_LOCK_IRQ, usable(V_PARTIAL_CMPXCHG) };
 
 	for (unsigned int k = 0; k < ARRAY_SIZE(vs); k++) {
