@@ -5,6 +5,7 @@
  * mem_map[] and gives every usable, unreserved page above 1 MiB to the buddy allocator;
  * early_alloc() is refused after that.
  */
+#include "kernel/arch.h"
 #include "kernel/bootinfo.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -120,6 +121,57 @@ u64 mem_total_usable(void)
 	return total;
 }
 
+/*
+ * Under TCG only: the pages below the top of the highest usable region under 4 GiB are
+ * zeroed before the buddy allocator gets them. The boot loader ran code there (GRUB takes
+ * its heap, modules included, from the top of that region; SeaBIOS put its relocated init
+ * 16 MiB below the top of a 256 MiB machine), and QEMU keeps the code it translated from a
+ * page until every byte of that code has been written over: until then every store to the
+ * page takes its slow path. A slab there, whose frees write 8 bytes of each object, stays
+ * slow for good: a bulk free of 16 was 30-50 times its neighbours' cost in emulated cycles
+ * with the same instruction count (docs/BENCHMARKS.md, "Rounds"). Zeroing the range writes
+ * over all of it once. Real hardware and KVM have no such cost, and skip it.
+ */
+#define TCG_SCRUB_BYTES (16 * MiB)
+#define SCRUB_BELOW (4 * GiB)
+static u64 scrub_lo, scrub_hi;
+
+void page_alloc_scrubbed(u64 *lo, u64 *hi)
+{
+	*lo = scrub_lo;
+	*hi = scrub_hi;
+}
+
+static void scrub_window(void)
+{
+	u64 top = 0, base = 0;
+
+	if (strcmp(arch_accel(), "tcg"))
+		return;
+	for (int i = 0; i < boot_info.nr_regions; i++) {
+		const struct mem_region *r = &boot_info.regions[i];
+		u64 end = ALIGN_DOWN(usable_end(r), PAGE_SIZE);
+
+		if (r->type == MEM_USABLE && end <= SCRUB_BELOW && end > top) {
+			top = end;
+			base = ALIGN_UP(MAX(r->base, LOW_MEM_END), PAGE_SIZE);
+		}
+	}
+	if (top <= base)
+		return;
+	scrub_hi = top;
+	scrub_lo = top - base > TCG_SCRUB_BYTES ? top - TCG_SCRUB_BYTES : base;
+}
+
+/* A free range about to go to the buddy allocator: zero what of it is in the window. */
+static void scrub_range(u64 base, u64 stop)
+{
+	u64 lo = MAX(base, scrub_lo), hi = MIN(stop, scrub_hi);
+
+	for (u64 q = lo; q < hi; q += 8)
+		*(volatile u64 *)(uptr)q = 0;
+}
+
 void page_alloc_init(void)
 {
 	unsigned long npfn = 0;
@@ -138,6 +190,7 @@ void page_alloc_init(void)
 	}
 	npfn = top >> PAGE_SHIFT;
 	map = early_alloc(npfn * sizeof(struct page), PAGE_SIZE);
+	scrub_window();
 	page_alloc_setup(map, npfn);
 	buddy_up = true;
 	/* Usable memory minus the reserved ranges, above 1 MiB: firmware lives below. */
@@ -152,8 +205,10 @@ void page_alloc_init(void)
 			struct reserved *o = overlap(base, end);
 			u64 stop = o ? MAX(o->base, base) : end;
 
-			if (stop > base)
+			if (stop > base) {
+				scrub_range(base, stop);
 				page_alloc_add_range(base >> PAGE_SHIFT, stop >> PAGE_SHIFT);
+			}
 			if (!o)
 				break;
 			base = MAX(base, o->end);

@@ -141,6 +141,12 @@ void memblock_reserve(u64 base, u64 len, const char *what);
 void *early_alloc(size_t size, size_t align);
 u64 early_alloc_low_page(void);
 void page_alloc_init(void);
+/*
+ * The range page_alloc_init zeroed before the buddy allocator got it ([lo, hi), both 0 when
+ * none): under TCG, the top 16 MiB of the highest usable region below 4 GiB, where the boot
+ * loader ran code that QEMU would otherwise keep translated (mm/memblock.c).
+ */
+void page_alloc_scrubbed(u64 *lo, u64 *hi);
 
 /* The buddy core's own set-up (memblock.c and the host test call these). */
 void page_alloc_setup(struct page *map, unsigned long npfn);

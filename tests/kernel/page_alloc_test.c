@@ -5,6 +5,7 @@
  * blocks are aligned to their order; bad frees are reported and change nothing; every CPU
  * allocating and freeing at once keeps blocks private and the counts exact.
  */
+#include "kernel/arch.h"
 #include "kernel/bootinfo.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
@@ -191,11 +192,42 @@ static void all_cpus_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.allocs - a.allocs, b.frees - a.frees);
 }
 
+/*
+ * Under TCG the boot zeroes the top 16 MiB of the highest usable region below 4 GiB before
+ * the buddy allocator gets them (mm/memblock.c: the boot loader's translated code there
+ * would slow every store to those pages); anywhere else nothing.
+ */
+static void tcg_scrub_window(struct kunit *test)
+{
+	u64 lo, hi, top = 0, start = 0;
+
+	page_alloc_scrubbed(&lo, &hi);
+	if (strcmp(arch_accel(), "tcg")) {
+		KUNIT_EXPECT_EQ(test, lo, 0);
+		KUNIT_EXPECT_EQ(test, hi, 0);
+		return;
+	}
+	for (int i = 0; i < boot_info.nr_regions; i++) {
+		const struct mem_region *r = &boot_info.regions[i];
+		u64 end = (r->base + r->len) & ~(u64)(PAGE_SIZE - 1);
+
+		if (r->type == MEM_USABLE && end <= 4 * GiB && end > top) {
+			top = end;
+			start = r->base < 0x100000 ? 0x100000 : r->base;
+		}
+	}
+	KUNIT_ASSERT_NE(test, top, 0);
+	KUNIT_EXPECT_EQ(test, hi, top);
+	KUNIT_EXPECT_EQ(test, lo, top - start > 16 * MiB ? top - 16 * MiB : start);
+	KUNIT_EXPECT_EQ(test, lo % PAGE_SIZE, 0);
+}
+
 static struct kunit_case page_alloc_cases[] = {
 	KUNIT_CASE(all_memory_without_overlap_then_coalesce),
 	KUNIT_CASE(blocks_are_aligned_and_flagged),
 	KUNIT_CASE(bad_frees_are_reported_and_ignored),
 	KUNIT_CASE(all_cpus_at_once),
+	KUNIT_CASE(tcg_scrub_window),
 	{}
 };
 
