@@ -123,9 +123,9 @@ u64 mem_total_usable(void)
 
 /*
  * Under TCG only: the pages below the top of the highest usable region under 4 GiB are
- * zeroed before the buddy allocator gets them. The boot loader ran code there (GRUB takes
- * its heap, modules included, from the top of that region; SeaBIOS put its relocated init
- * 16 MiB below the top of a 256 MiB machine), and QEMU keeps the code it translated from a
+ * zeroed before the buddy allocator gets them. Code ran there before us (the boot loader's,
+ * most likely: GRUB keeps its heap near the top; SeaBIOS put its relocated init 16 MiB
+ * below the top of a 256 MiB machine), and QEMU keeps the code it translated from a
  * page until every byte of that code has been written over: until then every store to the
  * page takes its slow path. A slab there, whose frees write 8 bytes of each object, stays
  * slow for good: a bulk free of 16 was 30-50 times its neighbours' cost in emulated cycles
