@@ -558,6 +558,13 @@ void slabinfo_print(void)
 			if (spin)
 				printk(" list_lock_spin_cycles=%llu", (unsigned long long)spin);
 		}
+		if (s->stash_max) {
+			/* Pages the bulk calls' stashes keep: neither free nor the cache's slabs. */
+			unsigned long stashed = slub_stashed_pages(s);
+
+			if (stashed)
+				printk(" stash_pages=%lu", stashed);
+		}
 		if (s->scheme->slabinfo)
 			s->scheme->slabinfo(s);
 		if (s->dbg)

@@ -461,6 +461,15 @@ static unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	return pages;
 }
 
+unsigned long slub_stashed_pages(struct kmem_cache *s)
+{
+	unsigned long slabs = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		slabs += __atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED);
+	return slabs << s->order;
+}
+
 unsigned long slub_drain_stashes(struct kmem_cache *s)
 {
 	unsigned long pages = 0;

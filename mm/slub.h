@@ -497,6 +497,8 @@ void unfreeze_partials(struct kmem_cache *s, struct kmem_cache_cpu *c, struct sl
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
 /* Every cpu's stash of s back to the page allocator (mm/slub.c, "the stash"): pages freed. */
 unsigned long slub_drain_stashes(struct kmem_cache *s);
+/* The pages every cpu's stash of s holds now (slabinfo's stash_pages; racy, for a report). */
+unsigned long slub_stashed_pages(struct kmem_cache *s);
 struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 
 /* The slab of an object the core has already checked (slab_free_check). */

@@ -541,6 +541,28 @@ static void bulk(void)
  * bulk allocation, which takes the slabs again, hands out distinct objects that keep what
  * is written in them; shrink leaves no slab, destroy gives every page back.
  */
+/* Does the slabinfo line of cache name (console text since the last reset) contain what? */
+static bool slabinfo_line_has(const char *name, const char *what)
+{
+	const char *t = host_console_text(), *l = t;
+	size_t len = strlen(name);
+
+	for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n');
+		size_t n = end ? (size_t)(end - l) : strlen(l);
+		char line[1024];
+
+		if (n <= len || strncmp(l, name, len) || l[len] != ' ')
+			continue;
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, l, n);
+		line[n] = '\0';
+		return strstr(line, what) != NULL;
+	}
+	return false;
+}
+
 static void bulk_whole_slabs(void)
 {
 	unsigned long base = nr_free_pages();
@@ -598,12 +620,30 @@ static void bulk_whole_slabs(void)
 			 N(name), "active %lu, %lu objects in %lu slabs", i0.active_objects,
 			 i0.objects, i0.slabs);
 	}
+	if (s->stash_max) {
+		/* The stash's pages on the cache's slabinfo line, and none after a shrink. */
+		unsigned long stashed = slub_stashed_pages(s);
+		char want[64];
+
+		snprintf(want, sizeof(want), " stash_pages=%lu", stashed);
+		host_console_reset();
+		slabinfo_print();
+		kt_check(stashed > 0 && slabinfo_line_has("t-bulk-whole", want),
+			 N("slabinfo shows the pages the bulk stash keeps"), "%lu stashed; %s",
+			 stashed, host_console_text());
+	}
 	kmem_cache_shrink(s);
 	irqs_on("kmem_cache_shrink (whole slabs)");
 	i0 = info(s);
 	kt_check(i0.slabs == 0 && i0.active_objects == 0,
 		 N("after whole-slab bulk frees, shrink leaves no slab"), "%lu slabs, %lu active",
 		 i0.slabs, i0.active_objects);
+	if (s->stash_max) {
+		host_console_reset();
+		slabinfo_print();
+		kt_check(slub_stashed_pages(s) == 0 && !slabinfo_line_has("t-bulk-whole", "stash_pages="),
+			 N("after a shrink no stash on slabinfo"), "%s", host_console_text());
+	}
 	kmem_cache_destroy(s);
 	KT_EQ_U(N("whole-slab bulk cache: destroy gives every page back"), nr_free_pages(), base);
 	free(p);
