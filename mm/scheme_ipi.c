@@ -586,7 +586,7 @@ static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 			c->freelist = get_fp(s, object);
 			stat(s, c, ALLOC_FASTPATH);
 		} else {
-			object = alloc_slow(s, c, gfp & ~__GFP_ZERO, flags);
+			object = alloc_slow(s, c, gfp, flags);
 			if (!object) {
 				while (i)
 					free_one(s, c, p[--i], NULL);
@@ -597,10 +597,7 @@ static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 		p[i] = object;
 	}
 	local_irq_restore(flags);
-	if (gfp & __GFP_ZERO)
-		for (i = 0; i < n; i++)
-			memset(p[i], 0, s->object_size);
-	return (int)n;
+	return (int)n; /* never __GFP_ZERO: the core zeroes after (kmem_cache_alloc_bulk) */
 }
 
 static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)

@@ -1464,9 +1464,6 @@ empty:
 	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
 	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
-	if (unlikely(gfp & __GFP_ZERO))
-		for (i = 0; i < size; i++)
-			memset(p[i], 0, s->object_size);
 	return (int)size;
 error:
 	c->stat[ALLOC_FASTPATH] += i - slow;
@@ -1476,18 +1473,11 @@ error:
 	return 0;
 }
 
-/* __GFP_ZERO after the fast parts, in a jump (nothing is live across it): returns size. */
-static __noinline int alloc_bulk_zero(struct kmem_cache *s, size_t size, void **p)
-{
-	for (size_t i = 0; i < size; i++)
-		memset(p[i], 0, s->object_size);
-	return (int)size;
-}
-
 /*
- * Any cache the core's fast part below does not take (a scheme's own bulk, debug checks, a
- * size that is not a power of two): the scheme's alloc_bulk, else the cpu freelist two
- * objects a turn, then the slow path.
+ * A cache without the core's fast part below and without a bulk of its scheme's (debug
+ * checks, a size that is not a power of two, the free pointer after the object): the cpu
+ * freelist two objects a turn, then the slow path. (slab_choose_paths gives a scheme's own
+ * alloc_bulk the entry point itself; no entry point sees __GFP_ZERO.)
  */
 static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
@@ -1497,8 +1487,6 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 	void *object, *next;
 	size_t i;
 
-	if (s->scheme->alloc_bulk)
-		return s->scheme->alloc_bulk(s, gfp, size, p);
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	object = c->freelist;
@@ -1523,8 +1511,6 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 	c->stat[ALLOC_FASTPATH] += size;
 	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
-	if (unlikely(gfp & __GFP_ZERO))
-		return alloc_bulk_zero(s, size, p);
 	return (int)size;
 }
 
@@ -1634,7 +1620,9 @@ int kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void
 {
 	int rc = s->entry.alloc_bulk(s, gfp & ~__GFP_ZERO, n, p);
 
-	return rc ? alloc_bulk_zero(s, n, p) : 0;
+	for (size_t i = 0; rc && i < n; i++)
+		memset(p[i], 0, s->object_size);
+	return rc;
 }
 
 struct detached_freelist {
@@ -1846,13 +1834,14 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	unsigned long counters;
 	void *prior;
 	bool discard, room = c->stash_nr < s->stash_max; /* a peek: stash_put takes the lock */
-
 	/* A cpu partial scheme keeps its empty slabs on the cpu partial list (__slab_free) until
 	 * the node holds min_partial; past that its drain would give them to the page allocator.
-	 * A racy peek at this cpu's node's count first (re-checked under the slab's node's lock);
-	 * with room on the stash, after it. */
-	if (!room && cpu_partial &&
-	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+	 * A racy peek at this cpu's node's count (re-checked under the slab's node's lock): such
+	 * a slab is taken here only for the stash. */
+	bool for_list = cpu_partial &&
+			__atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial;
+
+	if (for_list && !room)
 		return size;
 	/* The first and the last in one slab (aligned to its size; a NULL is in none). */
 	if (!first || (((uptr)p[size - 1] ^ (uptr)first) & ~(slab_bytes - 1)))
@@ -1879,8 +1868,7 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 			discard_slab(s, c, slab);
 		return size - objects;
 	}
-	if (room && cpu_partial &&
-	    __atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial)
+	if (for_list)
 		return size;
 	n = slab_node(s, slab); /* its own node's list, wherever we are */
 	slub_lock_node(s, c, n);
