@@ -40,4 +40,55 @@ static inline bool arch_irqs_disabled(void)
 #define irqs_disabled() arch_irqs_disabled()
 #define irqs_disabled_flags(flags) (!((flags) & RFLAGS_IF))
 
+/*
+ * The soft interrupt mask, for the slab fastpaths (mm/slub.c's irq fastpath): a few
+ * instructions that must not be interleaved with an interrupt handler's allocator calls
+ * on the same CPU, as between local_irq_save and local_irq_restore, for less than those
+ * cost. An interrupt that arrives while masked is held back and runs at the unmask, as
+ * powerpc's lazy interrupt disabling does (arch/powerpc/include/asm/hw_irq.h in Linux).
+ *
+ *   irq_soft_mask()        from here on interrupts are held back (not nested; the code
+ *                          between calls nothing that masks again)
+ *   irq_soft_unmask()      a held interrupt runs now, and interrupts are as they were
+ *   irq_soft_to_hard()     instead of the unmask, for a slow path: interrupts off (cli),
+ *                          anything held has run, and the return value is the flags
+ *                          local_irq_save would have returned at irq_soft_mask; the slow
+ *                          path ends with local_irq_restore(flags)
+ *   irq_soft_held(cpu)     how many interrupts the mask has held back on cpu so far
+ *
+ * x86 keeps the mask in struct percpu_hdr (arch/x86/cpu.h, ARCH_IRQ_SOFT_MASK). An arch
+ * without one gets local_irq_save's, with its flags in a per-cpu word (the host build:
+ * there "interrupts off" is already a flag or a signal mask).
+ */
+#ifdef ARCH_IRQ_SOFT_MASK
+#define irq_soft_mask() arch_irq_soft_mask()
+#define irq_soft_unmask() arch_irq_soft_unmask()
+#define irq_soft_to_hard() arch_irq_soft_to_hard()
+#define irq_soft_held(cpu) arch_irq_soft_held(cpu)
+#else
+#include "kernel/percpu.h"
+DECLARE_PER_CPU(unsigned long, irq_soft_flags); /* kernel/smp.c */
+
+static inline void irq_soft_mask(void)
+{
+	this_cpu(irq_soft_flags) = arch_local_irq_save();
+}
+
+static inline void irq_soft_unmask(void)
+{
+	arch_local_irq_restore(this_cpu(irq_soft_flags));
+}
+
+static inline unsigned long irq_soft_to_hard(void)
+{
+	return this_cpu(irq_soft_flags);
+}
+
+static inline u64 irq_soft_held(int cpu)
+{
+	(void)cpu;
+	return 0; /* interrupts are off for real while masked: none is ever held */
+}
+#endif
+
 #endif

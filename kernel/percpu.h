@@ -23,6 +23,12 @@ struct percpu_hdr {
 	/* cpu * PERCPU_SLUB_STRIDE: this cpu's struct kmem_cache_cpu in any cache's array
 	 * (mm/slub.c's this_cpu_slab: one %gs load and an add, no multiply) */
 	unsigned long slub_off;
+	/*
+	 * The slab fastpaths' interrupt mask (kernel/irqflags.h's irq_soft_mask; x86 reads it
+	 * as %gs:32): bit 0 while masked; an interrupt that arrives then is held back, its
+	 * vector in bits 8..15, and runs at the unmask.
+	 */
+	u32 irq_soft;
 };
 
 /* sizeof(struct kmem_cache_cpu) (mm/slub.h checks it): the stride of slub_off. */

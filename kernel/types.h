@@ -44,6 +44,9 @@ typedef u64 phys_addr_t;
 #define __used __attribute__((used))
 #define __unused __attribute__((unused))
 #define __noinline __attribute__((noinline))
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __cacheline_aligned __aligned(64)
 

@@ -407,23 +407,22 @@ static FASTPATH_FN void ipi_free(struct kmem_cache *s, void *object, void *calle
 static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	irq_soft_mask(); /* kernel/irqflags.h: as the core's irq fastpath */
 	c = this_cpu_slab(s);
 	if (likely(cpu_slab_has_object(c, object))) {
 		if (unlikely(object == c->freelist)) { /* NULL too, with no cpu slab: no report */
-			local_irq_restore(flags);
+			irq_soft_unmask();
 			slab_report_bad(s, object, NULL, "double free of");
 			return;
 		}
 		*(void **)((char *)object + s->offset) = c->freelist; /* never hardened here */
 		c->freelist = object;
 		stat(s, c, FREE_FASTPATH);
-		local_irq_restore(flags);
+		irq_soft_unmask();
 		return;
 	}
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	slab_free_layer_checked(s, object);
 }
 
@@ -542,20 +541,26 @@ static __noinline void *ipi_alloc_slow_irq(struct kmem_cache *s, struct kmem_cac
 	return object;
 }
 
+/* The same from under irq_soft_mask: interrupts off first (kernel/irqflags.h). */
+static __noinline void *ipi_alloc_slow_soft(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					    gfp_t gfp)
+{
+	return ipi_alloc_slow_irq(s, c, gfp, irq_soft_to_hard());
+}
+
 static inline __attribute__((always_inline)) void *__ipi_alloc(struct kmem_cache *s, gfp_t gfp, bool hardened)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 	void *object;
 
-	local_irq_save(flags);
+	irq_soft_mask();
 	c = this_cpu_slab(s);
 	object = c->freelist;
 	if (unlikely(!object))
-		return ipi_alloc_slow_irq(s, c, gfp, flags);
+		return ipi_alloc_slow_soft(s, c, gfp);
 	c->freelist = hardened ? get_fp(s, object) : *(void **)((char *)object + s->offset);
 	stat(s, c, ALLOC_FASTPATH);
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	return object;
 }
 

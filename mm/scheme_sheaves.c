@@ -246,10 +246,14 @@ static __noinline void *sheaves_alloc_slow(struct kmem_cache *s, struct kmem_cac
 	return NULL;
 }
 
-/* The slow half of sheaves_alloc, interrupts back as flags had them (the fast half jumps here). */
-static __noinline void *sheaves_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					       gfp_t gfp, unsigned long flags)
+/*
+ * The slow half of sheaves_alloc (the fast half jumps here, masked: kernel/irqflags.h's
+ * irq_soft_mask): interrupts off, then back as they were.
+ */
+static __noinline void *sheaves_alloc_slow_soft(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						gfp_t gfp)
 {
+	unsigned long flags = irq_soft_to_hard();
 	void *object = sheaves_alloc_slow(s, c, gfp);
 
 	local_irq_restore(flags);
@@ -262,17 +266,16 @@ static FASTPATH_FN void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_cpu *c;
 	struct slab_sheaf *main;
-	unsigned long flags;
 	void *object;
 
-	local_irq_save(flags);
+	irq_soft_mask(); /* as the core's irq fastpath (kernel/irqflags.h) */
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
 	if (unlikely(!main->size)) /* no_sheaf too */
-		return sheaves_alloc_slow_irq(s, c, gfp, flags);
+		return sheaves_alloc_slow_soft(s, c, gfp);
 	object = main->objects[--main->size];
 	sc(c)->stat[SHEAF_ALLOC]++;
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	return object;
 }
 
@@ -354,25 +357,27 @@ static __noinline void sheaves_free_slow(struct kmem_cache *s, struct kmem_cache
 	}
 }
 
-static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, void *caller,
-					   unsigned long flags)
+/* From the fast halves, masked: unmask, then the report. */
+static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, void *caller)
 {
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	slab_report_bad(s, object, caller, "double free of");
 }
 
 /*
- * The slow half of sheaves_free (main full or missing), interrupts back as flags had them.
- * Interrupts are off since the fast half: the same cpu, whose c it finds again (the fast
- * halves keep the object in its register that way).
+ * The slow half of sheaves_free (main full or missing), from the fast halves, masked:
+ * interrupts off, then back as they were. The same cpu, whose c it finds again (the fast
+ * halves keep the object in its register that way); an interrupt held by the mask has run
+ * by then, so the double-free test is made again.
  */
-static __noinline void sheaves_free_slow_irq(struct kmem_cache *s, void *object, void *caller,
-					     unsigned long flags)
+static __noinline void sheaves_free_slow_soft(struct kmem_cache *s, void *object, void *caller)
 {
+	unsigned long flags = irq_soft_to_hard();
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
 	if (unlikely(last_freed(c, object))) {
-		sheaves_double_free(s, object, caller, flags);
+		local_irq_restore(flags);
+		slab_report_bad(s, object, caller, "double free of");
 		return;
 	}
 	sheaves_free_slow(s, c, object, caller);
@@ -383,32 +388,30 @@ static FASTPATH_FN void sheaves_free(struct kmem_cache *s, void *object, void *c
 {
 	struct kmem_cache_cpu *c;
 	struct slab_sheaf *main;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	irq_soft_mask();
 	c = this_cpu_slab(s);
 	main = sc(c)->main;
 	if (unlikely(main->size >= main->capacity)) { /* no_sheaf too */
-		sheaves_free_slow_irq(s, object, caller, flags);
+		sheaves_free_slow_soft(s, object, caller);
 		return;
 	}
 	if (unlikely(sheaf_top(main) == object)) {
-		sheaves_double_free(s, object, caller, flags);
+		sheaves_double_free(s, object, caller);
 		return;
 	}
 	main->objects[main->size++] = object;
 	sc(c)->stat[SHEAF_FREE]++;
-	local_irq_restore(flags);
+	irq_soft_unmask();
 }
 
 /*
- * The fast halves' end: push an object known to be of this cache onto main, interrupts off
- * since flags. freed_already: the caller's own double-free test. Then the last-freed one
- * and the room test.
+ * The fast halves' end: push an object known to be of this cache onto main, masked
+ * (irq_soft_mask), and unmask. freed_already: the caller's own double-free test. Then the
+ * last-freed one and the room test.
  */
 static inline __attribute__((always_inline)) void
-push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsigned long flags,
-	     bool freed_already)
+push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, bool freed_already)
 {
 	struct slab_sheaf *main = sc(c)->main;
 	/*
@@ -418,17 +421,17 @@ push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, unsig
 	unsigned int size = main->size + 1;
 
 	if (unlikely(freed_already || (&main->below)[size - 1] == object)) {
-		sheaves_double_free(s, object, __builtin_return_address(0), flags);
+		sheaves_double_free(s, object, __builtin_return_address(0));
 		return;
 	}
 	if (unlikely(size > main->capacity)) { /* no_sheaf too */
-		sheaves_free_slow_irq(s, object, __builtin_return_address(0), flags);
+		sheaves_free_slow_soft(s, object, __builtin_return_address(0));
 		return;
 	}
 	main->objects[size - 1] = object;
 	main->size = size;
 	sc(c)->stat[SHEAF_FREE]++;
-	local_irq_restore(flags);
+	irq_soft_unmask();
 }
 
 /*
@@ -444,22 +447,21 @@ static inline bool quick_check(struct kmem_cache *s, const void *object)
 }
 
 /*
- * sheaves_free_entry's half for an object outside the cpu slab, interrupts off since flags
- * (a jump from there: its return address is kmem_cache_free's caller's). The core's checks
+ * sheaves_free_entry's half for an object outside the cpu slab, masked since there (a jump
+ * from there: its return address is kmem_cache_free's caller's). The core's checks
  * in their cheap form: a slab's page, of this cache, at an object start (the size is a
  * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
  * which says what is wrong.
  */
 static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
-						      struct kmem_cache_cpu *c,
-						      unsigned long flags)
+						      struct kmem_cache_cpu *c)
 {
 	if (unlikely(!quick_check(s, object))) {
-		local_irq_restore(flags);
+		irq_soft_unmask();
 		slab_free_layer_checked(s, object);
 		return;
 	}
-	push_checked(s, c, object, flags, false);
+	push_checked(s, c, object, false);
 }
 
 /*
@@ -474,15 +476,14 @@ static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void
 static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	irq_soft_mask();
 	c = this_cpu_slab(s);
 	if (unlikely(!cpu_slab_has_object(c, object))) {
-		sheaves_free_other(s, object, c, flags); /* object stays in its register */
+		sheaves_free_other(s, object, c); /* object stays in its register */
 		return;
 	}
-	push_checked(s, c, object, flags, object == c->freelist);
+	push_checked(s, c, object, object == c->freelist);
 }
 
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)

@@ -774,6 +774,34 @@ static __noinline void *slab_alloc_slow_irq_hardened(struct kmem_cache *s,
 	return object;
 }
 
+/* The same from under irq_soft_mask (the irq fastpath): interrupts off first, then back. */
+static __noinline void *slab_alloc_slow_soft_plain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						   gfp_t gfp)
+{
+	unsigned long flags = irq_soft_to_hard();
+	void *object = slab_alloc_slow(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __noinline void *slab_alloc_slow_soft_hardened(struct kmem_cache *s,
+						      struct kmem_cache_cpu *c, gfp_t gfp)
+{
+	unsigned long flags = irq_soft_to_hard();
+	void *object = slab_alloc_slow_hardened(s, c, gfp);
+
+	local_irq_restore(flags);
+	return object;
+}
+
+static __always_inline void *slab_alloc_slow_soft(struct kmem_cache *s, struct kmem_cache_cpu *c,
+						  gfp_t gfp, bool hardened)
+{
+	return hardened ? slab_alloc_slow_soft_hardened(s, c, gfp)
+			: slab_alloc_slow_soft_plain(s, c, gfp);
+}
+
 static __always_inline void *slab_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
 						 gfp_t gfp, unsigned long flags, bool hardened)
 {
@@ -785,17 +813,16 @@ static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 	void *object;
 
-	local_irq_save(flags);
+	irq_soft_mask();
 	c = this_cpu_slab(s);
 	object = c->freelist;
 	if (unlikely(!object))
-		return slab_alloc_slow_irq(s, c, gfp, flags, hardened); /* restores flags */
+		return slab_alloc_slow_soft(s, c, gfp, hardened); /* unmasks */
 	c->freelist = get_freepointer_fast(s, object, hardened);
 	stat(s, c, ALLOC_FASTPATH);
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	return object;
 	/* LAB3: END */
 }
@@ -1052,23 +1079,22 @@ static __always_inline void slab_free_irq(struct kmem_cache *s, struct slab *sla
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	irq_soft_mask();
 	c = this_cpu_slab(s);
 	if (likely(on_cpu_slab(s, c, slab, head))) {
 		if (unlikely(head == c->freelist)) {
-			local_irq_restore(flags);
+			irq_soft_unmask();
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
 		set_freepointer_fast(s, tail, c->freelist, hardened);
 		c->freelist = head;
 		stat(s, c, FREE_FASTPATH);
-		local_irq_restore(flags);
+		irq_soft_unmask();
 		return;
 	}
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	slab_free_slow(s, slab, head, tail, cnt, caller, hardened); /* interrupts off in there */
 	/* LAB3: END */
 }

@@ -11,6 +11,7 @@
 _Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu offset");
 _Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
 _Static_assert(offsetof(struct percpu_hdr, slub_off) == 24, "gs:24 is the slab stride offset");
+_Static_assert(offsetof(struct percpu_hdr, irq_soft) == 32, "gs:32 is the soft interrupt mask");
 
 void arch_send_call_ipi(int cpu)
 {

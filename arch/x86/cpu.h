@@ -39,6 +39,38 @@ static inline unsigned long arch_slub_cpu_off(void)
 	return v;
 }
 
+/*
+ * The soft interrupt mask (kernel/irqflags.h): struct percpu_hdr's irq_soft, %gs:32. Masking
+ * is one store. trap_handler (arch/x86/traps.c) holds back an interrupt that finds bit 0
+ * set: it puts the vector in bits 8..15 and returns with IF clear in the interrupted
+ * RFLAGS, so nothing else arrives. The unmask subtracts the 1: a result that is not zero
+ * means an interrupt is held, and arch_irq_soft_replay() runs it and turns IF back on.
+ * No cli, sti, pushf or popf on the way: under QEMU's TCG each sti and popf ends the
+ * translated block and goes back to its main loop, which cost more than all the rest of an
+ * alloc+free pair (docs/BENCHMARKS.md).
+ */
+#define ARCH_IRQ_SOFT_MASK
+/* traps.c: run the held interrupt, then sti; it saves every register it uses (the unmask
+ * calls it from inside its asm, which the compiler sees as a plain instruction) */
+void arch_irq_soft_replay(void) __attribute__((no_caller_saved_registers));
+unsigned long arch_irq_soft_to_hard(void); /* traps.c: masked to off, flags as irq_save's */
+u64 arch_irq_soft_held(int cpu);           /* traps.c: interrupts held back on cpu so far */
+
+static __always_inline void arch_irq_soft_mask(void)
+{
+	__asm__ __volatile__("movl $1, %%gs:32" ::: "memory");
+}
+
+static __always_inline void arch_irq_soft_unmask(void)
+{
+	/* The call inside the asm: the compiler keeps nothing in a callee-saved register for it. */
+	__asm__ __volatile__("subl $1, %%gs:32\n\t"
+			     "jz 1f\n\t"
+			     "call arch_irq_soft_replay\n"
+			     "1:"
+			     : : : "memory", "cc");
+}
+
 static inline void arch_set_gs_base(void *p)
 {
 	wrmsr(MSR_GS_BASE, (u64)(uptr)p);

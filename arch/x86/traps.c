@@ -46,6 +46,7 @@ static const char *const exception_names[32] = {
 static volatile bool stopping;
 static DEFINE_PER_CPU(bool, stopped);
 static DEFINE_PER_CPU(u64, spurious_count);
+static DEFINE_PER_CPU(u64, soft_held_count); /* interrupts held back by the soft mask */
 
 static bool plausible_frame(u64 rbp)
 {
@@ -229,6 +230,19 @@ static void nmi(struct trap_frame *f)
 
 static void dispatch(u64 v);
 
+static inline u32 soft_word(void)
+{
+	u32 w;
+
+	__asm__ __volatile__("movl %%gs:32, %0" : "=r"(w) : : "memory");
+	return w;
+}
+
+static inline void soft_word_set(u32 w)
+{
+	__asm__ __volatile__("movl %0, %%gs:32" : : "r"(w) : "memory");
+}
+
 void trap_handler(struct trap_frame *f)
 {
 	u64 v = f->vector;
@@ -239,9 +253,64 @@ void trap_handler(struct trap_frame *f)
 	}
 	if (v < 32)
 		die(f);
+	/*
+	 * Masked (arch/x86/cpu.h, arch_irq_soft_mask): hold the interrupt back. It stays in
+	 * service at the local APIC, unacknowledged, until the unmask runs it (dispatch's EOI);
+	 * IF clear in the frame keeps every other one out until then, so one is all that can
+	 * be held.
+	 */
+	if (unlikely(soft_word() & 1)) {
+		soft_word_set(1 | (u32)v << 8);
+		f->rflags &= ~RFLAGS_IF;
+		this_cpu(soft_held_count)++;
+		return;
+	}
 	irq_enter();
 	dispatch(v);
 	irq_exit();
+}
+
+/* The held interrupt, with interrupts off: as trap_handler would have run it. */
+static void run_held(u32 w)
+{
+	irq_enter();
+	dispatch(w >> 8);
+	irq_exit();
+}
+
+/* arch_irq_soft_unmask found one held (the word is its vector << 8): run it, then sti. */
+__used void arch_irq_soft_replay(void)
+{
+	u32 w = soft_word();
+
+	soft_word_set(0);
+	run_held(w);
+	irq_enable_raw(); /* the holding cleared IF; it was set when the interrupt came */
+}
+
+/*
+ * From masked to off: the flags local_irq_save would have returned where the mask was
+ * taken, with interrupts now off for good (cli) and the mask dropped. A held interrupt
+ * runs here, and means IF was set.
+ */
+unsigned long arch_irq_soft_to_hard(void)
+{
+	unsigned long flags = read_rflags();
+	u32 w;
+
+	irq_disable_raw();
+	w = soft_word();
+	soft_word_set(0);
+	if (w >> 8) {
+		run_held(w);
+		flags |= RFLAGS_IF;
+	}
+	return flags;
+}
+
+u64 arch_irq_soft_held(int cpu)
+{
+	return per_cpu(soft_held_count, cpu);
 }
 
 static void dispatch(u64 v)

@@ -10,6 +10,7 @@
  * reaches no scheme but the baseline (the slab suite runs every scheme).
  */
 #include "kernel/arch.h"
+#include "kernel/irqflags.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -169,14 +170,17 @@ static void interrupts_inside_the_fastpath(struct kunit *test)
 	for_each_fastpath(v) {
 		struct irq_race r = { .s = fp_cache(test, v, 64), .calls = 2000, .wait_every = 1 };
 		struct slab_cache_info info;
+		u64 held = irq_soft_held(1);
 
 		kunit_run_on_all_cpus(test, irq_race_cpu, &r);
 		KUNIT_EXPECT_EQ_MSG(test, r.errors, 0, "%s", v->name);
 		KUNIT_EXPECT_EQ(test, r.handler_ops, 2000);
 		kmem_cache_info(r.s, &info);
 		KUNIT_EXPECT_EQ(test, info.active_objects, 0);
-		kunit_info(test, "%s: %llu fastpath retries after an interrupt", v->name,
-			   (unsigned long long)st(r.s, "cmpxchg_double_cpu_fail"));
+		kunit_info(test, "%s: %llu fastpath retries after an interrupt, %llu interrupts "
+			   "held by the soft mask", v->name,
+			   (unsigned long long)st(r.s, "cmpxchg_double_cpu_fail"),
+			   (unsigned long long)(irq_soft_held(1) - held));
 		kmem_cache_destroy(r.s);
 	}
 }
