@@ -56,39 +56,16 @@ static inline bool arch_irqs_disabled(void)
  *                          path ends with local_irq_restore(flags)
  *   irq_soft_held(cpu)     how many interrupts the mask has held back on cpu so far
  *
- * x86 keeps the mask in struct percpu_hdr (arch/x86/cpu.h, ARCH_IRQ_SOFT_MASK). An arch
- * without one gets local_irq_save's, with its flags in a per-cpu word (the host build:
- * there "interrupts off" is already a flag or a signal mask).
+ * x86 keeps the mask in struct percpu_hdr (arch/x86/cpu.h). The host arch (arch/host/cpu.h)
+ * masks as local_irq_save does, its flags in a thread-local word: there "interrupts off" is
+ * already a flag or a signal mask, and nothing is ever held.
  */
-#ifdef ARCH_IRQ_SOFT_MASK
+#ifndef ARCH_IRQ_SOFT_MASK
+#error "the arch's cpu.h gives arch_irq_soft_mask and the rest (ARCH_IRQ_SOFT_MASK)"
+#endif
 #define irq_soft_mask() arch_irq_soft_mask()
 #define irq_soft_unmask() arch_irq_soft_unmask()
 #define irq_soft_to_hard() arch_irq_soft_to_hard()
 #define irq_soft_held(cpu) arch_irq_soft_held(cpu)
-#else
-#include "kernel/percpu.h"
-DECLARE_PER_CPU(unsigned long, irq_soft_flags); /* kernel/smp.c */
-
-static inline void irq_soft_mask(void)
-{
-	this_cpu(irq_soft_flags) = arch_local_irq_save();
-}
-
-static inline void irq_soft_unmask(void)
-{
-	arch_local_irq_restore(this_cpu(irq_soft_flags));
-}
-
-static inline unsigned long irq_soft_to_hard(void)
-{
-	return this_cpu(irq_soft_flags);
-}
-
-static inline u64 irq_soft_held(int cpu)
-{
-	(void)cpu;
-	return 0; /* interrupts are off for real while masked: none is ever held */
-}
-#endif
 
 #endif

@@ -56,9 +56,6 @@ static DEFINE_PER_CPU(struct cpu_calls, cpu_calls);
 static DEFINE_PER_CPU(struct cpu_work, cpu_work);
 static DEFINE_PER_CPU(struct ipi_stats, ipi_stats);
 static DEFINE_PER_CPU(int, irq_depth);
-#ifndef ARCH_IRQ_SOFT_MASK
-DEFINE_PER_CPU(unsigned long, irq_soft_flags); /* kernel/irqflags.h's fallback */
-#endif
 
 void irq_enter(void)
 {

@@ -1583,16 +1583,18 @@ static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, 
 	return (int)size;
 }
 
-static __noinline FASTPATH_FN int alloc_bulk_tested_irq(struct kmem_cache *s, gfp_t gfp,
-							size_t size, void **p, unsigned long flags)
+/* From alloc_bulk_entry_irq, masked: interrupts off, then the walk (which reads the cpu
+ * freelist afresh: an interrupt the mask held has run by then). */
+static __noinline FASTPATH_FN int alloc_bulk_tested_soft(struct kmem_cache *s, gfp_t gfp,
+							 size_t size, void **p)
 {
-	return __alloc_bulk_tested(s, gfp, size, p, flags, false);
+	return __alloc_bulk_tested(s, gfp, size, p, irq_soft_to_hard(), false);
 }
 
 /*
  * The bulk allocation's entry points (struct kmem_cache_entry's alloc_bulk): for the
  * bulk_core caches (no scheme bulk, no debug, a power-of-two size, the free pointer at
- * offset 0) the cpu freelist into p[] with interrupts off, in caller-saved registers (no
+ * offset 0) the cpu freelist into p[] masked (irq_soft_mask), in caller-saved registers (no
  * frame), the slow part in a jump; kmem_cache_alloc_bulk (mm/slab.h) sends __GFP_ZERO to
  * kmem_cache_alloc_bulk_zeroed, so these have no test of it. The irq fastpath's: when the
  * cpu freelist is known to hold size objects (cpu_freelist_known: after a bulk free of as
@@ -1603,13 +1605,12 @@ static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, siz
 					    void **p)
 {
 	struct kmem_cache_cpu *c;
-	unsigned long flags;
 	void *object, **q, **end;
 
-	local_irq_save(flags);
+	irq_soft_mask(); /* as the single allocation's irq fastpath (kernel/irqflags.h) */
 	c = this_cpu_slab(s);
 	if (unlikely(cpu_freelist_known(c) < (long)size))
-		return alloc_bulk_tested_irq(s, gfp, size, p, flags);
+		return alloc_bulk_tested_soft(s, gfp, size, p);
 	object = c->freelist;
 	end = p + (size & ~3UL); /* fours, then the remainder */
 	for (q = p; q != end; q += 4) {
@@ -1628,7 +1629,7 @@ static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, siz
 	}
 	c->freelist = object;
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run: the bound goes down by size */
-	local_irq_restore(flags);
+	irq_soft_unmask();
 	return (int)size;
 }
 

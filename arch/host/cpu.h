@@ -155,6 +155,45 @@ static inline void cpu_relax(void)
 
 #endif /* HOST_SMP */
 
+/*
+ * kernel/irqflags.h's soft mask, as local_irq_save and local_irq_restore, the flags kept in
+ * host_soft_flags (arch/host/host_env.c; thread-local with HOST_SMP): the interrupt flag is
+ * already a variable, a signal mask or a soft flag here, and nothing is ever held.
+ */
+#define ARCH_IRQ_SOFT_MASK
+#ifdef HOST_SMP
+extern __thread unsigned long host_soft_flags;
+#else
+extern unsigned long host_soft_flags;
+#endif
+
+/* The store after the disable: an IPI handler that runs between the read and the disable
+ * masks and unmasks too, and must not leave its flags in place of these. */
+static inline void arch_irq_soft_mask(void)
+{
+	unsigned long flags = read_rflags();
+
+	irq_disable_raw();
+	host_soft_flags = flags;
+}
+
+static inline void arch_irq_soft_unmask(void)
+{
+	if (host_soft_flags & RFLAGS_IF)
+		irq_enable_raw();
+}
+
+static inline unsigned long arch_irq_soft_to_hard(void)
+{
+	return host_soft_flags;
+}
+
+static inline u64 arch_irq_soft_held(int cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
 static inline u64 get_cycles(void)
 {
 	return __builtin_ia32_rdtsc();

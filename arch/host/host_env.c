@@ -15,6 +15,12 @@
 #include "kernel/printk.h"
 
 unsigned long host_rflags = 1UL << 9;
+/* kernel/irqflags.h's soft mask: the flags at irq_soft_mask (arch/host/cpu.h) */
+#ifdef HOST_SMP
+__thread unsigned long host_soft_flags;
+#else
+unsigned long host_soft_flags;
+#endif
 
 static char *capture;
 static size_t capture_len, capture_cap;

@@ -53,12 +53,26 @@ static inline unsigned long arch_slub_cpu_off(void)
 /* traps.c: run the held interrupt, then sti; it saves every register it uses (the unmask
  * calls it from inside its asm, which the compiler sees as a plain instruction) */
 void arch_irq_soft_replay(void) __attribute__((no_caller_saved_registers));
-unsigned long arch_irq_soft_to_hard(void); /* traps.c: masked to off, flags as irq_save's */
+unsigned long arch_irq_soft_run_held(u32 word, unsigned long flags); /* traps.c */
 u64 arch_irq_soft_held(int cpu);           /* traps.c: interrupts held back on cpu so far */
 
 static __always_inline void arch_irq_soft_mask(void)
 {
 	__asm__ __volatile__("movl $1, %%gs:32" ::: "memory");
+}
+
+/* Masked to off: cli, the mask down, a held interrupt run (out of line); the flags as
+ * local_irq_save would have returned them at the mask (a held one means IF was set). */
+static __always_inline unsigned long arch_irq_soft_to_hard(void)
+{
+	unsigned long flags = read_rflags();
+	u32 w;
+
+	irq_disable_raw();
+	__asm__ __volatile__("movl %%gs:32, %0\n\tmovl $0, %%gs:32" : "=r"(w) : : "memory");
+	if (unlikely(w > 1))
+		flags = arch_irq_soft_run_held(w, flags);
+	return flags;
 }
 
 static __always_inline void arch_irq_soft_unmask(void)

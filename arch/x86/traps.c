@@ -288,24 +288,11 @@ __used void arch_irq_soft_replay(void)
 	irq_enable_raw(); /* the holding cleared IF; it was set when the interrupt came */
 }
 
-/*
- * From masked to off: the flags local_irq_save would have returned where the mask was
- * taken, with interrupts now off for good (cli) and the mask dropped. A held interrupt
- * runs here, and means IF was set.
- */
-unsigned long arch_irq_soft_to_hard(void)
+/* arch_irq_soft_to_hard found one held (word: its vector << 8, and the mask bit). */
+unsigned long arch_irq_soft_run_held(u32 word, unsigned long flags)
 {
-	unsigned long flags = read_rflags();
-	u32 w;
-
-	irq_disable_raw();
-	w = soft_word();
-	soft_word_set(0);
-	if (w >> 8) {
-		run_held(w);
-		flags |= RFLAGS_IF;
-	}
-	return flags;
+	run_held(word);
+	return flags | RFLAGS_IF; /* the holding cleared IF; it was set when the interrupt came */
 }
 
 u64 arch_irq_soft_held(int cpu)

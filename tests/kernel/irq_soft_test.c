@@ -36,9 +36,6 @@ static int hits_here(void)
 
 static void skip_without_soft_mask(struct kunit *test)
 {
-#ifndef ARCH_IRQ_SOFT_MASK
-	kunit_skip(test, "this arch masks with local_irq_save: nothing is held");
-#endif
 	if (irqs_disabled())
 		kunit_skip(test, "needs interrupts on");
 }
