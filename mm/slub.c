@@ -24,7 +24,8 @@
  * Who owns what
  *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, and the scheme's private area
  *   (priv: a cpu partial list, a layer, remote-free lists). Only its cpu touches
- *   it, with interrupts off (the "irq" fastpath and every slow path) or with cmpxchg16b on
+ *   it, with interrupts off or held back (the "irq" fastpath masks them: kernel/irqflags.h's
+ *   irq_soft_mask; every slow path turns them off) or with cmpxchg16b on
  *   freelist+tid (the "cmpxchg" fastpath, interrupts on: an interrupt that changes the cpu
  *   state also changes tid, so the interrupted cmpxchg fails and retries). tid starts at the
  *   cpu number and steps by NR_CPUS, so it is unique per cpu too.
@@ -89,9 +90,12 @@
  * is walked), destroy, kmalloc (the requested size), free_check's "not at an object start"
  * branch (objects that start red_left_pad into their slot).
  *
- * Interrupts: the "irq" fastpath runs with interrupts off; the "cmpxchg" fastpath with them
- * on. Every slow path, bulk operation and list operation runs with interrupts off, so an
- * interrupt handler may allocate and free too. The barriers: cmpxchg16b is a full barrier
+ * Interrupts: the "irq" fastpath runs with them masked (irq_soft_mask: one store; one that
+ * arrives is held back and runs at the unmask, or when a slow half turns them off with
+ * irq_soft_to_hard, which is why each slow half reads the cpu state again); the "cmpxchg"
+ * fastpath with them on. Every slow path, bulk operation and list operation runs with
+ * interrupts off (the bulk allocation's fast walk masked), so an interrupt handler may
+ * allocate and free too. The barriers: cmpxchg16b is a full barrier
  * (lock prefix) for slab freelists; per-cpu state needs none (only its own cpu and that
  * cpu's interrupts touch it).
  */
