@@ -156,11 +156,46 @@ static inline void cpu_relax(void)
 #endif /* HOST_SMP */
 
 /*
- * kernel/irqflags.h's soft mask, as local_irq_save and local_irq_restore, the flags kept in
- * host_soft_flags (arch/host/host_env.c; thread-local with HOST_SMP): the interrupt flag is
- * already a variable, a signal mask or a soft flag here, and nothing is ever held.
+ * kernel/irqflags.h's soft mask. HOST_SMP=2 has one already: "interrupts off" is the
+ * thread-local host_irq_off, which an IPI signal finds non-zero and only records; the mask
+ * adds 2 to it (so it also tells whether interrupts were on: 2 and not 3), the unmask takes
+ * the 2 away and replays what was recorded if that leaves 0, as irq_enable_raw does. The
+ * other flavours mask as local_irq_save does, the flags kept in host_soft_flags
+ * (arch/host/host_env.c; thread-local with HOST_SMP=1). Nothing is ever held for the
+ * arch_irq_soft_held count: recorded IPIs are the signal flavour's own business.
  */
 #define ARCH_IRQ_SOFT_MASK
+#if defined(HOST_SMP) && HOST_SMP == HOST_SMP_SOFT
+
+static inline void arch_irq_soft_mask(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off += 2;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void arch_irq_soft_unmask(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off -= 2;
+	__asm__ __volatile__("" ::: "memory");
+	if (unlikely(!host_irq_off && host_irq_pending))
+		host_irq_replay();
+}
+
+/* Off for good (1): what was recorded runs at the slow path's local_irq_restore. */
+static inline unsigned long arch_irq_soft_to_hard(void)
+{
+	unsigned long flags = host_irq_off == 2 ? RFLAGS_IF : 0;
+
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_off = 1; /* 2 less, then irq_disable_raw */
+	__asm__ __volatile__("" ::: "memory");
+	return flags;
+}
+
+#else
+
 #ifdef HOST_SMP
 extern __thread unsigned long host_soft_flags;
 #else
@@ -187,6 +222,8 @@ static inline unsigned long arch_irq_soft_to_hard(void)
 {
 	return host_soft_flags;
 }
+
+#endif
 
 static inline u64 arch_irq_soft_held(int cpu)
 {
