@@ -1422,8 +1422,14 @@ static void stress(int ncpus, long ops)
 	if (ncpus > 1) {
 		snprintf(name, sizeof(name),
 			 "stress on %d cpus: shrinks reached the other CPUs by IPI", ncpus);
-		kt_check(shrinks > 0 && ipis >= shrinks, N(name), "%lu shrinks, %lu IPIs taken",
-			 shrinks, ipis);
+		/*
+		 * Not ipis >= shrinks: two cross-calls sent while the first signal is still
+		 * pending are taken as one (standard signals do not queue), and a CPU waiting on
+		 * its own cross-call serves the other's from the queue before the signal lands
+		 * (seen with the host loaded: 57 shrinks, 56 IPIs taken).
+		 */
+		kt_check(shrinks > 0 && ipis > 0, N(name), "%lu shrinks, %lu IPIs taken", shrinks,
+			 ipis);
 	}
 	i = info(st.s);
 	snprintf(name, sizeof(name), "stress on %d cpus: nothing active at the end", ncpus);
