@@ -112,9 +112,6 @@
 
 #define TID_STEP NR_CPUS
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
 
 static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
 

@@ -40,6 +40,16 @@ static void skip_without_soft_mask(struct kunit *test)
 		kunit_skip(test, "needs interrupts on");
 }
 
+/* Mask, send this CPU an IPI, wait until the mask has held it: the cases' common start. */
+static void mask_and_hold_one(struct kunit *test, int me, int before, u64 held)
+{
+	irq_soft_mask();
+	smp_send_ipi(me, &soft_hit_ipi);
+	KUNIT_EXPECT_TRUE_MSG(test, SPIN_UNTIL(irq_soft_held(me) == held + 1),
+			      "the IPI was not held within 2 s");
+	KUNIT_EXPECT_EQ_MSG(test, hits_here(), before, "the handler ran while masked");
+}
+
 static void held_until_unmask(struct kunit *test)
 {
 	int me = smp_processor_id(), before;
@@ -48,11 +58,7 @@ static void held_until_unmask(struct kunit *test)
 	skip_without_soft_mask(test);
 	before = hits_here();
 	held = irq_soft_held(me);
-	irq_soft_mask();
-	smp_send_ipi(me, &soft_hit_ipi);
-	KUNIT_EXPECT_TRUE_MSG(test, SPIN_UNTIL(irq_soft_held(me) == held + 1),
-			      "the IPI was not held within 2 s");
-	KUNIT_EXPECT_EQ_MSG(test, hits_here(), before, "the handler ran while masked");
+	mask_and_hold_one(test, me, before, held);
 	KUNIT_EXPECT_TRUE_MSG(test, irqs_disabled(), "interrupts still on after a hold");
 	irq_soft_unmask();
 	KUNIT_EXPECT_EQ_MSG(test, hits_here(), before + 1, "the unmask did not run the handler");
@@ -72,10 +78,7 @@ static void held_until_to_hard(struct kunit *test)
 	skip_without_soft_mask(test);
 	before = hits_here();
 	held = irq_soft_held(me);
-	irq_soft_mask();
-	smp_send_ipi(me, &soft_hit_ipi);
-	KUNIT_EXPECT_TRUE(test, SPIN_UNTIL(irq_soft_held(me) == held + 1));
-	KUNIT_EXPECT_EQ(test, hits_here(), before);
+	mask_and_hold_one(test, me, before, held);
 	flags = irq_soft_to_hard();
 	KUNIT_EXPECT_EQ_MSG(test, hits_here(), before + 1, "irq_soft_to_hard did not run it");
 	KUNIT_EXPECT_TRUE(test, irqs_disabled());
