@@ -39,7 +39,7 @@ enum page_flags {
 	PG_buddy = 1u << 1,    /* head of a free block of 2^order pages, on a free list */
 	PG_head = 1u << 2,     /* head of an allocated block of 2^order pages */
 	PG_slab = 1u << 3,     /* first page of a slab (mm/slub.c) */
-	PG_tail = 1u << 4,     /* later page of a slab or a large kmalloc: private_[0] is the first */
+	PG_tail = 1u << 4,     /* later page of a slab or a large kmalloc: private_[1] is the first */
 	PG_large_kmalloc = 1u << 5, /* first page of a kmalloc too big for the slab caches */
 	PG_pcp = 1u << 6,      /* head of a free block of 2^order pages on a per-cpu list */
 };
@@ -85,7 +85,7 @@ static inline struct page *virt_to_page(const void *addr)
 /* The first page of the slab or large kmalloc a page belongs to (the page itself otherwise). */
 static inline struct page *compound_head(struct page *p)
 {
-	return (p->flags & PG_tail) ? (struct page *)p->private_[0] : p;
+	return (p->flags & PG_tail) ? (struct page *)p->private_[1] : p;
 }
 
 static inline int page_to_nid(const struct page *p)

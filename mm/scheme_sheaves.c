@@ -435,15 +435,14 @@ push_checked(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object, bool 
 }
 
 /*
- * The core's free check in its cheap form, for a cache of a power-of-two size: a slab's page,
- * of s, at an object start. false: ask the full check (slab_free_check and its kind), which
- * says what is wrong.
+ * The core's free check in its cheap form, for a cache of a power-of-two size: a page of a
+ * slab of s (in_slab_of: one page read), at an object start (the slabs' pages are aligned
+ * to the size). false: ask the full check (slab_free_check and its kind), which says what
+ * is wrong.
  */
 static inline bool quick_check(struct kmem_cache *s, const void *object)
 {
-	struct slab *slab = virt_to_slab(object);
-
-	return slab && slab->slab_cache == s && !((uptr)object & s->size_mask);
+	return in_slab_of(s, object) && !((uptr)object & s->size_mask);
 }
 
 /*

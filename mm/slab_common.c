@@ -386,7 +386,7 @@ void *kmalloc_large(size_t size, gfp_t gfp)
 	page = alloc_pages(gfp, get_order(size));
 	if (!page)
 		return NULL;
-	mark_compound(page, page->order, PG_large_kmalloc);
+	mark_compound(page, page->order, PG_large_kmalloc, NULL);
 	return page_address(page);
 }
 

@@ -19,7 +19,8 @@
  *   A slab is 2^order pages (order 0..3) cut into s->objects slots of s->size bytes. A free
  *   object holds the pointer to the next free one at s->offset (0, or past the object when a
  *   constructor's work must survive). The slab's metadata is the struct page of its first
- *   page; later pages point back at it (PG_tail), so any object finds its slab in O(1).
+ *   page; later pages point back at it (PG_tail) and hold its cache, so any object finds its
+ *   slab in O(1), and its cache in one page read (in_slab_of).
  *
  * Who owns what
  *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, and the scheme's private area
@@ -295,7 +296,7 @@ static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *s
 	struct page *page = (struct page *)slab;
 	struct kmem_cache_node *n = slab_node(s, slab);
 
-	mark_compound(page, s->order, PG_slab);
+	mark_compound(page, s->order, PG_slab, s);
 	slab->slab_cache = s;
 	slab->locked = 0;
 	slab->counters = 0;

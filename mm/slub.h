@@ -95,6 +95,8 @@ _Static_assert(offsetof(struct slab, counters) == offsetof(struct slab, freelist
 _Static_assert(offsetof(struct slab, page_flags) == offsetof(struct page, flags), "page flags");
 _Static_assert(offsetof(struct slab, page_order) == offsetof(struct page, order), "page order");
 _Static_assert(offsetof(struct slab, page_nid) == offsetof(struct page, nid), "page node");
+_Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, private_),
+	       "slab_cache is where later pages hold the cache (in_slab_of)");
 
 /*
  * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
@@ -567,14 +569,19 @@ static inline int kmalloc_index(size_t size)
 }
 
 /*
- * Flag the first page of a slab or large kmalloc and point the others at it (PG_tail).
- * Relaxed atomic stores: the page allocator reads the flags of neighbouring blocks while
- * merging, without our knowledge (mm/page_alloc.c).
+ * Flag the first page of a slab or large kmalloc and point the others at it (PG_tail,
+ * private_[1]). The others also hold the slab's cache (NULL for a large kmalloc) in
+ * private_[0], where the first page's struct slab has slab_cache: in_slab_of. The cache
+ * is stored before the flag, so a page that shows PG_tail shows its cache. Relaxed atomic
+ * stores: the page allocator reads the flags of neighbouring blocks while merging, without
+ * our knowledge (mm/page_alloc.c).
  */
-static inline void mark_compound(struct page *page, unsigned int order, u32 flag)
+static inline void mark_compound(struct page *page, unsigned int order, u32 flag,
+				 struct kmem_cache *s)
 {
 	for (unsigned long i = 1; i < (1UL << order); i++) {
-		page[i].private_[0] = (u64)(uptr)page;
+		page[i].private_[0] = (u64)(uptr)s;
+		page[i].private_[1] = (u64)(uptr)page;
 		__atomic_store_n(&page[i].flags, PG_tail, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&page->flags, page->flags | flag, __ATOMIC_RELAXED);
@@ -585,8 +592,26 @@ static inline void unmark_compound(struct page *page, unsigned int order, u32 fl
 	for (unsigned long i = 1; i < (1UL << order); i++) {
 		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
 		page[i].private_[0] = 0;
+		page[i].private_[1] = 0;
 	}
 	__atomic_store_n(&page->flags, page->flags & ~flag, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether p lies in a live slab of s, without finding the slab: any page of it holds the
+ * cache in the same word (the first page's slab_cache, the others' private_[0]), so one
+ * page read, no step to the first page. A quick check for fastpaths that take objects of
+ * any slab (scheme_sheaves.c); false: ask virt_to_slab and the full check, which say what
+ * is wrong. true says nothing of where in the slab p is.
+ */
+static inline bool in_slab_of(const struct kmem_cache *s, const void *p)
+{
+	const struct page *page;
+
+	if (unlikely(!virt_addr_valid(p)))
+		return false;
+	page = virt_to_page(p);
+	return (page->flags & (PG_slab | PG_tail)) && page->private_[0] == (u64)(uptr)s;
 }
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */

@@ -62,11 +62,10 @@
 
 __thread int host_cpu;
 __thread unsigned long host_percpu_off;
-__thread unsigned long host_slub_off;
-__thread int host_irq_off;
-#if HOST_SMP == HOST_SMP_SOFT
-__thread unsigned int host_irq_pending;
-#endif
+__thread struct host_fast_words host_fast_w;
+_Static_assert(__builtin_offsetof(struct host_fast_words, pending) == 4 &&
+		       __builtin_offsetof(struct host_fast_words, slub_off) == 8,
+	       "arch/host/cpu.h's asm reaches pending at 4 and slub_off at 8");
 static __thread unsigned long ipis_handled;
 
 int host_ipi_poll;
