@@ -479,6 +479,53 @@ static void bad_frees_outside_the_cpu_slab(struct kunit *test)
 }
 
 /*
+ * Bad frees into a later page of a slab, on every variant: another cache's object there, and
+ * a later page of a large kmalloc. The quick check that sheaves make of any object
+ * (in_slab_of) reads the cache from the object's own page: it must refuse the first for
+ * the cache, and the second for having none.
+ */
+static void bad_frees_in_a_later_page(struct kunit *test)
+{
+	static void *p[64];
+
+	for_each_variant(v) {
+		struct kmem_cache *a = make_cache(test, v, 1024, 0, 0, NULL);
+		struct kmem_cache *b = make_cache(test, v, 1024, 0, 0, NULL);
+		unsigned long bad = slab_bad_input_count(), errors = slab_error_count();
+		struct slab_cache_info info;
+		char *big = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
+		void *later = NULL;
+		int n;
+
+		KUNIT_ASSERT_NOT_NULL(test, big);
+		kmem_cache_info(a, &info);
+		KUNIT_ASSERT_TRUE_MSG(test, info.order > 0, "%s/%s: order %u", VNAME(v), info.order);
+		for (n = 0; n < 64; n++) {
+			p[n] = kmem_cache_alloc(a, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[n]);
+			if (!later && ((uptr)p[n] & ((PAGE_SIZE << info.order) - 1)) >= PAGE_SIZE)
+				later = p[n];
+		}
+		KUNIT_ASSERT_TRUE_MSG(test, later != NULL, "%s/%s", VNAME(v));
+		kmem_cache_free(b, later);                  /* another cache's, in a later page */
+		kmem_cache_free(a, big + PAGE_SIZE);        /* a large kmalloc's later page */
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad + slab_error_count() - errors,
+				    2, "%s/%s", VNAME(v));
+		kmem_cache_info(b, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		for (int i = 0; i < n; i++)
+			kmem_cache_free(a, p[i]);
+		kfree(big);
+		kmem_cache_info(a, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad + slab_error_count() - errors,
+				    2, "%s/%s", VNAME(v));
+		kmem_cache_destroy(a);
+		kmem_cache_destroy(b);
+	}
+}
+
+/*
  * Bad entries in one kmem_cache_free_bulk, on every variant: another cache's object, a
  * pointer inside an object, a non-slab address, each refused once while the good entries
  * around them are freed. The bulk frees that take one object at a time (sheaves' own, and
@@ -1061,6 +1108,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(shrink_gives_back_empty_slabs),
 	KUNIT_CASE(bad_frees_are_refused),
 	KUNIT_CASE(bad_frees_outside_the_cpu_slab),
+	KUNIT_CASE(bad_frees_in_a_later_page),
 	KUNIT_CASE(bad_entries_in_a_bulk_free),
 	KUNIT_CASE(create_rejects_bad_arguments),
 	KUNIT_CASE(freelist_update_follows_the_cpu),
