@@ -34,7 +34,7 @@ static int hits_here(void)
 		(cond);                                                                            \
 	})
 
-static void skip_without_soft_mask(struct kunit *test)
+static void skip_with_interrupts_off(struct kunit *test)
 {
 	if (irqs_disabled())
 		kunit_skip(test, "needs interrupts on");
@@ -55,7 +55,7 @@ static void held_until_unmask(struct kunit *test)
 	int me = smp_processor_id(), before;
 	u64 held;
 
-	skip_without_soft_mask(test);
+	skip_with_interrupts_off(test);
 	before = hits_here();
 	held = irq_soft_held(me);
 	mask_and_hold_one(test, me, before, held);
@@ -75,7 +75,7 @@ static void held_until_to_hard(struct kunit *test)
 	unsigned long flags;
 	u64 held;
 
-	skip_without_soft_mask(test);
+	skip_with_interrupts_off(test);
 	before = hits_here();
 	held = irq_soft_held(me);
 	mask_and_hold_one(test, me, before, held);
@@ -94,7 +94,7 @@ static void nothing_held_with_interrupts_off(struct kunit *test)
 	unsigned long flags, hard;
 	u64 held, t;
 
-	skip_without_soft_mask(test);
+	skip_with_interrupts_off(test);
 	before = hits_here();
 	held = irq_soft_held(me);
 	local_irq_save(flags);
