@@ -112,7 +112,15 @@ rc=0
 timeout -k 5 "$tmo" "${qemu[@]}" -display none -monitor none -no-reboot -serial stdio \
     -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" -append "$append" </dev/null |
     tr -d '\r' | tee "$log" || rc=$?
-[ "$rc" = 0 ] || die "QEMU failed or timed out after ${tmo} s (exit $rc; log: $log)"
+if [ "$rc" != 0 ]; then
+    # Under TCG a loaded host can starve a vCPU for long enough that Linux's RCU gives up on
+    # it: say so, with the guest's own line, rather than only "timed out".
+    stall=$(grep -m1 'rcu.*detected stall' "$log" || true)
+    [ -z "$stall" ] || echo "bench-linux: Linux reported an RCU stall (\"$stall\"): its vCPUs" \
+        "got too little of this host (load average: $(cut -d' ' -f1-3 /proc/loadavg)); a quieter" \
+        "host, a smaller SMP or a larger TIMEOUT" >&2
+    die "QEMU failed or timed out after ${tmo} s (exit $rc; log: $log)"
+fi
 grep -q "^bench-linux: finished" "$log" || die "the guest did not finish (log: $log)"
 grep -q '^slabbench: done, 0 failure(s)' "$log" ||
     die "the module did not finish or a self-check failed (log: $log)"
