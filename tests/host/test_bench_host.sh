@@ -193,7 +193,8 @@ micro_two_works() {
     check "$tmp/micro.log" \
         "one('meta')['benches'] == 'host'" \
         "len(set(o['work'] for o in lines if o['bench'] == 'host')) == 3" \
-        "sorted(o['insn'] for o in lines if o.get('work') == 'insn') == ['cmpxchg16b-local', 'cmpxchg16b-locked', 'load-add-store']" \
+        "sorted(o['insn'] for o in lines if o.get('work') == 'insn') == ['add-chain', 'cmpxchg16b-local', 'cmpxchg16b-locked', 'cmpxchg8-local', 'load-add-store']" \
+        "[o['value'] > 0.2 for o in lines if o.get('insn') == 'add-chain'] == [True]" \
         "all(any(o.get('scheme') == s and o.get('fastpath') == f and o['work'] == w and o['value'] > 0 for o in lines) for s, f in [('lock', 'irq'), ('lock', 'cmpxchg'), ('partial', 'irq'), ('partial', 'cmpxchg'), ('sheaves', 'irq')] for w in ('pair', 'bulk'))" \
         "[o['work'] for o in lines if o.get('allocator') == 'glibc'] == ['pair']" \
         "not any(o.get('work') in ('batch', 'spsc') for o in lines)"
