@@ -54,7 +54,7 @@ struct kmem_cache;
 
 enum slab_fastpath {
 	SLAB_FASTPATH_IRQ,     /* interrupts off around the per-cpu freelist */
-	SLAB_FASTPATH_CMPXCHG, /* freelist+tid swapped with cmpxchg16b, interrupts on */
+	SLAB_FASTPATH_CMPXCHG, /* freelist+tid, one word, swapped with cmpxchg, interrupts on */
 	NR_SLAB_FASTPATHS,
 };
 

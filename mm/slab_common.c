@@ -307,6 +307,9 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 	s->layer_alloc = scheme->alloc;
 	s->layer_free = scheme->free;
 	s->fastpath = fastpath;
+	/* The core's cmpxchg fastpath runs for it (a scheme with a layer of its own, sheaves and
+	 * the owner schemes, keeps its paths and a plain cpu freelist whatever the fastpath). */
+	s->cpu_tid = fastpath == SLAB_FASTPATH_CMPXCHG && !scheme->alloc;
 	s->flags = flags | slub_debug_boot_flags(name); /* slub_debug= */
 	s->ctor = ctor;
 	s->object_size = size;

@@ -23,13 +23,14 @@
  *   slab in O(1), and its cache in one page read (in_slab_of).
  *
  * Who owns what
- *   kmem_cache_cpu (per cache, per cpu): freelist, tid, slab, and the scheme's private area
+ *   kmem_cache_cpu (per cache, per cpu): freelist, slab, and the scheme's private area
  *   (priv: a cpu partial list, a layer, remote-free lists). Only its cpu touches
  *   it, with interrupts off or held back (the "irq" fastpath masks them: kernel/irqflags.h's
- *   irq_soft_mask; every slow path turns them off) or with cmpxchg16b on
- *   freelist+tid (the "cmpxchg" fastpath, interrupts on: an interrupt that changes the cpu
- *   state also changes tid, so the interrupted cmpxchg fails and retries). tid starts at the
- *   cpu number and steps by NR_CPUS, so it is unique per cpu too.
+ *   irq_soft_mask; every slow path turns them off) or with one 8-byte cmpxchg, no lock
+ *   prefix, on the freelist word (the "cmpxchg" fastpath, interrupts on: the freelist with
+ *   a tid in its top 16 bits, slub.h; an interrupt that changes the cpu freelist or slab
+ *   also steps the tid, so the interrupted cmpxchg fails and retries). The slow paths set
+ *   the cpu freelist with cpu_freelist_set, which steps the tid for such a cache.
  *
  *   slab->freelist + slab->counters (inuse, objects, frozen, owner): changed only with
  *   cmpxchg16b on the pair, by any cpu (slab_update_freelist; on a CPU without CMPXCHG16B,
@@ -111,8 +112,6 @@
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
 
-#define TID_STEP NR_CPUS
-
 
 static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
 
@@ -146,12 +145,6 @@ static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *obj
 		set_freepointer(s, object, fp);
 	else
 		*(void **)((char *)object + s->offset) = fp;
-}
-
-
-static inline unsigned long next_tid(unsigned long tid)
-{
-	return tid + TID_STEP;
 }
 
 /* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
@@ -701,7 +694,7 @@ static __always_inline void *refill_from_slabs(struct kmem_cache *s, struct kmem
 			return freelist;
 		}
 		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
-		c->tid = next_tid(c->tid);
+		cpu_tid_step(s, c);
 		stat(s, c, DEACTIVATE_BYPASS);
 	}
 	freelist = s->scheme->get_partial(s, c);
@@ -718,7 +711,7 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 	void *freelist;
 
 	stat(s, c, ALLOC_SLOWPATH);
-	freelist = c->slab ? c->freelist : NULL; /* an interrupt may have refilled it */
+	freelist = c->slab ? cpu_freelist(c) : NULL; /* an interrupt may have refilled it */
 	if (!freelist)
 		freelist = refill_from_slabs(s, c);
 	if (freelist)
@@ -736,8 +729,7 @@ static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem
 	slab->owner = smp_processor_id();
 	cpu_slab_set(s, c, slab);
 load:
-	c->freelist = get_freepointer_fast(s, freelist, hardened);
-	c->tid = next_tid(c->tid);
+	cpu_freelist_set(s, c, get_freepointer_fast(s, freelist, hardened));
 	return freelist;
 }
 
@@ -833,14 +825,13 @@ static __always_inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp,
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long tid, flags;
+	unsigned long w, flags;
 	void *object, *next;
 
 redo:
 	c = this_cpu_slab(s);
-	tid = READ_ONCE(c->tid);
-	barrier(); /* tid before freelist: a change after this read shows as a new tid */
-	object = READ_ONCE(c->freelist);
+	w = READ_ONCE(c->fl_word); /* the freelist and its tid in one load (slub.h) */
+	object = fl_word_ptr(w);
 	/* No test of c->slab: a cpu freelist is never left without its slab (cpu_slab_set
 	 * to NULL only with the freelist empty), and the tid tells whether both still hold. */
 	if (unlikely(!object)) {
@@ -849,8 +840,7 @@ redo:
 	}
 	/* May read a stale pointer if an interrupt took the object: then the cmpxchg fails. */
 	next = get_freepointer_fast(s, object, hardened);
-	if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid, (u64)(uptr)next,
-					   next_tid(tid)))) {
+	if (unlikely(!cmpxchg_local(&c->fl_word, w, fl_word_next(w, next)))) {
 		stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
 		goto redo;
 	}
@@ -862,14 +852,13 @@ redo:
 /* One object from the cpu slab, for a layer in front of it. Interrupts off. */
 void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
 {
-	void *object = c->freelist;
+	void *object = cpu_freelist(c);
 
 	if (unlikely(!object))
 		return unlikely(s->freeptr_xor_key) ? slab_alloc_slow_hardened(s, c, gfp)
 					      : slab_alloc_slow(s, c, gfp);
-	c->freelist = get_freepointer(s, object);
+	cpu_freelist_set(s, c, get_freepointer(s, object));
 	c->freelist_known--; /* one taken, not counted (cpu_freelist_known) */
-	c->tid = next_tid(c->tid);
 	return object;
 }
 
@@ -1006,13 +995,12 @@ static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *
 		if (!slab)
 			return;
 		if (slab == c->slab) { /* cannot be (on_cpu_slab took it), but the push is right */
-			if (unlikely(head == c->freelist)) {
+			if (unlikely(head == cpu_freelist(c))) {
 				slab_report_bad(s, head, caller, "double free of");
 				return;
 			}
-			set_freepointer_fast(s, head, c->freelist, false);
-			c->freelist = head;
-			c->tid = next_tid(c->tid);
+			set_freepointer_fast(s, head, cpu_freelist(c), false);
+			cpu_freelist_set(s, c, head);
 			stat(s, c, FREE_FASTPATH);
 			return;
 		}
@@ -1107,22 +1095,21 @@ static __always_inline void slab_free_cmpxchg(struct kmem_cache *s, struct slab 
 {
 	/* LAB3: BEGIN */
 	struct kmem_cache_cpu *c;
-	unsigned long tid;
+	unsigned long w;
 	void *freelist;
 
 redo:
 	c = this_cpu_slab(s);
-	tid = READ_ONCE(c->tid);
-	barrier();
+	w = READ_ONCE(c->fl_word);
+	barrier(); /* the word before the cpu slab: a change of the slab after it steps the tid */
 	if (likely(on_cpu_slab(s, c, slab, head))) {
-		freelist = READ_ONCE(c->freelist);
+		freelist = fl_word_ptr(w);
 		if (unlikely(head == freelist)) {
 			slab_report_bad(s, head, caller, "double free of");
 			return;
 		}
 		set_freepointer_fast(s, tail, freelist, hardened);
-		if (unlikely(!cmpxchg_double_local(&c->freelist, (u64)(uptr)freelist, tid,
-						   (u64)(uptr)head, next_tid(tid)))) {
+		if (unlikely(!cmpxchg_local(&c->fl_word, w, fl_word_next(w, head)))) {
 			stat(s, c, CMPXCHG_DOUBLE_CPU_FAIL);
 			goto redo;
 		}
@@ -1377,8 +1364,7 @@ whole:
 		c->stat[ALLOC_FASTPATH]--; /* the caller adds one for each object not slow */
 	}
 load:
-	c->freelist = get_freepointer_fast(s, freelist, false);
-	c->tid = next_tid(c->tid);
+	cpu_freelist_set(s, c, get_freepointer_fast(s, freelist, false));
 	*first = freelist;
 	return 0;
 }
@@ -1406,12 +1392,11 @@ static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_
 		freelist = get_freelist(s, slab);
 		if (freelist) {
 			stat(s, c, ALLOC_REFILL);
-			c->freelist = get_freepointer_fast(s, freelist, false);
-			c->tid = next_tid(c->tid);
+			cpu_freelist_set(s, c, get_freepointer_fast(s, freelist, false));
 			return freelist;
 		}
 		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
-		c->tid = next_tid(c->tid);
+		cpu_tid_step(s, c);
 		stat(s, c, DEACTIVATE_BYPASS);
 	}
 	slab = stash_take(s, c);
@@ -1429,8 +1414,7 @@ static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_
 	slab->frozen = 1;
 	slab->owner = smp_processor_id();
 	cpu_slab_set(s, c, slab);
-	c->freelist = last != start ? start + size : NULL;
-	c->tid = next_tid(c->tid);
+	cpu_freelist_set(s, c, last != start ? start + size : NULL);
 	return start;
 }
 
@@ -1468,7 +1452,7 @@ static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t si
 		if (i == size)
 			break;
 empty:
-		c->freelist = NULL;
+		cpu_freelist_set(s, c, NULL);
 		slow++; /* one slow path for each refill, or for a slab's worth */
 		if (size - i > s->objects && likely(!s->dbg)) {
 			size_t got = alloc_bulk_refill(s, c, gfp, p + i, size - i, &first);
@@ -1486,16 +1470,15 @@ empty:
 			goto error;
 		}
 		p[i++] = first;
-		object = c->freelist;
+		object = cpu_freelist(c);
 	}
-	c->freelist = object;
+	cpu_freelist_set(s, c, object);
 	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
-	c->tid = next_tid(c->tid);
 	local_irq_restore(flags);
 	return (int)size;
 error:
 	c->stat[ALLOC_FASTPATH] += i - slow;
-	c->tid = next_tid(c->tid);
+	cpu_tid_step(s, c);
 	local_irq_restore(flags);
 	kmem_cache_free_bulk(s, i, p);
 	return 0;
@@ -1517,7 +1500,7 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	object = c->freelist;
+	object = cpu_freelist(c);
 	off = s->offset;
 	for (i = 0; i + 1 < size; i += 2) {
 		if (unlikely(!object))
@@ -1535,9 +1518,8 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
 		p[i] = object;
 		object = *(void **)((char *)object + off);
 	}
-	c->freelist = object;
+	cpu_freelist_set(s, c, object); /* with a tid, the next: an interrupted cmpxchg retries */
 	c->stat[ALLOC_FASTPATH] += size;
-	c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
 	local_irq_restore(flags);
 	return (int)size;
 }
@@ -1547,14 +1529,14 @@ static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t
  * objects a turn after the size's remainder, each a store, a load and a NULL test; the
  * first empty freelist hands the rest to alloc_bulk_slow in a jump. For the irq fastpath it
  * is alloc_bulk_entry_irq's when the freelist is not known to hold size objects, and sets
- * the bound to 0; the cmpxchg fastpath's entry is this, and bumps tid (an interrupted
+ * the bound to 0; the cmpxchg fastpath's entry is this, and steps the tid (an interrupted
  * cmpxchg fastpath must retry).
  */
 static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, size_t size,
 					       void **p, unsigned long flags, bool cmpxchg)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
-	void *object = c->freelist;
+	void *object = cpu_freelist_of(c, cmpxchg);
 	size_t i = 0;
 
 #define BULK_TAKE(k)                                                                               \
@@ -1575,11 +1557,9 @@ static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, 
 		BULK_TAKE(3);
 	}
 #undef BULK_TAKE
-	c->freelist = object;
+	cpu_freelist_put(c, object, cmpxchg); /* cmpxchg: the next tid */
 	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
-	if (cmpxchg)
-		c->tid = next_tid(c->tid);
-	else /* the bound was below size, so below 0 now: 0 again */
+	if (!cmpxchg) /* the bound was below size, so below 0 now: 0 again */
 		cpu_freelist_forget(s, c);
 	local_irq_restore(flags);
 	return (int)size;
@@ -1601,7 +1581,7 @@ static __noinline FASTPATH_FN int alloc_bulk_tested_soft(struct kmem_cache *s, g
  * kmem_cache_alloc_bulk_zeroed, so these have no test of it. The irq fastpath's: when the
  * cpu freelist is known to hold size objects (cpu_freelist_known: after a bulk free of as
  * many, say), four a turn with a store and a load each and then the remainder; else the
- * tested walk. No tid: only the cmpxchg fastpath reads it.
+ * tested walk. A plain cpu freelist: no tid.
  */
 static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size,
 					    void **p)
@@ -1970,13 +1950,14 @@ static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t siz
 			continue;
 		}
 		/* df.tail is the one linked to the head (the fast part's stop at a double free) */
-		if (unlikely(df.tail == c->freelist || df.freelist == c->freelist)) {
-			slab_report_bad(s, c->freelist, caller, "double free of");
+		void *freelist = cpu_freelist(c);
+
+		if (unlikely(df.tail == freelist || df.freelist == freelist)) {
+			slab_report_bad(s, freelist, caller, "double free of");
 			continue;
 		}
-		set_freepointer_fast(s, df.tail, c->freelist, false);
-		c->freelist = df.freelist;
-		c->tid = next_tid(c->tid); /* an interrupted cmpxchg fastpath must retry */
+		set_freepointer_fast(s, df.tail, freelist, false);
+		cpu_freelist_set(s, c, df.freelist); /* with a tid, the next */
 		stat(s, c, FREE_FASTPATH);
 	}
 	local_irq_restore(flags);
@@ -2019,8 +2000,7 @@ static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void
 		slab_report_bad(s, head, caller, "double free of");
 		size--;
 	}
-	c->freelist = head;
-	c->tid = next_tid(c->tid);
+	cpu_freelist_set(s, c, head);
 	/* The rest with interrupts still off (the checked part restores them). */
 	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
 		free_bulk_checked_whole(s, size, p, caller, flags);
@@ -2056,7 +2036,7 @@ static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, 
 	nbase = -c->slab_base;
 	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
 	mask = c->slab_mask;
-	head = c->freelist;
+	head = cpu_freelist_of(c, cmpxchg);
 	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
 	if (size & 1) {
 		a = p[size - 1];
@@ -2080,9 +2060,7 @@ static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, 
 		*(void **)head = a;
 		size -= 2;
 	}
-	c->freelist = head;
-	if (cmpxchg) /* an interrupted cmpxchg fastpath must retry; irq: only it reads tid */
-		c->tid = next_tid(c->tid);
+	cpu_freelist_put(c, head, cmpxchg); /* cmpxchg: the next tid, an interrupted one retries */
 	local_irq_restore(flags);
 	return;
 partway:
@@ -2124,9 +2102,8 @@ void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t 
 		if (!df.slab)
 			continue;
 		if (df.slab == c->slab) {
-			set_freepointer(s, df.tail, c->freelist);
-			c->freelist = df.freelist;
-			c->tid = next_tid(c->tid);
+			set_freepointer(s, df.tail, cpu_freelist(c));
+			cpu_freelist_set(s, c, df.freelist);
 		} else {
 			__slab_free_any(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
 		}
@@ -2138,13 +2115,12 @@ void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 			       void *object, void *caller)
 {
 	if (slab == c->slab) {
-		if (unlikely(object == c->freelist)) {
+		if (unlikely(object == cpu_freelist(c))) {
 			slab_report_bad(s, object, caller, "double free of");
 			return;
 		}
-		set_freepointer(s, object, c->freelist);
-		c->freelist = object;
-		c->tid = next_tid(c->tid);
+		set_freepointer(s, object, cpu_freelist(c));
+		cpu_freelist_set(s, c, object);
 		stat(s, c, FREE_FASTPATH);
 	} else {
 		__slab_free_any(s, c, slab, object, object, 1, caller);
@@ -2290,7 +2266,6 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
 		char *mine = priv + (size_t)cpu * area;
 
-		c->tid = (unsigned long)cpu;
 		cpu_slab_set(s, c, NULL); /* no cpu slab: nothing passes on_cpu_slab but NULL */
 		cpu_freelist_forget(s, c);
 		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
@@ -2382,11 +2357,10 @@ static void flush_cpu_slab(void *arg)
 		s->scheme->flush_cpu_partial(s, c);
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
-		deactivate_slab(s, c, c->slab, c->freelist);
+		deactivate_slab(s, c, c->slab, cpu_freelist(c));
 		cpu_slab_set(s, c, NULL);
-		c->freelist = NULL;
+		cpu_freelist_set(s, c, NULL); /* with a tid, the next: an interrupted cmpxchg retries */
 		cpu_freelist_forget(s, c);
-		c->tid = next_tid(c->tid);
 	}
 	if (c->stash)
 		stash_drain(s, c);
@@ -2548,7 +2522,7 @@ static void count_cpu_free(void *arg)
 
 	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
 		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
-	for (void *p = c->freelist; p; p = get_freepointer(cf->s, p))
+	for (void *p = cpu_freelist(c); p; p = get_freepointer(cf->s, p))
 		n++;
 	if (c->slab)
 		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */

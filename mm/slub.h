@@ -99,8 +99,9 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
 	       "slab_cache is where later pages hold the cache (in_slab_of)");
 
 /*
- * Per cache and per cpu: what the core's paths need. freelist and tid are one cmpxchg16b for
- * the lockless fastpath. A scheme's own per-cpu state is in its private area (priv, sized
+ * Per cache and per cpu: what the core's paths need. The cpu freelist is one word: a plain
+ * pointer for the irq fastpath, or for the cmpxchg fastpath the pointer and a transaction id
+ * packed for one 8-byte cmpxchg ("the freelist word" below). A scheme's own per-cpu state is in its private area (priv, sized
  * by the scheme's registration: struct slab_scheme's cpu_size), its counters in it. An area
  * of at most SLAB_CPU_AREA_BYTES is scheme_area itself (priv points there), which a
  * scheme's fastpath reaches at a fixed offset from c, without loading priv
@@ -114,8 +115,12 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
  */
 #define SLAB_STASH_PAGES 16
 struct kmem_cache_cpu {
-	void *freelist;        /* next object to hand out; objects of `slab` only */
-	unsigned long tid;     /* transaction id: changes at every operation, unique per cpu */
+	union {
+		void *freelist; /* next object to hand out (objects of `slab` only), as a plain
+				 * pointer: the irq fastpath's caches and a layered scheme's */
+		unsigned long fl_word; /* the same with a tid (s->cpu_tid): cpu_freelist() */
+	};
+	unsigned long spare_;  /* was the tid beside the freelist (cmpxchg16b); unused */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
 	/*
 	 * The fastpath's test that a freed pointer is an object start in the cpu slab, without
@@ -141,7 +146,6 @@ struct kmem_cache_cpu {
 	u64 stat[NR_SLUB_STAT_ITEMS];
 	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
-_Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "freelist+tid are one cmpxchg16b");
 _Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
 	       "kernel/percpu.h's PERCPU_SLUB_STRIDE is the size of struct kmem_cache_cpu");
 
@@ -168,6 +172,8 @@ struct kmem_cache {
 	void (*layer_free)(struct kmem_cache *s, void *object, void *caller);
 	const struct slab_scheme *scheme;
 	enum slab_fastpath fastpath;
+	bool cpu_tid;             /* the cpu freelist is a freelist word with a tid: the core's
+				   * cmpxchg fastpath runs for this cache (create_cache) */
 	unsigned int bulk_core;   /* the core's bulk fast parts take it (slab_choose_paths) */
 	unsigned int stash_max;   /* slabs on each cpu's stash at most (0: no stash) */
 	unsigned long flags;
@@ -427,6 +433,74 @@ static inline int kmem_cache_nr_nodes(const struct kmem_cache *s)
 static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum stat_item si)
 {
 	c->stat[si]++;
+}
+
+/*
+ * The freelist word of a cache with a tid (s->cpu_tid, the cmpxchg fastpath's): the cpu
+ * freelist pointer plus a transaction id times 2^48, so that one 8-byte cmpxchg without a
+ * lock prefix swaps both (atomic against this cpu's interrupts, all per-cpu data needs;
+ * 32-bit Linux packs its freelist and tid into one cmpxchg8b the same way). Every change
+ * of the cpu freelist or of the cpu slab steps the tid, so the cmpxchg of a fastpath that
+ * an interrupt got into fails and it retries. The pointer is the word's low 48 bits, sign
+ * extended from bit 47: every pointer to an object is canonical with 48-bit virtual
+ * addresses (the kernel's direct map in the upper half, the host's heap in the lower), so
+ * the tid only ever adds to the top 16 bits, and a plain pointer is its own word with tid
+ * 0: cpu_freelist() reads either kind. The next word is the next pointer plus the word
+ * less its own pointer (the tid, shifted) plus one tid: no mask. The tid wraps after
+ * 65536 steps: an interrupted fastpath is fooled only if this cpu's interrupts took
+ * exactly a multiple of 65536 steps of this cache between its load and its cmpxchg and
+ * left the same head.
+ */
+#define FL_WORD_ADDR_BITS 48
+#define FL_WORD_TID_ONE (1UL << FL_WORD_ADDR_BITS)
+
+static __always_inline void *fl_word_ptr(unsigned long w)
+{
+	return (void *)(uptr)((long)(w << (64 - FL_WORD_ADDR_BITS)) >> (64 - FL_WORD_ADDR_BITS));
+}
+
+static __always_inline unsigned long fl_word_tid(unsigned long w)
+{
+	return (w - (uptr)fl_word_ptr(w)) >> FL_WORD_ADDR_BITS;
+}
+
+/* w's successor: p with the next tid. */
+static __always_inline unsigned long fl_word_next(unsigned long w, const void *p)
+{
+	return (uptr)p + (w - (uptr)fl_word_ptr(w)) + FL_WORD_TID_ONE;
+}
+
+/* The cpu freelist of either kind (interrupts off, or this cpu's fastpath). */
+static __always_inline void *cpu_freelist(const struct kmem_cache_cpu *c)
+{
+	return fl_word_ptr(c->fl_word);
+}
+
+/* The same where the kind is known at compile time (tid: s->cpu_tid). */
+static __always_inline void *cpu_freelist_of(const struct kmem_cache_cpu *c, bool tid)
+{
+	return tid ? cpu_freelist(c) : c->freelist;
+}
+
+static __always_inline void cpu_freelist_put(struct kmem_cache_cpu *c, void *p, bool tid)
+{
+	if (tid)
+		c->fl_word = fl_word_next(c->fl_word, p);
+	else
+		c->freelist = p;
+}
+
+/* Set it (interrupts off): with a tid, the next tid too (an interrupted cmpxchg fails). */
+static __always_inline void cpu_freelist_set(const struct kmem_cache *s, struct kmem_cache_cpu *c,
+					     void *p)
+{
+	cpu_freelist_put(c, p, s->cpu_tid);
+}
+
+/* The cpu slab changed under an unchanged cpu freelist: the next tid (interrupts off). */
+static __always_inline void cpu_tid_step(const struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	cpu_freelist_set(s, c, cpu_freelist(c));
 }
 
 /*

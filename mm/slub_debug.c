@@ -460,10 +460,9 @@ static void quarantine_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	unsigned long counters;
 	void *freelist;
 
-	c->freelist = NULL;
+	cpu_freelist_set(s, c, NULL); /* with a tid, the next: an interrupted cmpxchg retries */
 	cpu_slab_set(s, c, NULL);
 	cpu_freelist_forget(s, c);
-	c->tid += NR_CPUS; /* next_tid(): an interrupted cmpxchg must see the change */
 	if (!slab)
 		return;
 	do {
@@ -677,13 +676,13 @@ static void *partial_pop(struct kmem_cache *s, gfp_t gfp)
 
 	local_irq_save(flags);
 	c = &s->cpu_slab[smp_processor_id()];
-	obj = c->freelist;
+	obj = cpu_freelist(c);
 	if (obj && unlikely(!valid_obj(s, c->slab, obj))) {
 		report_pointer(s, c->slab, obj, "Freepointer corrupt", NULL,
 			       "cpu slab quarantined: all objects marked used");
 		quarantine_cpu_slab(s, c);
 	}
-	if (c->freelist)
+	if (cpu_freelist(c))
 		stat(s, c, ALLOC_FASTPATH); /* the slow path counts itself */
 	obj = slab_alloc_for_layer(s, c, gfp);
 	local_irq_restore(flags);
@@ -697,7 +696,7 @@ void slub_debug_cpu_freelist(struct kmem_cache *s, struct kmem_cache_cpu *c)
 
 	if (!s->dbg || !c->slab)
 		return;
-	for (void *p = c->freelist; p; p = get_freepointer(s, p)) {
+	for (void *p = cpu_freelist(c); p; p = get_freepointer(s, p)) {
 		if (!valid_obj(s, c->slab, p) || ++n > c->slab->objects) {
 			report_pointer(s, c->slab, p, "Freepointer corrupt", NULL,
 				       "cpu slab quarantined: all objects marked used");

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Double-word compare-and-exchange (CMPXCHG16B) for the slab allocator's lockless paths.
- * Both words must be adjacent and 16-byte aligned. cmpxchg_double() is atomic across CPUs
- * (lock prefix); cmpxchg_double_local() only against interrupts on this CPU, which is all a
- * per-cpu structure needs (Linux's this_cpu_cmpxchg_double does the same, without lock).
+ * Compare-and-exchange for the slab allocator's lockless paths. Double-word (CMPXCHG16B):
+ * both words must be adjacent and 16-byte aligned; cmpxchg_double() is atomic across CPUs
+ * (lock prefix), for a slab's freelist and counters. cmpxchg_local() swaps one 8-byte word
+ * atomically against interrupts on this CPU only (no lock prefix), which is all a per-cpu
+ * structure needs: the cpu freelist word of the cmpxchg fastpath (Linux's this_cpu_cmpxchg
+ * does the same). cmpxchg_double_local() is the double-word one without lock.
  * Plain inline assembly: it also builds in user space for the host tests.
  */
 #ifndef SLABLAB_CMPXCHG_H
@@ -27,5 +29,16 @@
 
 DEFINE_CMPXCHG16B(cmpxchg_double, "lock ")
 DEFINE_CMPXCHG16B(cmpxchg_double_local, "")
+
+static inline bool cmpxchg_local(unsigned long *ptr, unsigned long old, unsigned long new)
+{
+	bool ok;
+
+	__asm__ __volatile__("cmpxchgq %[new], %[word]"
+			     : "=@ccz"(ok), [word] "+m"(*(volatile unsigned long *)ptr), "+a"(old)
+			     : [new] "r"(new)
+			     : "memory");
+	return ok;
+}
 
 #endif

@@ -187,7 +187,7 @@ this_tree_handout() {
     got=$(grep -c 'panic("LAB1: %s: not implemented' "$tmp/real1/arch/x86/multiboot.c")
     [ "$want" -gt 0 ] && [ "$got" = "$want" ] || { echo "lab 1: $got stubs for $want regions"; return 1; }
     # The solutions' code is gone: lines only the regions had.
-    for f in 'unfreeze_partials(s, c, old);' 'cmpxchg_double_local(&c->freelist, (u64)(uptr)object, tid'; do
+    for f in 'unfreeze_partials(s, c, old);' 'cmpxchg_local(&c->fl_word, w, fl_word_next(w, next))'; do
         grep -rqF "$f" "$root/mm" || { echo "'$f' is not in the tree: update this test"; return 1; }
         ! grep -rqF "$f" "$out/mm" || { echo "'$f' is still in the handout"; return 1; }
     done

@@ -1004,6 +1004,40 @@ static void interrupted_fastpath(void)
 	KT_EQ_U(N("storm cache: destroy gives every page back"), nr_free_pages(), base);
 }
 
+/*
+ * The cmpxchg fastpath's freelist word (mm/slub.h): a pointer of either half of the address
+ * space comes back whole, the tid steps by one and wraps within its 16 bits without
+ * touching the address, NULL stays NULL whatever the tid, a plain pointer is tid 0; cmpxchg_local swaps only the
+ * word it was given and reports a stale one.
+ */
+static void freelist_word(void)
+{
+	void *low = (void *)0x4fc9b000UL, *high = (void *)0xffff888012345678UL;
+	unsigned long w = 0, word, before;
+	unsigned int bad = 0;
+
+	for (unsigned int k = 0; k < 0x10002; k++) {
+		unsigned long nw = fl_word_next(w, (k & 1) ? high : low);
+
+		bad += fl_word_ptr(nw) != ((k & 1) ? high : low);
+		bad += fl_word_tid(nw) != ((k + 1) & 0xffff);
+		w = nw;
+	}
+	KT_EQ_U("freelist word: 65538 steps, each address whole and each tid one more", bad, 0);
+	w = fl_word_next(0x1234000000000000UL, NULL);
+	kt_check(w == 0x1235000000000000UL && !fl_word_ptr(w) && !fl_word_next(~0UL << 48, NULL) &&
+			 fl_word_ptr(0xffff000000000000UL) == NULL && !fl_word_tid((uptr)high),
+		 "freelist word: NULL with any tid is an empty freelist", "%#lx", w);
+	word = before = fl_word_next(0, low);
+	kt_check(!cmpxchg_local(&word, fl_word_next(before, low), fl_word_next(before, high)) &&
+			 word == before,
+		 "cmpxchg_local: a stale word (same address, other tid) fails, nothing stored",
+		 "word %#lx", word);
+	kt_check(cmpxchg_local(&word, before, fl_word_next(before, high)) &&
+			 word == fl_word_next(before, high),
+		 "cmpxchg_local: the current word is swapped", "word %#lx", word);
+}
+
 /* ---- bad frees ---- */
 
 struct bad_case {
@@ -1521,6 +1555,7 @@ int main(int argc, char **argv)
 
 	kmalloc_classes();
 	public_queries();
+	freelist_word();
 	start_pages = nr_free_pages(); /* the kmalloc caches keep their slabs */
 	for (size_t v = 0; v < stress_variants(); v++) {
 		cur = &variants[v];

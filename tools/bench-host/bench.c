@@ -599,12 +599,11 @@ static bool get_stats(int c, size_t k, struct stats *st)
 /*
  * What the cmpxchg fastpath's one instruction per call costs on this CPU, measured in the same
  * run so that a pair's figure can be read against it. Each loop is a dependent chain on one
- * 16-byte-aligned word (read both halves, then swap them for the next values), as the
- * fastpath's alloc and free are on c->freelist+tid: cmpxchg16b without
- * lock prefix (cmpxchg_double_local, the fastpath's own), with lock (cmpxchg_double, what the
- * slab freelists use), and a plain load/add/store for comparison; then the same chain on the
- * first 8 bytes only with an unlocked cmpxchg (what a freelist and tid packed into one word
- * would take instead), and a chain of dependent register adds, one core clock each: the TSC
+ * 16-byte-aligned word (read both halves, then swap them for the next values): cmpxchg16b
+ * without lock prefix (cmpxchg_double_local: the cmpxchg fastpath's until it packed its
+ * freelist and tid into one word), with lock (cmpxchg_double, what the slab freelists use),
+ * and a plain load/add/store for comparison; then the same chain on the first 8 bytes only
+ * with an unlocked cmpxchg (cmpxchg_local, the cmpxchg fastpath's on its freelist word), and a chain of dependent register adds, one core clock each: the TSC
  * cycles of one core cycle, which turn this table's TSC figures into core cycles (a core that
  * runs above or below the TSC's rate shows here). Median of 21 runs of 100000.
  */
@@ -614,10 +613,10 @@ struct insn_fig {
 };
 
 static struct insn_fig insn_figs[] = {
-	{ "cmpxchg16b-local", "cmpxchg16b, no lock prefix (the cmpxchg fastpath's)", 0, 0, 0 },
+	{ "cmpxchg16b-local", "cmpxchg16b, no lock prefix (a freelist+tid pair's)", 0, 0, 0 },
 	{ "cmpxchg16b-locked", "lock cmpxchg16b (the slabs' freelist+counters)", 0, 0, 0 },
 	{ "load-add-store", "plain load, add, store of the same word", 0, 0, 0 },
-	{ "cmpxchg8-local", "cmpxchg of one 8-byte word, no lock prefix (a packed freelist+tid's)",
+	{ "cmpxchg8-local", "cmpxchg of one 8-byte word, no lock prefix (the cmpxchg fastpath's)",
 	  0, 0, 0 },
 	{ "add-chain", "one dependent register add: a core cycle, in TSC cycles", 0, 0, 0 },
 };
@@ -758,7 +757,7 @@ static int parent(int rounds, char **peers, int npeers)
 	printf("slablab: mm/slub.c + mm/scheme_*.c + mm/page_alloc.c built for user space; "
 	       "threads are CPUs; \"interrupts off\" = a thread-local flag between compiler "
 	       "barriers (no system call; an IPI signal arriving meanwhile runs when it clears); "
-	       "cmpxchg16b as in the kernel\n");
+	       "cmpxchg and cmpxchg16b as in the kernel\n");
 	printf("peers: the same driver calling malloc/free, allocator loaded with LD_PRELOAD:");
 	for (int p = 2; p < nprocs; p++)
 		printf(" %s %s (%s)", procs[p].name, procs[p].version, procs[p].lib);
