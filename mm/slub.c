@@ -1421,10 +1421,11 @@ static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_
 /*
  * What kmem_cache_alloc_bulk's fast part leaves: p[0..i) came off the cpu freelist, which is
  * now empty; interrupts off since its start (flags). The rest one object at a time through
- * the slow path (each refill of the cpu slab hands the loop a freelist again).
+ * the slow path (each refill of the cpu slab hands the loop a freelist again). Two copies,
+ * a plain cpu freelist's and a freelist word's (tid: s->cpu_tid), so neither tests which.
  */
-static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
-				      size_t i, unsigned long flags)
+static __always_inline int __alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size,
+					      void **p, size_t i, unsigned long flags, bool tid)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 	unsigned long off = s->offset;
@@ -1452,7 +1453,7 @@ static __noinline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t si
 		if (i == size)
 			break;
 empty:
-		cpu_freelist_set(s, c, NULL);
+		cpu_freelist_put(c, NULL, tid);
 		slow++; /* one slow path for each refill, or for a slab's worth */
 		if (size - i > s->objects && likely(!s->dbg)) {
 			size_t got = alloc_bulk_refill(s, c, gfp, p + i, size - i, &first);
@@ -1470,18 +1471,37 @@ empty:
 			goto error;
 		}
 		p[i++] = first;
-		object = cpu_freelist(c);
+		object = cpu_freelist_of(c, tid);
 	}
-	cpu_freelist_set(s, c, object);
+	cpu_freelist_put(c, object, tid);
 	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
 	local_irq_restore(flags);
 	return (int)size;
 error:
 	c->stat[ALLOC_FASTPATH] += i - slow;
-	cpu_tid_step(s, c);
+	cpu_freelist_put(c, cpu_freelist_of(c, tid), tid); /* with a tid, the next */
 	local_irq_restore(flags);
 	kmem_cache_free_bulk(s, i, p);
 	return 0;
+}
+
+static __noinline int alloc_bulk_slow_plain(struct kmem_cache *s, gfp_t gfp, size_t size,
+					    void **p, size_t i, unsigned long flags)
+{
+	return __alloc_bulk_slow(s, gfp, size, p, i, flags, false);
+}
+
+static __noinline int alloc_bulk_slow_tid(struct kmem_cache *s, gfp_t gfp, size_t size,
+					  void **p, size_t i, unsigned long flags)
+{
+	return __alloc_bulk_slow(s, gfp, size, p, i, flags, true);
+}
+
+static inline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
+				  size_t i, unsigned long flags)
+{
+	return s->cpu_tid ? alloc_bulk_slow_tid(s, gfp, size, p, i, flags)
+			  : alloc_bulk_slow_plain(s, gfp, size, p, i, flags);
 }
 
 /*
@@ -1542,7 +1562,8 @@ static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, 
 #define BULK_TAKE(k)                                                                               \
 	do {                                                                                       \
 		if (unlikely(!object))                                                             \
-			return alloc_bulk_slow(s, gfp, size, p, i + (k), flags);                    \
+			return (cmpxchg ? alloc_bulk_slow_tid : alloc_bulk_slow_plain)(           \
+				s, gfp, size, p, i + (k), flags);                                  \
 		p[i + (k)] = object;                                                               \
 		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
 	} while (0)
