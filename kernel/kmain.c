@@ -39,12 +39,6 @@ void kmain(void)
 	if (!schemes)
 		kernel_exit(KEXIT_FAIL);
 	bench_select_schemes(schemes);
-	if (!strcmp(slab_boot_fastpath, "cmpxchg") &&
-	    !slab_fastpath_available(SLAB_FASTPATH_CMPXCHG)) {
-		printk("fastpath=cmpxchg: this CPU has no CMPXCHG16B (CPUID.01H:ECX.CX16[bit 13] is "
-		       "0), which the cmpxchg fastpath needs; use fastpath=irq\n");
-		kernel_exit(KEXIT_FAIL);
-	}
 	slab_init();
 	if (crash_kind[0]) {
 		crash(crash_kind);

@@ -286,11 +286,6 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 		printk("kmem_cache_create(%s): bad fastpath %d\n", name, (int)fastpath);
 		return NULL;
 	}
-	if (!slab_fastpath_available(fastpath)) {
-		printk("kmem_cache_create(%s): the cmpxchg fastpath needs CMPXCHG16B, which this "
-		       "CPU lacks (CPUID.01H:ECX.CX16[bit 13] is 0)\n", name);
-		return NULL;
-	}
 	if (!arch_has_cmpxchg_double())
 		flags |= SLAB_NO_CMPXCHG; /* slab freelists under slab_lock */
 	if (align & (align - 1)) {
@@ -621,7 +616,7 @@ void slab_init(void)
 	slub_debug_boot_init(); /* slub_debug=, hardening options, the random source */
 	if (!arch_has_cmpxchg_double())
 		printk("slab: this CPU has no CMPXCHG16B: slab freelists are updated under a "
-		       "per-slab lock (slab_lock), the cmpxchg fastpath is not available\n");
+		       "per-slab lock (slab_lock)\n");
 	for (unsigned i = 0; i < NR_KMALLOC_CACHES; i++) {
 		char name[32];
 

@@ -36,7 +36,8 @@
  *   cmpxchg16b on the pair, by any cpu (slab_update_freelist; on a CPU without CMPXCHG16B,
  *   or for a cache created with SLAB_NO_CMPXCHG, the compare and the two stores happen under
  *   the slab's lock byte instead, interrupts off: Linux's slab_lock fallback, the same
- *   semantics, and the per-cpu "cmpxchg" fastpath is not available on such a CPU at all).
+ *   semantics; the per-cpu "cmpxchg" fastpath needs only an 8-byte cmpxchg and runs there
+ *   too).
  *   A frozen slab belongs to one cpu (its cpu slab or on
  *   its cpu partial list): others may only push freed objects onto slab->freelist. An
  *   unfrozen slab with free objects is on the node partial list; an unfrozen full slab is on
@@ -270,7 +271,7 @@ bool __noinline slab_update_freelist_locked(struct slab *slab, void *fl, unsigne
 
 bool slab_fastpath_available(enum slab_fastpath fastpath)
 {
-	return fastpath != SLAB_FASTPATH_CMPXCHG || arch_has_cmpxchg_double();
+	return fastpath < NR_SLAB_FASTPATHS; /* cmpxchg: an 8-byte cmpxchg, every x86-64 has it */
 }
 
 const char *slab_freelist_method(void)

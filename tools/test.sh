@@ -937,11 +937,11 @@ PY
         extra "busy-host[test=time,ipi,smp,spinlock,smp2]" "test=time,ipi,smp,spinlock" 0 SMP=2 TIMEOUT=180 -- ktap
         busy_stop
     fi
-    # Old CPU models: no CMPXCHG16B (slab freelists under slab_lock, fastpath=cmpxchg
-    # refused), and a CPU without a feature the kernel needs.
+    # Old CPU models: no CMPXCHG16B (slab freelists under slab_lock; the cmpxchg fastpath,
+    # one 8-byte cmpxchg, runs there too), and a CPU without a feature the kernel needs.
     extra "cpu[qemu64,-cx16,test=all]" "" 0 QEMU_EXTRA="-cpu qemu64,-cx16" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
     extra "cpu[Opteron_G1,smp4,test=slab,slab_ipi]" "test=slab,slab_ipi" 0 SMP=4 QEMU_EXTRA="-cpu Opteron_G1" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"'
-    extra "cpu[qemu64,-cx16,fastpath=cmpxchg]" "test=slab fastpath=cmpxchg" 1 QEMU_EXTRA="-cpu qemu64,-cx16" -- "fastpath=cmpxchg: this CPU has no CMPXCHG16B"
+    extra "cpu[qemu64,-cx16,fastpath=cmpxchg]" "test=slab,slab_fastpath fastpath=cmpxchg slabinfo=1" 0 SMP=2 QEMU_EXTRA="-cpu qemu64,-cx16" -- ktap '"cx16":false' '"slab_freelist":"slab_lock"' 're:^kmalloc-64 +partial +cmpxchg '
     extra "cpu[qemu64,-apic]" "test=smp" 1 SMP=1 QEMU_EXTRA="-cpu qemu64,-apic" -- "this CPU has no APIC"
     x2apic_boots
 fi

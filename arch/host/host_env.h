@@ -9,7 +9,7 @@
 extern unsigned long host_rflags; /* the simulated RFLAGS; bit 9 (IF) starts set */
 
 /* true: arch_has_cmpxchg_double() says no, as on a CPU without CMPXCHG16B (caches created
- * afterwards update their slab freelists under slab_lock; the cmpxchg fastpath is refused). */
+ * afterwards update their slab freelists under slab_lock). */
 extern bool host_no_cmpxchg_double;
 
 /* Everything console_write() was given since the last host_console_reset(), NUL-ended. */

@@ -71,8 +71,7 @@ static size_t stress_variants(void)
 				continue;
 			}
 			add_variant(name, SLAB_FASTPATH_IRQ, "irq", pass);
-			if (!pass)
-				add_variant(name, SLAB_FASTPATH_CMPXCHG, "cmpxchg", false);
+			add_variant(name, SLAB_FASTPATH_CMPXCHG, "cmpxchg", pass);
 		}
 	}
 	return nr_variants;

@@ -596,11 +596,6 @@ int main(int argc, char **argv)
 		if (!schemes)
 			return 2;
 		bench_select_schemes(schemes);
-		if (!strcmp(slab_boot_fastpath, "cmpxchg") &&
-		    !slab_fastpath_available(SLAB_FASTPATH_CMPXCHG)) {
-			fprintf(stderr, "bench-suite: fastpath=cmpxchg: this CPU has no CMPXCHG16B\n");
-			return 2;
-		}
 		slab_init();
 	}
 	if (!boot_param_given(bench))
