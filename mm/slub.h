@@ -120,7 +120,6 @@ struct kmem_cache_cpu {
 				 * pointer: the irq fastpath's caches and a layered scheme's */
 		unsigned long fl_word; /* the same with a tid (s->cpu_tid): cpu_freelist() */
 	};
-	unsigned long spare_;  /* was the tid beside the freelist (cmpxchg16b); unused */
 	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
 	/*
 	 * The fastpath's test that a freed pointer is an object start in the cpu slab, without
