@@ -55,12 +55,8 @@ static void make_variants(void)
 			continue;
 		}
 		variants[nr_variants++] = (struct variant){ name, SLAB_FASTPATH_IRQ, "irq" };
-		if (slab_fastpath_available(SLAB_FASTPATH_CMPXCHG))
-			variants[nr_variants++] =
-				(struct variant){ name, SLAB_FASTPATH_CMPXCHG, "cmpxchg" };
+		variants[nr_variants++] = (struct variant){ name, SLAB_FASTPATH_CMPXCHG, "cmpxchg" };
 	}
-	if (!slab_fastpath_available(SLAB_FASTPATH_CMPXCHG))
-		printk("bench: this CPU has no CMPXCHG16B: no cmpxchg fastpath figures\n");
 }
 
 /* The variant a scheme's headline figure comes from: the boot fastpath (fastpath=). */

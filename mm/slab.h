@@ -137,12 +137,10 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf 
 unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 
 /*
- * What this CPU allows: both fastpaths on every x86-64 CPU (the cmpxchg one swaps one 8-byte
+ * How slab freelists are updated by default: "cmpxchg16b", or "slab_lock" where the CPU has
+ * no CMPXCHG16B. Both fastpaths run on every x86-64 CPU (the cmpxchg one swaps one 8-byte
  * word; until 2026-12 it was a cmpxchg16b, and a CPU without CMPXCHG16B refused it).
- * slab_freelist_method() names how slab freelists are updated by default: "cmpxchg16b", or
- * "slab_lock" where the CPU has no CMPXCHG16B.
  */
-bool slab_fastpath_available(enum slab_fastpath fastpath);
 const char *slab_freelist_method(void);
 
 /* What slabinfo shows for one cache (mm/slub.c). */

@@ -269,11 +269,6 @@ bool __noinline slab_update_freelist_locked(struct slab *slab, void *fl, unsigne
 	return ok;
 }
 
-bool slab_fastpath_available(enum slab_fastpath fastpath)
-{
-	return fastpath < NR_SLAB_FASTPATHS; /* cmpxchg: an 8-byte cmpxchg, every x86-64 has it */
-}
-
 const char *slab_freelist_method(void)
 {
 	return arch_has_cmpxchg_double() ? "cmpxchg16b" : "slab_lock";

@@ -32,10 +32,8 @@ static const struct fp_variant fp_variants[MAX_FP] = {
 	{ SLAB_FASTPATH_CMPXCHG, "cmpxchg" },
 };
 
-#define for_each_fastpath(v)                                                                   \
-	for (const struct fp_variant *v = fp_variants; v < fp_variants + MAX_FP; v++)          \
-		if (!slab_fastpath_available(v->fastpath)) {                                   \
-		} else
+#define for_each_fastpath(v) \
+	for (const struct fp_variant *v = fp_variants; v < fp_variants + MAX_FP; v++)
 
 static struct kmem_cache *fp_cache(struct kunit *test, const struct fp_variant *v,
 				   unsigned int size)

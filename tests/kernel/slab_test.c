@@ -82,15 +82,6 @@ static const struct variant *variant_with(unsigned long sflags, enum slab_fastpa
 #define IS_SHEAVES(v) (((v)->sflags & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) == SLAB_SCHEME_LAYER)
 #define IS_IPI(v) ((v)->sflags & SLAB_SCHEME_OWNER)
 
-/* v, or where this CPU cannot run v's fastpath, the same scheme with the irq fastpath. */
-static const struct variant *usable(const struct variant *v)
-{
-	for (const struct variant *w = variants; !slab_fastpath_available(v->fastpath); w++)
-		if (!strcmp(w->scheme, v->scheme) && w->fastpath == SLAB_FASTPATH_IRQ && !w->flags)
-			return w;
-	return v;
-}
-
 static struct kmem_cache *make_cache(struct kunit *test, const struct variant *v, unsigned size,
 				     unsigned align, unsigned long flags, void (*ctor)(void *))
 {
@@ -126,9 +117,7 @@ static void every_registered_scheme_is_a_variant(struct kunit *test)
 		}
 		KUNIT_EXPECT_TRUE_MSG(test, irq, "scheme %s has no irq variant", name);
 		if (!(slab_scheme_flags(name) & SLAB_SCHEME_LAYER))
-			KUNIT_EXPECT_EQ_MSG(test, cmpxchg,
-					    slab_fastpath_available(SLAB_FASTPATH_CMPXCHG),
-					    "scheme %s: cmpxchg variant", name);
+			KUNIT_EXPECT_TRUE_MSG(test, cmpxchg, "scheme %s: no cmpxchg variant", name);
 	}
 	KUNIT_EXPECT_GE(test, schemes, 1);
 	for_each_variant(v) {
@@ -283,7 +272,7 @@ static void bulk_alloc_and_free(struct kunit *test)
 /* Bulk is all or nothing: with memory gone, a big request returns 0 and keeps nothing. */
 static void bulk_all_or_nothing(struct kunit *test)
 {
-	struct kmem_cache *s = make_cache(test, usable(V_PARTIAL_CMPXCHG), 2048, 0, 0, NULL);
+	struct kmem_cache *s = make_cache(test, V_PARTIAL_CMPXCHG, 2048, 0, 0, NULL);
 	struct page *hog;
 	unsigned long free_before, objects = 0;
 	static void *p[4096];
@@ -400,7 +389,7 @@ static void shrink_gives_back_empty_slabs(struct kunit *test)
 static void bad_frees_are_refused(struct kunit *test)
 {
 	struct kmem_cache *a = make_cache(test, V_LOCK_IRQ, 64, 0, 0, NULL);
-	struct kmem_cache *b = make_cache(test, usable(V_PARTIAL_CMPXCHG), 64, 0, 0, NULL);
+	struct kmem_cache *b = make_cache(test, V_PARTIAL_CMPXCHG, 64, 0, 0, NULL);
 	unsigned long bad = slab_bad_input_count(), errors = slab_error_count();
 	bool debug = slub_debug_flags(a);
 	char *x = kmem_cache_alloc(a, GFP_KERNEL), *y;
@@ -603,7 +592,6 @@ static void freelist_update_follows_the_cpu(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, locked->flags & SLAB_NO_CMPXCHG);
 	KUNIT_ASSERT_NOT_NULL(test, fast);
 	KUNIT_EXPECT_EQ(test, !!(fast->flags & SLAB_NO_CMPXCHG), !cx16);
-	KUNIT_EXPECT_TRUE(test, slab_fastpath_available(SLAB_FASTPATH_CMPXCHG));
 	KUNIT_EXPECT_STREQ(test, slab_freelist_method(), cx16 ? "cmpxchg16b" : "slab_lock");
 	kunit_info(test, "this CPU %s CMPXCHG16B: slab freelists by %s", cx16 ? "has" : "lacks",
 		   slab_freelist_method());
@@ -983,7 +971,7 @@ static void *a_stashed_object(struct kmem_cache *s)
 static void bulk_stash_bounded_and_drained(struct kunit *test)
 {
 	static void *p[40 * 128]; /* 40 slabs of 256-byte objects up to order 3 (more cpus: higher) */
-	const struct variant *vs[] = { V_LOCK_IRQ, usable(V_PARTIAL_CMPXCHG) };
+	const struct variant *vs[] = { V_LOCK_IRQ, V_PARTIAL_CMPXCHG };
 
 	for (unsigned int k = 0; k < ARRAY_SIZE(vs); k++) {
 		const struct variant *v = vs[k];
