@@ -207,21 +207,27 @@ static inline void arch_irq_soft_mask(void)
  * The subtraction's own flags tell whether that left 0, and only then is the pending word
  * looked at, from the same register: four instructions. One instruction each, so a signal
  * comes before or after, never inside; one that came before the subtraction was recorded.
+ * The replay is called from inside the asm, as the kernel's arch_irq_soft_replay is:
+ * host_irq_replay_saved (host_smp.c) keeps every register and flag but the condition codes,
+ * SSE ones included, so the fastpaths around an unmask need no frame of their own for
+ * that rare call. It steps over the red zone first (user-space code may keep data in the
+ * 128 bytes below the stack pointer, which a call would overwrite).
  */
+void host_irq_replay_saved(void);
+
 static inline void arch_irq_soft_unmask(void)
 {
 	unsigned long w = host_fast_tpoff();
 
-	__asm__ goto("subl $2, %%fs:(%0)\n\t"
-		     "jnz %l[done]\n\t"
-		     "cmpl $0, %%fs:4(%0)\n\t"
-		     "jne %l[replay]"
-		     : : "r"(w) : "memory", "cc" : done, replay);
-	return;
-replay:
-	host_irq_replay();
-done:
-	return;
+	__asm__ __volatile__("subl $2, %%fs:(%0)\n\t"
+			     "jnz 1f\n\t"
+			     "cmpl $0, %%fs:4(%0)\n\t"
+			     "je 1f\n\t"
+			     "lea -128(%%rsp), %%rsp\n\t"
+			     "call host_irq_replay_saved\n\t"
+			     "lea 128(%%rsp), %%rsp\n"
+			     "1:"
+			     : : "r"(w) : "memory", "cc");
 }
 
 /* Off for good (1): what was recorded runs at the slow path's local_irq_restore. */
