@@ -101,11 +101,11 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
 /*
  * Per cache and per cpu: what the core's paths need. The cpu freelist is one word: a plain
  * pointer for the irq fastpath, or for the cmpxchg fastpath the pointer and a transaction id
- * packed for one 8-byte cmpxchg ("the freelist word" below). A scheme's own per-cpu state is in its private area (priv, sized
- * by the scheme's registration: struct slab_scheme's cpu_size), its counters in it. An area
- * of at most SLAB_CPU_AREA_BYTES is scheme_area itself (priv points there), which a
- * scheme's fastpath reaches at a fixed offset from c, without loading priv
- * (scheme_cpu_area below).
+ * packed for one 8-byte cmpxchg ("the freelist word" below). A scheme's own per-cpu state
+ * is in its private area (priv, sized by the scheme's registration: struct slab_scheme's
+ * cpu_size), its counters in it. An area of at most SLAB_CPU_AREA_BYTES is scheme_area
+ * itself (priv points there), which a scheme's fastpath reaches at a fixed offset from c,
+ * without loading priv (scheme_cpu_area below).
  */
 #define SLAB_CPU_AREA_BYTES 96
 /*
@@ -442,7 +442,7 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
  * of the cpu freelist or of the cpu slab steps the tid, so the cmpxchg of a fastpath that
  * an interrupt got into fails and it retries. The pointer is the word's low 48 bits, sign
  * extended from bit 47: every pointer to an object is canonical with 48-bit virtual
- * addresses (the kernel's direct map in the upper half, the host's heap in the lower), so
+ * addresses (the kernel's direct map in the upper half, the host's arena in the lower), so
  * the tid only ever adds to the top 16 bits, and a plain pointer is its own word with tid
  * 0: cpu_freelist() reads either kind. The next word is the next pointer plus the word
  * less its own pointer (the tid, shifted) plus one tid: no mask. The tid wraps after

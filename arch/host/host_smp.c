@@ -205,9 +205,10 @@ void host_irq_replay(void)
 /*
  * arch_irq_soft_unmask's call (arch/host/cpu.h): host_irq_replay with every register kept
  * but the condition codes, as the kernel's arch_irq_soft_replay (no_caller_saved_registers)
- * keeps them, here the SSE registers too, since the IPI handlers it runs may use them and
- * the code around the unmask may keep values there. The caller has stepped over the red
- * zone; the stack is aligned to 16 bytes here for the C call.
+ * keeps them, here the SSE registers too (fxsave64: every XMM register and MXCSR), since
+ * the IPI handlers it runs may use them and the code around the unmask may keep values
+ * there. The caller has stepped over the red zone; the stack is aligned to 16 bytes here,
+ * as fxsave and the C call need.
  */
 __asm__(".text\n"
 	".globl host_irq_replay_saved\n"
@@ -218,40 +219,10 @@ __asm__(".text\n"
 	"push %rax\n push %rcx\n push %rdx\n push %rsi\n push %rdi\n"
 	"push %r8\n push %r9\n push %r10\n push %r11\n"
 	"and $-16, %rsp\n"
-	"sub $256, %rsp\n"
-	"movaps %xmm0, 0(%rsp)\n"
-	"movaps %xmm1, 16(%rsp)\n"
-	"movaps %xmm2, 32(%rsp)\n"
-	"movaps %xmm3, 48(%rsp)\n"
-	"movaps %xmm4, 64(%rsp)\n"
-	"movaps %xmm5, 80(%rsp)\n"
-	"movaps %xmm6, 96(%rsp)\n"
-	"movaps %xmm7, 112(%rsp)\n"
-	"movaps %xmm8, 128(%rsp)\n"
-	"movaps %xmm9, 144(%rsp)\n"
-	"movaps %xmm10, 160(%rsp)\n"
-	"movaps %xmm11, 176(%rsp)\n"
-	"movaps %xmm12, 192(%rsp)\n"
-	"movaps %xmm13, 208(%rsp)\n"
-	"movaps %xmm14, 224(%rsp)\n"
-	"movaps %xmm15, 240(%rsp)\n"
+	"sub $512, %rsp\n"
+	"fxsave64 (%rsp)\n"
 	"call host_irq_replay\n"
-	"movaps 0(%rsp), %xmm0\n"
-	"movaps 16(%rsp), %xmm1\n"
-	"movaps 32(%rsp), %xmm2\n"
-	"movaps 48(%rsp), %xmm3\n"
-	"movaps 64(%rsp), %xmm4\n"
-	"movaps 80(%rsp), %xmm5\n"
-	"movaps 96(%rsp), %xmm6\n"
-	"movaps 112(%rsp), %xmm7\n"
-	"movaps 128(%rsp), %xmm8\n"
-	"movaps 144(%rsp), %xmm9\n"
-	"movaps 160(%rsp), %xmm10\n"
-	"movaps 176(%rsp), %xmm11\n"
-	"movaps 192(%rsp), %xmm12\n"
-	"movaps 208(%rsp), %xmm13\n"
-	"movaps 224(%rsp), %xmm14\n"
-	"movaps 240(%rsp), %xmm15\n"
+	"fxrstor64 (%rsp)\n"
 	"lea -72(%rbp), %rsp\n"
 	"pop %r11\n pop %r10\n pop %r9\n pop %r8\n"
 	"pop %rdi\n pop %rsi\n pop %rdx\n pop %rcx\n pop %rax\n"
