@@ -22,6 +22,14 @@
  *              them through a single-producer single-consumer ring (a queue of 256 slots) to
  *              a consumer on the other core, which checks and frees them; per object, from
  *              the start until the consumer freed the last; also as objects per second
+ *   spsc-floor the same ring, the same write and check of each object, but no allocator:
+ *              the objects come from a fixed pool of 512 (twice the ring) in turn and are not
+ *              freed. What spsc pays for moving objects between the cores, whoever allocates
+ *   c2c        one cache line passed back and forth between the same two cores: cycles per
+ *              round trip. How far apart the cores are in this process (a virtual machine's
+ *              two vCPUs may share a core complex or sit on different dies, and that can
+ *              change from one process to the next); spsc and spsc-floor scale with it.
+ *              --work spsc runs these two with it, in the same process, before it
  *   insn       after the rounds, in this process: what one cmpxchg16b costs on this CPU,
  *              with and without lock prefix, next to a plain store (allocator "cpu")
  *
@@ -81,7 +89,7 @@ static void __attribute__((noreturn)) oom(void)
 
 /* ---- the work ---- */
 
-enum kind { PAIR, BATCH, BULK, SPSC };
+enum kind { PAIR, BATCH, BULK, SPSC, SPSC_FLOOR, C2C };
 
 struct work {
 	const char *id;
@@ -104,11 +112,14 @@ static const struct work works[] = {
 	{ "bulk-16", BULK, 256, 16, 24000, 21, "bulk API, N=16" },
 	{ "bulk-64", BULK, 256, 64, 24000, 21, "bulk API, N=64" },
 	{ "bulk-250", BULK, 256, 250, 24000, 21, "bulk API, N=250" },
+	{ "c2c", C2C, 64, 1, 20000, 7, "one cache line's round trip between the two cores (cycles per round trip)" },
+	{ "spsc-floor", SPSC_FLOOR, 256, 1, 40000, 7,
+	  "spsc's ring and object write and check with no allocator (a pool of 512 in turn)" },
 	{ "spsc", SPSC, 256, 1, 40000, 7, "producer allocs, consumer on the other core frees (SPSC ring)" },
 };
 #define NR_WORKS (sizeof(works) / sizeof(works[0]))
 
-static double sample_scale = 1.0; /* --quick: fewer samples */
+static double sample_scale = 1.0; /* --quick: fewer samples (and shorter two-core ones) */
 static char cmdline[512];         /* the options, for the meta line */
 #define HOST_CPUS 2               /* the thread-CPUs slablab's child starts (spsc uses both) */
 static const char *work_list;     /* --work: the works to run (comma-separated ids), or all */
@@ -146,13 +157,27 @@ static bool select_works(void)
 		work_off[k] = false;
 		p += len + (p[len] == ',');
 	}
+	/* spsc's figures are read against the floor and the round trip of the same process. */
+	for (size_t k = 0; k < NR_WORKS; k++)
+		if (works[k].kind == SPSC && !work_off[k])
+			for (size_t j = 0; j < NR_WORKS; j++)
+				if (works[j].kind == SPSC_FLOOR || works[j].kind == C2C)
+					work_off[j] = false;
 	return true;
+}
+
+/* The works that need two cores: a producer and a consumer, or the two ends of a round trip. */
+static bool two_cores(const struct work *w)
+{
+	return w->kind == SPSC || w->kind == SPSC_FLOOR || w->kind == C2C;
 }
 
 struct ring {
 	unsigned long head __attribute__((aligned(64))); /* written by the producer */
 	unsigned long tail __attribute__((aligned(64))); /* written by the consumer */
+	unsigned long ping __attribute__((aligned(64))); /* c2c: written by each side in turn */
 	int ready __attribute__((aligned(64)));
+	enum kind kind; /* which of the two-core works */
 	unsigned long generation, consumer_gen;
 	long n;
 	unsigned int size;
@@ -173,7 +198,7 @@ static void ring_start(struct ring *r)
  * FREE(p) are the two calls. The loops are the same for every allocator.
  */
 #define DEFINE_WORK(NAME, SETUP, ALLOC, FREE)                                                      \
-	static double NAME##_pair(unsigned int size, long iters)                                   \
+	static __attribute__((unused)) double NAME##_pair(unsigned int size, long iters)            \
 	{                                                                                          \
 		SETUP;                                                                             \
 		uint64_t t0 = tsc();                                                               \
@@ -186,7 +211,8 @@ static void ring_start(struct ring *r)
 		}                                                                                  \
 		return (double)(tsc() - t0) / (double)iters;                                       \
 	}                                                                                          \
-	static double NAME##_batch(unsigned int size, unsigned int n, long loops, void **v)        \
+	static __attribute__((unused)) double NAME##_batch(unsigned int size, unsigned int n,      \
+							   long loops, void **v)                   \
 	{                                                                                          \
 		SETUP;                                                                             \
 		uint64_t t0 = tsc();                                                               \
@@ -247,6 +273,45 @@ static void ring_start(struct ring *r)
 		(void)size;                                                                        \
 	}
 
+/*
+ * spsc-floor: the same producer and consumer with no allocator. The producer takes the
+ * objects of a fixed pool in turn, twice the ring's slots (so each is back with the producer
+ * only after the consumer has read it, as a freed and reallocated object would be), and the
+ * consumer frees nothing.
+ */
+#define FLOOR_OBJS (2 * RING)
+static char floor_pool[FLOOR_OBJS * 256] __attribute__((aligned(4096)));
+#define F_SETUP                                                                                    \
+	unsigned long f_next_ = 0;                                                                 \
+	(void)f_next_
+#define F_ALLOC(size) ((void *)(floor_pool + (f_next_++ % FLOOR_OBJS) * MIN((size), 256u)))
+#define F_FREE(p) ((void)(p))
+DEFINE_WORK(f, F_SETUP, F_ALLOC, F_FREE)
+
+/* c2c: one line, the ping word, passed back and forth; the producer's side times it. */
+static void c2c_ping(struct ring *r)
+{
+	ring_start(r);
+	uint64_t t0 = tsc();
+	for (unsigned long i = 0; i < (unsigned long)r->n; i++) {
+		__atomic_store_n(&r->ping, 2 * i + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&r->ping, __ATOMIC_ACQUIRE) != 2 * i + 2)
+			__builtin_ia32_pause();
+	}
+	r->cycles = tsc() - t0;
+}
+
+static void c2c_pong(struct ring *r)
+{
+	ring_start(r);
+	for (unsigned long i = 0; i < (unsigned long)r->n; i++) {
+		while (__atomic_load_n(&r->ping, __ATOMIC_ACQUIRE) != 2 * i + 1)
+			__builtin_ia32_pause();
+		__atomic_store_n(&r->ping, 2 * i + 2, __ATOMIC_RELEASE);
+	}
+	r->tail = (unsigned long)r->n; /* for spsc_check: every round trip made */
+}
+
 /* malloc/free: whichever allocator LD_PRELOAD put in front of glibc's. */
 #define M_SETUP (void)0
 #define M_ALLOC(size) malloc(size)
@@ -294,7 +359,20 @@ static int nsamples(const struct work *w)
 	return n < 3 ? 3 : n;
 }
 
-/* spsc for malloc: a consumer thread on the second core, kept for all samples. */
+/* One side of a two-core work: the producer's (which times it) or the consumer's. */
+static void ring_side(struct ring *r, bool producer, bool slablab)
+{
+	if (r->kind == C2C)
+		(producer ? c2c_ping : c2c_pong)(r);
+	else if (r->kind == SPSC_FLOOR)
+		(producer ? f_producer : f_consumer)(r);
+	else if (slablab)
+		(producer ? s_producer : s_consumer)(r);
+	else
+		(producer ? m_producer : m_consumer)(r);
+}
+
+/* The two-core works for malloc: a consumer thread on the second core, kept for all samples. */
 static struct ring the_ring;
 
 static void *m_consumer_thread(void *arg)
@@ -311,17 +389,27 @@ static void *m_consumer_thread(void *arg)
 		if (gen == ~0UL)
 			return NULL;
 		seen = gen;
-		m_consumer(r);
+		ring_side(r, false, false);
 		__atomic_store_n(&r->consumer_gen, gen, __ATOMIC_RELEASE);
 	}
+}
+
+/* A two-core work's objects (round trips) per sample: fewer with --quick, as samples are. */
+static long ring_objects(const struct work *w)
+{
+	long n = (long)((double)w->objects * (sample_scale < 1 ? sample_scale : 1));
+
+	return n < 1000 ? 1000 : n;
 }
 
 static void ring_reset(struct ring *r, const struct work *w)
 {
 	r->bad = 0;
 	r->head = r->tail = 0;
+	r->ping = 0;
+	r->kind = w->kind;
 	r->ready = 0;
-	r->n = w->objects;
+	r->n = ring_objects(w);
 	r->size = w->size;
 	r->cycles = 0;
 }
@@ -346,9 +434,10 @@ static void child_malloc(const char *name)
 
 		if (w->kind == BULK || !work_on(w))
 			continue;
-		if (w->kind == SPSC) {
+		if (two_cores(w)) {
 			if (host_nr_cores() < 2)
 				continue;
+			the_ring.generation = the_ring.consumer_gen = 0; /* a new thread, from 0 */
 			if (pthread_create(&consumer, NULL, m_consumer_thread, &the_ring))
 				oom();
 			for (int i = -1; i < nsamples(w); i++) { /* -1: warm-up */
@@ -356,12 +445,12 @@ static void child_malloc(const char *name)
 
 				ring_reset(&the_ring, w);
 				__atomic_store_n(&the_ring.generation, gen, __ATOMIC_RELEASE);
-				m_producer(&the_ring);
+				ring_side(&the_ring, true, false);
 				while (__atomic_load_n(&the_ring.consumer_gen, __ATOMIC_ACQUIRE) != gen)
 					__builtin_ia32_pause();
 				spsc_check(name, &the_ring);
 				if (i >= 0)
-					emit(name, w, (double)the_ring.cycles / (double)w->objects);
+					emit(name, w, (double)the_ring.cycles / (double)the_ring.n);
 			}
 			__atomic_store_n(&the_ring.generation, ~0UL, __ATOMIC_RELEASE);
 			pthread_join(consumer, NULL);
@@ -382,7 +471,7 @@ static void spsc_on_cpu(void *arg)
 	struct ring *r = arg;
 
 	if (smp_processor_id() == 0) {
-		s_producer(r);
+		ring_side(r, true, true);
 	} else {
 		static __thread int pinned;
 
@@ -390,7 +479,7 @@ static void spsc_on_cpu(void *arg)
 			host_pin_to_core(1);
 			pinned = 1;
 		}
-		s_consumer(r);
+		ring_side(r, false, true);
 	}
 }
 
@@ -445,16 +534,16 @@ static void child_slablab(void)
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
 
-			if ((w->kind == SPSC && host_nr_cores() < 2) || !work_on(w))
+			if ((two_cores(w) && host_nr_cores() < 2) || !work_on(w))
 				continue;
 			for (int i = -1; i < nsamples(w); i++) {
 				double c;
 
-				if (w->kind == SPSC) {
+				if (two_cores(w)) {
 					ring_reset(&the_ring, w);
 					host_run_on_cpus(2, spsc_on_cpu, &the_ring);
 					spsc_check(name, &the_ring);
-					c = (double)the_ring.cycles / (double)w->objects;
+					c = (double)the_ring.cycles / (double)the_ring.n;
 				} else if (w->kind == PAIR) {
 					c = s_pair(w->size, w->objects);
 				} else if (w->kind == BATCH) {
@@ -848,7 +937,8 @@ static int parent(int rounds, char **peers, int npeers)
 	for (int c = 0; c < ncolumns; c++) {
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
-			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc" };
+			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc", "spsc-floor",
+							     "c2c" };
 			struct stats st;
 			const struct variant *v = column_variant[c];
 
@@ -870,9 +960,10 @@ static int parent(int rounds, char **peers, int npeers)
 					printf("\"figure\":\"objects per second\",\"value\":%.0f,"
 					       "\"unit\":\"objects/s\",", mhz * 1e6 / st.median);
 				else
-					printf("\"figure\":\"cycles per object\",\"value\":%.1f,"
+					printf("\"figure\":\"%s\",\"value\":%.1f,"
 					       "\"unit\":\"cycles\",\"p10\":%.1f,\"p90\":%.1f,"
 					       "\"min\":%.1f,\"max\":%.1f,",
+					       w->kind == C2C ? "cycles per round trip" : "cycles per object",
 					       st.median, st.p10, st.p90, st.min, st.max);
 				printf("\"reps\":%d,\"accel\":\"host\",\"emulated\":false,\"cpus\":%d}\n",
 				       st.n, HOST_CPUS);
