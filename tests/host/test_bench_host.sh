@@ -197,29 +197,29 @@ micro_two_works() {
         "[o['value'] > 0.2 for o in lines if o.get('insn') == 'add-chain'] == [True]" \
         "all(any(o.get('scheme') == s and o.get('fastpath') == f and o['work'] == w and o['value'] > 0 for o in lines) for s, f in [('lock', 'irq'), ('lock', 'cmpxchg'), ('partial', 'irq'), ('partial', 'cmpxchg'), ('sheaves', 'irq')] for w in ('pair', 'bulk'))" \
         "[o['work'] for o in lines if o.get('allocator') == 'glibc'] == ['pair']" \
-        "not any(o.get('work') in ('batch', 'spsc', 'spsc-floor', 'c2c') for o in lines)"
+        "not any(o.get('work') in ('batch', 'spsc', 'spsc-noalloc', 'c2c') for o in lines)"
 }
 t "micro-benchmarks: the works asked for, every variant, the JSON contract" micro_two_works
 
 # spsc brings the two figures it is read against, measured in each allocator's own process:
-# the same ring with no allocator (spsc-floor) and the cores' round trip (c2c); every
+# the same ring with no allocator (spsc-noalloc) and the cores' round trip (c2c); every
 # column has all three, only spsc has a rate, and the table shows them.
-micro_spsc_with_floor() {
+micro_spsc_with_noalloc() {
     [ -x "$micro" ] || { echo "no $micro: run make host-tests"; return 1; }
     [ "$(nproc)" -ge 2 ] || { echo "# SKIP spsc needs two cores, this process has $(nproc)"; return 0; }
     run "$tmp/spsc.log" "$micro" --quick --work spsc || return 1
     python3 "$root/tools/benchreport.py" --check "$tmp/spsc.log" >/dev/null ||
         { python3 "$root/tools/benchreport.py" --check "$tmp/spsc.log"; return 1; }
-    grep -Eq '^c2c +[0-9.]+ ' "$tmp/spsc.log" && grep -Eq '^spsc-floor +[0-9.]+ ' "$tmp/spsc.log" ||
-        { echo "no c2c or spsc-floor row in the table"; return 1; }
+    grep -Eq '^c2c +[0-9.]+ ' "$tmp/spsc.log" && grep -Eq '^spsc-noalloc +[0-9.]+ ' "$tmp/spsc.log" ||
+        { echo "no c2c or spsc-noalloc row in the table"; return 1; }
     check "$tmp/spsc.log" \
-        "all(sorted(o['work'] for o in lines if o['bench'] == 'host' and o['figure'] != 'objects per second' and (o['allocator'], o.get('scheme'), o.get('fastpath')) == k) == ['c2c', 'spsc', 'spsc-floor'] for k in set((o['allocator'], o.get('scheme'), o.get('fastpath')) for o in lines if o['bench'] == 'host' and o['allocator'] != 'cpu'))" \
-        "len([o for o in lines if o.get('work') == 'c2c']) == len([o for o in lines if o.get('work') == 'spsc-floor']) >= 6" \
+        "all(sorted(o['work'] for o in lines if o['bench'] == 'host' and o['figure'] != 'objects per second' and (o['allocator'], o.get('scheme'), o.get('fastpath')) == k) == ['c2c', 'spsc', 'spsc-noalloc'] for k in set((o['allocator'], o.get('scheme'), o.get('fastpath')) for o in lines if o['bench'] == 'host' and o['allocator'] != 'cpu'))" \
+        "len([o for o in lines if o.get('work') == 'c2c']) == len([o for o in lines if o.get('work') == 'spsc-noalloc']) >= 6" \
         "all(o['figure'] == 'cycles per round trip' and o['value'] > 0 for o in lines if o.get('work') == 'c2c')" \
-        "all(o['figure'] == 'cycles per object' and o['value'] > 0 for o in lines if o.get('work') == 'spsc-floor')" \
+        "all(o['figure'] == 'cycles per object' and o['value'] > 0 for o in lines if o.get('work') == 'spsc-noalloc')" \
         "set(o['work'] for o in lines if o['figure'] == 'objects per second') == {'spsc'}"
 }
-t "micro-benchmarks: spsc with its floor and the cores' round trip" micro_spsc_with_floor
+t "micro-benchmarks: spsc with the ring alone and the cores' round trip" micro_spsc_with_noalloc
 t "micro-benchmarks: --work with a work that is none is refused" bad_option \
     "no work named pair-7" "$micro" --work pair-256,pair-7
 t "host_ipi=bogus is refused" bad_option "signal" "$suite" host_ipi=bogus bench=none

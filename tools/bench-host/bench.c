@@ -22,13 +22,16 @@
  *              them through a single-producer single-consumer ring (a queue of 256 slots) to
  *              a consumer on the other core, which checks and frees them; per object, from
  *              the start until the consumer freed the last; also as objects per second
- *   spsc-floor the same ring, the same write and check of each object, but no allocator:
+ *   spsc-noalloc
+ *              the same ring, the same write and check of each object, but no allocator:
  *              the objects come from a fixed pool of 512 (twice the ring) in turn and are not
- *              freed. What spsc pays for moving objects between the cores, whoever allocates
+ *              freed. What the ring costs by itself, moving objects between the cores; not
+ *              a bound (an allocator that hands the objects out in another order may do
+ *              better), the reference an allocator's spsc is read against
  *   c2c        one cache line passed back and forth between the same two cores: cycles per
  *              round trip. How far apart the cores are in this process (a virtual machine's
  *              two vCPUs may share a core complex or sit on different dies, and that can
- *              change from one process to the next); spsc and spsc-floor scale with it.
+ *              change from one process to the next); spsc and spsc-noalloc scale with it.
  *              --work spsc runs these two with it, in the same process, before it
  *   insn       after the rounds, in this process: what one cmpxchg16b costs on this CPU,
  *              with and without lock prefix, next to a plain store (allocator "cpu")
@@ -89,7 +92,7 @@ static void __attribute__((noreturn)) oom(void)
 
 /* ---- the work ---- */
 
-enum kind { PAIR, BATCH, BULK, SPSC, SPSC_FLOOR, C2C };
+enum kind { PAIR, BATCH, BULK, SPSC, SPSC_NOALLOC, C2C };
 
 struct work {
 	const char *id;
@@ -113,7 +116,7 @@ static const struct work works[] = {
 	{ "bulk-64", BULK, 256, 64, 24000, 21, "bulk API, N=64" },
 	{ "bulk-250", BULK, 256, 250, 24000, 21, "bulk API, N=250" },
 	{ "c2c", C2C, 64, 1, 20000, 7, "one cache line's round trip between the two cores (cycles per round trip)" },
-	{ "spsc-floor", SPSC_FLOOR, 256, 1, 40000, 7,
+	{ "spsc-noalloc", SPSC_NOALLOC, 256, 1, 40000, 7,
 	  "spsc's ring and object write and check with no allocator (a pool of 512 in turn)" },
 	{ "spsc", SPSC, 256, 1, 40000, 7, "producer allocs, consumer on the other core frees (SPSC ring)" },
 };
@@ -157,11 +160,11 @@ static bool select_works(void)
 		work_off[k] = false;
 		p += len + (p[len] == ',');
 	}
-	/* spsc's figures are read against the floor and the round trip of the same process. */
+	/* spsc's figures are read against the same ring without an allocator and the round trip of the same process. */
 	for (size_t k = 0; k < NR_WORKS; k++)
 		if (works[k].kind == SPSC && !work_off[k])
 			for (size_t j = 0; j < NR_WORKS; j++)
-				if (works[j].kind == SPSC_FLOOR || works[j].kind == C2C)
+				if (works[j].kind == SPSC_NOALLOC || works[j].kind == C2C)
 					work_off[j] = false;
 	return true;
 }
@@ -169,7 +172,7 @@ static bool select_works(void)
 /* The works that need two cores: a producer and a consumer, or the two ends of a round trip. */
 static bool two_cores(const struct work *w)
 {
-	return w->kind == SPSC || w->kind == SPSC_FLOOR || w->kind == C2C;
+	return w->kind == SPSC || w->kind == SPSC_NOALLOC || w->kind == C2C;
 }
 
 struct ring {
@@ -274,17 +277,17 @@ static void ring_start(struct ring *r)
 	}
 
 /*
- * spsc-floor: the same producer and consumer with no allocator. The producer takes the
+ * spsc-noalloc: the same producer and consumer with no allocator. The producer takes the
  * objects of a fixed pool in turn, twice the ring's slots (so each is back with the producer
  * only after the consumer has read it, as a freed and reallocated object would be), and the
  * consumer frees nothing.
  */
-#define FLOOR_OBJS (2 * RING)
-static char floor_pool[FLOOR_OBJS * 256] __attribute__((aligned(4096)));
+#define NOALLOC_OBJS (2 * RING)
+static char noalloc_pool[NOALLOC_OBJS * 256] __attribute__((aligned(4096)));
 #define F_SETUP                                                                                    \
 	unsigned long f_next_ = 0;                                                                 \
 	(void)f_next_
-#define F_ALLOC(size) ((void *)(floor_pool + (f_next_++ % FLOOR_OBJS) * MIN((size), 256u)))
+#define F_ALLOC(size) ((void *)(noalloc_pool + (f_next_++ % NOALLOC_OBJS) * MIN((size), 256u)))
 #define F_FREE(p) ((void)(p))
 DEFINE_WORK(f, F_SETUP, F_ALLOC, F_FREE)
 
@@ -364,7 +367,7 @@ static void ring_side(struct ring *r, bool producer, bool slablab)
 {
 	if (r->kind == C2C)
 		(producer ? c2c_ping : c2c_pong)(r);
-	else if (r->kind == SPSC_FLOOR)
+	else if (r->kind == SPSC_NOALLOC)
 		(producer ? f_producer : f_consumer)(r);
 	else if (slablab)
 		(producer ? s_producer : s_consumer)(r);
@@ -937,7 +940,7 @@ static int parent(int rounds, char **peers, int npeers)
 	for (int c = 0; c < ncolumns; c++) {
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
-			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc", "spsc-floor",
+			static const char *const kinds[] = { "pair", "batch", "bulk", "spsc", "spsc-noalloc",
 							     "c2c" };
 			struct stats st;
 			const struct variant *v = column_variant[c];

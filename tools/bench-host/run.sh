@@ -6,7 +6,7 @@
 #   1. bench-suite: the kernel's benchmark suite (bench/) on real cores, every scheme;
 #   2. bench-suite-peer once per peer (glibc's malloc, then jemalloc, mimalloc, tcmalloc by
 #      LD_PRELOAD) on the benchmarks the peers run: hackbench, remote, scaling, latency;
-#   3. bench-host, the micro-benchmarks (pairs, batches, bulk, spsc with its floor and c2c) with the peers,
+#   3. bench-host, the micro-benchmarks (pairs, batches, bulk, spsc with spsc-noalloc and c2c) with the peers,
 #      unless BENCH_HOST_MICRO=0.
 # Everything on stdout: tables and JSON lines, as a kernel's log (tools/benchreport.py
 # reads it).
@@ -111,7 +111,7 @@ if [ "${BENCH_HOST_MICRO:-1}" != 0 ]; then
         fi
     done
     echo
-    echo "== bench-host: micro-benchmarks (pairs, batches, bulk, spsc with its floor and c2c) with the peers =="
+    echo "== bench-host: micro-benchmarks (pairs, batches, bulk, spsc with spsc-noalloc and c2c) with the peers =="
     "$dir/bench-host" "${args[@]}" "$@" || status=1
 fi
 exit $status
