@@ -32,7 +32,8 @@
  *              round trip. How far apart the cores are in this process (a virtual machine's
  *              two vCPUs may share a core complex or sit on different dies, and that can
  *              change from one process to the next); spsc and spsc-noalloc scale with it.
- *              --work spsc runs these two with it, in the same process, before it
+ *              With spsc, one sample of each comes right before every spsc sample, in
+ *              the same process; they run on their own only when asked for without spsc
  *   insn       after the rounds, in this process: what one cmpxchg16b costs on this CPU,
  *              with and without lock prefix, next to a plain store (allocator "cpu")
  *
@@ -160,12 +161,6 @@ static bool select_works(void)
 		work_off[k] = false;
 		p += len + (p[len] == ',');
 	}
-	/* spsc's figures are read against the same ring without an allocator and the round trip of the same process. */
-	for (size_t k = 0; k < NR_WORKS; k++)
-		if (works[k].kind == SPSC && !work_off[k])
-			for (size_t j = 0; j < NR_WORKS; j++)
-				if (works[j].kind == SPSC_NOALLOC || works[j].kind == C2C)
-					work_off[j] = false;
 	return true;
 }
 
@@ -173,6 +168,30 @@ static bool select_works(void)
 static bool two_cores(const struct work *w)
 {
 	return w->kind == SPSC || w->kind == SPSC_NOALLOC || w->kind == C2C;
+}
+
+/*
+ * spsc's two companions, c2c and spsc-noalloc: with spsc, each of its samples is preceded by
+ * one of each, in the same process a moment before (the cores' distance can change from
+ * one second to the next), and they are not run on their own.
+ */
+static bool spsc_on(void)
+{
+	for (size_t k = 0; k < NR_WORKS; k++)
+		if (works[k].kind == SPSC && work_on(&works[k]))
+			return true;
+	return false;
+}
+
+static bool companion(const struct work *w)
+{
+	return w->kind == C2C || w->kind == SPSC_NOALLOC;
+}
+
+/* In the table: asked for, or measured with spsc. */
+static bool work_shown(const struct work *w)
+{
+	return work_on(w) || (companion(w) && spsc_on());
 }
 
 struct ring {
@@ -427,10 +446,24 @@ static void spsc_check(const char *name, const struct ring *r)
 	}
 }
 
+/* One sample of a two-core work, malloc's: the consumer thread takes generation gen. */
+static double m_two_cores(const char *name, const struct work *w, unsigned long gen)
+{
+	ring_reset(&the_ring, w);
+	__atomic_store_n(&the_ring.generation, gen, __ATOMIC_RELEASE);
+	ring_side(&the_ring, true, false);
+	while (__atomic_load_n(&the_ring.consumer_gen, __ATOMIC_ACQUIRE) != gen)
+		__builtin_ia32_pause();
+	spsc_check(name, &the_ring);
+	return (double)the_ring.cycles / (double)the_ring.n;
+}
+
 static void child_malloc(const char *name)
 {
 	void **v = calloc(512, sizeof(*v));
 	pthread_t consumer;
+	unsigned long gen = 0;
+	bool thread = false;
 
 	for (size_t k = 0; k < NR_WORKS; k++) {
 		const struct work *w = &works[k];
@@ -438,25 +471,26 @@ static void child_malloc(const char *name)
 		if (w->kind == BULK || !work_on(w))
 			continue;
 		if (two_cores(w)) {
-			if (host_nr_cores() < 2)
+			if (host_nr_cores() < 2 || (companion(w) && spsc_on()))
 				continue;
-			the_ring.generation = the_ring.consumer_gen = 0; /* a new thread, from 0 */
-			if (pthread_create(&consumer, NULL, m_consumer_thread, &the_ring))
+			if (!thread && pthread_create(&consumer, NULL, m_consumer_thread, &the_ring))
 				oom();
+			thread = true;
 			for (int i = -1; i < nsamples(w); i++) { /* -1: warm-up */
-				unsigned long gen = (unsigned long)i + 2;
+				for (size_t j = 0; w->kind == SPSC && j < NR_WORKS; j++) {
+					double c;
 
-				ring_reset(&the_ring, w);
-				__atomic_store_n(&the_ring.generation, gen, __ATOMIC_RELEASE);
-				ring_side(&the_ring, true, false);
-				while (__atomic_load_n(&the_ring.consumer_gen, __ATOMIC_ACQUIRE) != gen)
-					__builtin_ia32_pause();
-				spsc_check(name, &the_ring);
+					if (!companion(&works[j]))
+						continue;
+					c = m_two_cores(name, &works[j], ++gen);
+					if (i >= 0)
+						emit(name, &works[j], c);
+				}
+				double c = m_two_cores(name, w, ++gen);
+
 				if (i >= 0)
-					emit(name, w, (double)the_ring.cycles / (double)the_ring.n);
+					emit(name, w, c);
 			}
-			__atomic_store_n(&the_ring.generation, ~0UL, __ATOMIC_RELEASE);
-			pthread_join(consumer, NULL);
 			continue;
 		}
 		for (int i = -1; i < nsamples(w); i++) {
@@ -465,6 +499,10 @@ static void child_malloc(const char *name)
 			if (i >= 0)
 				emit(name, w, c);
 		}
+	}
+	if (thread) {
+		__atomic_store_n(&the_ring.generation, ~0UL, __ATOMIC_RELEASE);
+		pthread_join(consumer, NULL);
 	}
 	free(v);
 }
@@ -484,6 +522,15 @@ static void spsc_on_cpu(void *arg)
 		}
 		ring_side(r, false, true);
 	}
+}
+
+/* One sample of a two-core work, slablab's: CPU 0 and CPU 1 (pinned to the second core). */
+static double s_two_cores(const char *name, const struct work *w)
+{
+	ring_reset(&the_ring, w);
+	host_run_on_cpus(2, spsc_on_cpu, &the_ring);
+	spsc_check(name, &the_ring);
+	return (double)the_ring.cycles / (double)the_ring.n;
 }
 
 /* slablab's variants: the parent's columns and the child's loop, in the same order. */
@@ -537,16 +584,21 @@ static void child_slablab(void)
 		for (size_t k = 0; k < NR_WORKS; k++) {
 			const struct work *w = &works[k];
 
-			if ((two_cores(w) && host_nr_cores() < 2) || !work_on(w))
+			if ((two_cores(w) && host_nr_cores() < 2) || !work_on(w) ||
+			    (companion(w) && spsc_on()))
 				continue;
 			for (int i = -1; i < nsamples(w); i++) {
 				double c;
 
+				for (size_t j = 0; w->kind == SPSC && j < NR_WORKS; j++) {
+					if (!companion(&works[j]))
+						continue;
+					c = s_two_cores(name, &works[j]);
+					if (i >= 0)
+						emit(name, &works[j], c);
+				}
 				if (two_cores(w)) {
-					ring_reset(&the_ring, w);
-					host_run_on_cpus(2, spsc_on_cpu, &the_ring);
-					spsc_check(name, &the_ring);
-					c = (double)the_ring.cycles / (double)the_ring.n;
+					c = s_two_cores(name, w);
 				} else if (w->kind == PAIR) {
 					c = s_pair(w->size, w->objects);
 				} else if (w->kind == BATCH) {
@@ -885,7 +937,7 @@ static int parent(int rounds, char **peers, int npeers)
 			       strncmp(columns[c], "slablab-", 8) ? columns[c] : columns[c] + 8);
 		printf("\n");
 		for (size_t k = 0; k < NR_WORKS; k++) {
-			if (!work_on(&works[k]))
+			if (!work_shown(&works[k]))
 				continue;
 			printf("%-28s", works[k].id);
 			for (int c = 0; c < ncolumns; c++) {
@@ -932,7 +984,7 @@ static int parent(int rounds, char **peers, int npeers)
 		       insn_figs[f].p10, insn_figs[f].p90, insn_figs[f].what);
 	printf("\nwork:");
 	for (size_t k = 0, n = 0; k < NR_WORKS; k++)
-		if (work_on(&works[k]))
+		if (work_shown(&works[k]))
 			printf("%s %s = %s", n++ ? ";" : "", works[k].id, works[k].what);
 	printf("\n\n");
 
