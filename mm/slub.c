@@ -303,7 +303,7 @@ static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 
 	if (!page)
 		return NULL;
-	/* The freelist word holds 48-bit canonical addresses only (mm/slub.h); all are. */
+	/* The freelist word holds addresses below 2^48 only (mm/slub.h); all are. */
 	BUG_ON(s->cpu_tid && fl_word_ptr((uptr)page_address(page)) != page_address(page));
 	slab_setup_bare(s, (struct slab *)page);
 	return (struct slab *)page;

@@ -440,12 +440,13 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
  * lock prefix swaps both (atomic against this cpu's interrupts, all per-cpu data needs;
  * 32-bit Linux packs its freelist and tid into one cmpxchg8b the same way). Every change
  * of the cpu freelist or of the cpu slab steps the tid, so the cmpxchg of a fastpath that
- * an interrupt got into fails and it retries. The pointer is the word's low 48 bits, sign
- * extended from bit 47: every pointer to an object is canonical with 48-bit virtual
- * addresses (the kernel's direct map in the upper half, the host's arena in the lower), so
- * the tid only ever adds to the top 16 bits, and a plain pointer is its own word with tid
- * 0: cpu_freelist() reads either kind. The next word is the next pointer plus the word
- * less its own pointer (the tid, shifted) plus one tid: no mask. The tid wraps after
+ * an interrupt got into fails and it retries. The pointer is the word's low 48 bits, the
+ * tid the top 16: every object's address is below 2^48 (the kernel maps RAM at virtual ==
+ * physical, mm/page_alloc.h; the host's arena is at 1 GiB; allocate_slab_bare checks each
+ * slab once), so a plain pointer is its own word with tid 0 and cpu_freelist() reads
+ * either kind. The pointer comes out with one and; the next word is the next pointer plus
+ * the word with all 48 low bits set, plus 1 (which carries into the tid: one or and one lea
+ * on x86, and no constant but the mask the pointer needed already). The tid wraps after
  * 65536 steps: an interrupted fastpath is fooled only if this cpu's interrupts took
  * exactly a multiple of 65536 steps of this cache between its load and its cmpxchg and
  * left the same head.
@@ -455,18 +456,18 @@ static inline void stat(struct kmem_cache *s, struct kmem_cache_cpu *c, enum sta
 
 static __always_inline void *fl_word_ptr(unsigned long w)
 {
-	return (void *)(uptr)((long)(w << (64 - FL_WORD_ADDR_BITS)) >> (64 - FL_WORD_ADDR_BITS));
+	return (void *)(uptr)(w & (FL_WORD_TID_ONE - 1));
 }
 
 static __always_inline unsigned long fl_word_tid(unsigned long w)
 {
-	return (w - (uptr)fl_word_ptr(w)) >> FL_WORD_ADDR_BITS;
+	return w >> FL_WORD_ADDR_BITS;
 }
 
-/* w's successor: p with the next tid. */
+/* w's successor: p with the next tid (w | mask, plus 1, is the next tid times 2^48). */
 static __always_inline unsigned long fl_word_next(unsigned long w, const void *p)
 {
-	return (uptr)p + (w - (uptr)fl_word_ptr(w)) + FL_WORD_TID_ONE;
+	return (uptr)p + (w | (FL_WORD_TID_ONE - 1)) + 1;
 }
 
 /* The cpu freelist of either kind (interrupts off, or this cpu's fastpath). */

@@ -1005,14 +1005,16 @@ static void interrupted_fastpath(void)
 }
 
 /*
- * The cmpxchg fastpath's freelist word (mm/slub.h): a pointer of either half of the address
- * space comes back whole, the tid steps by one and wraps within its 16 bits without
- * touching the address, NULL stays NULL whatever the tid, a plain pointer is tid 0; cmpxchg_local swaps only the
- * word it was given and reports a stale one.
+ * The cmpxchg fastpath's freelist word (mm/slub.h): a pointer below 2^48 comes back whole
+ * and one from 2^48 up does not (allocate_slab_bare's check), the tid steps by one and
+ * wraps within its 16 bits without touching the address, NULL stays NULL whatever the tid,
+ * a plain pointer is tid 0; cmpxchg_local swaps only the word it was given and reports a
+ * stale one.
  */
 static void freelist_word(void)
 {
-	void *low = (void *)0x4fc9b000UL, *high = (void *)0xffff888012345678UL;
+	/* The arena's kind of address and the highest below 2^48 (every bit the word keeps). */
+	void *low = (void *)0x4fc9b000UL, *high = (void *)0x00007ffffffff000UL;
 	unsigned long w = 0, word, before;
 	unsigned int bad = 0;
 
@@ -1028,6 +1030,13 @@ static void freelist_word(void)
 	kt_check(w == 0x1235000000000000UL && !fl_word_ptr(w) && !fl_word_next(~0UL << 48, NULL) &&
 			 fl_word_ptr(0xffff000000000000UL) == NULL && !fl_word_tid((uptr)high),
 		 "freelist word: NULL with any tid is an empty freelist", "%#lx", w);
+	/* What allocate_slab_bare's check relies on: an address at or above 2^48 (the upper
+	 * half, say) does not come back whole, and a word's tid wraps from 65535 to 0. */
+	kt_check(fl_word_ptr(0xffff888012345678UL) != (void *)0xffff888012345678UL &&
+			 fl_word_ptr(0x0001000000001000UL) != (void *)0x0001000000001000UL &&
+			 fl_word_next(0xffff00004fc9b000UL, low) == (uptr)low,
+		 "freelist word: no address from 2^48 up is whole; tid 65535 steps to 0",
+		 "%#lx", fl_word_next(0xffff00004fc9b000UL, low));
 	word = before = fl_word_next(0, low);
 	kt_check(!cmpxchg_local(&word, fl_word_next(before, low), fl_word_next(before, high)) &&
 			 word == before,
