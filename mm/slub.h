@@ -114,13 +114,23 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
  * allocation takes again without the page allocator.
  */
 #define SLAB_STASH_PAGES 16
+/*
+ * The freelist is the second word, not the first: the array of these is page-aligned and a
+ * slab's first object is at the start of its page, so as the first word cpu 0's freelist
+ * had the same low 12 address bits as the free pointer of that object (and of every
+ * object at a page start), and the CPU took the fastpath's load of the one, after a store
+ * to the other, for a load of the same address (4K aliasing). At 8 mod 16 in every cpu's
+ * copy (the stride is a multiple of 16) it shares them with no free pointer at a multiple
+ * of 16. Measured on the host's AMD EPYC: the cmpxchg pair 21.6 -> 17.5 cycles
+ * (docs/BENCHMARKS.md).
+ */
 struct kmem_cache_cpu {
+	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
 	union {
 		void *freelist; /* next object to hand out (objects of `slab` only), as a plain
 				 * pointer: the irq fastpath's caches and a layered scheme's */
 		unsigned long fl_word; /* the same with a tid (s->cpu_tid): cpu_freelist() */
 	};
-	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */
 	/*
 	 * The fastpath's test that a freed pointer is an object start in the cpu slab, without
 	 * finding its slab (caches of a power-of-two size, whose slab is a power of two too):
