@@ -279,14 +279,15 @@ static FASTPATH_FN void *sheaves_alloc(struct kmem_cache *s, gfp_t gfp)
 	return object;
 }
 
-static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+/* sheaves_alloc_bulk when main has fewer than n: swaps, the barn, refills. Masked since the
+ * fast half: interrupts off, then back as they were. */
+static __noinline int sheaves_alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t n,
+					      void **p)
 {
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
+	unsigned long flags = irq_soft_to_hard();
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
 	size_t done = 0;
 
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
 	while (done < n) {
 		size_t take;
 
@@ -304,6 +305,29 @@ static int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **
 		return 0;
 	}
 	return (int)n; /* never __GFP_ZERO: the core zeroes after (kmem_cache_alloc_bulk) */
+}
+
+/*
+ * The n objects on top of main, masked as sheaves_alloc is, when it has them (in the order
+ * they lie there, as the slow half copies them); otherwise the slow half.
+ */
+static FASTPATH_FN int sheaves_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+	struct kmem_cache_cpu *c;
+	struct slab_sheaf *main;
+	unsigned int size;
+
+	irq_soft_mask();
+	c = this_cpu_slab(s);
+	main = sc(c)->main;
+	if (unlikely(n - 1 >= main->size)) /* fewer than n, and no_sheaf; n = 0 too (no write) */
+		return sheaves_alloc_bulk_slow(s, gfp, n, p);
+	size = main->size - (unsigned int)n;
+	memcpy(p, &main->objects[size], n * sizeof(void *));
+	main->size = size;
+	sc(c)->stat[SHEAF_ALLOC] += n;
+	irq_soft_unmask();
+	return (int)n;
 }
 
 /* ---- free ---- */
@@ -488,37 +512,47 @@ static FASTPATH_FN void sheaves_free_entry(struct kmem_cache *s, void *object)
 static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
 	struct kmem_cache_cpu *c;
+	struct slab_sheaf *main;
 	unsigned long flags;
+	u64 pushed = 0;
 
 	/*
 	 * Interrupts off once; each object checked like a single free (the cheap check first
-	 * where the size is a power of two, as sheaves_free_other), then pushed onto main.
-	 * A duplicate among the eight entries before it is refused (the core's bulk free looks
-	 * about as far).
+	 * where the size is a power of two, as sheaves_free_other), then pushed onto main, kept
+	 * in a register between the calls that may change it. A duplicate among the eight
+	 * entries before it is refused (bulk_free_seen_recently), and the object on top of
+	 * main (a single free's test: the last one freed before this call).
 	 */
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
+	main = sc(c)->main;
 	for (size_t i = 0; i < n; i++) {
+		void *x = p[i];
 		bool twice;
 
-		if (!p[i])
+		if (!x)
 			continue;
 		twice = bulk_free_seen_recently(p, i);
-		if (twice || last_freed(c, p[i])) {
-			slab_report_bad(s, p[i], caller,
+		if (unlikely(twice || sheaf_top(main) == x)) {
+			slab_report_bad(s, x, caller,
 					twice ? "double free (twice in one bulk) of" : "double free of");
 			continue;
 		}
-		if (!(s->size_mask && quick_check(s, p[i])) && !slab_free_check(s, p[i], caller))
+		if (!(s->size_mask && quick_check(s, x)) && !slab_free_check(s, x, caller))
 			continue;
-		if (unlikely(sc(c)->main->size >= sc(c)->main->capacity) &&
-		    unlikely(!main_has_room(s, c, caller))) {
-			slab_free_for_layer(s, c, 1, &p[i], caller);
-			continue;
+		if (unlikely(main->size >= main->capacity)) {
+			bool room = main_has_room(s, c, caller);
+
+			main = sc(c)->main;
+			if (unlikely(!room)) {
+				slab_free_for_layer(s, c, 1, &p[i], caller);
+				continue;
+			}
 		}
-		sc(c)->main->objects[sc(c)->main->size++] = p[i];
-		sc(c)->stat[SHEAF_FREE]++;
+		main->objects[main->size++] = x;
+		pushed++;
 	}
+	sc(c)->stat[SHEAF_FREE] += pushed;
 	local_irq_restore(flags);
 }
 
