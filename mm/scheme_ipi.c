@@ -605,23 +605,47 @@ static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
 	return (int)n; /* never __GFP_ZERO: the core zeroes after (kmem_cache_alloc_bulk) */
 }
 
+/*
+ * An object start in the cpu slab (a plain cache of a power-of-two size: the test
+ * ipi_free_entry makes) goes onto the cpu freelist with no lookup, as a single free's does;
+ * anything else is checked in full and freed by free_one. Like the core's bulk free, the
+ * same object twice in a row is reported.
+ */
 static void ipi_free_bulk(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
+	bool quick = s->size_mask && !s->dbg && !s->freeptr_xor_key;
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
+	u64 pushed = 0;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	for (size_t i = 0; i < n; i++) {
-		if (!p[i] || !slab_free_check(s, p[i], caller))
+		void *x = p[i];
+
+		if (!x)
 			continue;
-		/* Like the core's bulk free: the same object twice in a row is reported. */
-		if (unlikely(i && p[i] == p[i - 1])) {
-			slab_report_bad(s, p[i], caller, "double free (twice in one bulk) of");
+		if (quick && cpu_slab_has_object(c, x)) {
+			if (unlikely(i && x == p[i - 1]))
+				slab_report_bad(s, x, caller, "double free (twice in one bulk) of");
+			else if (unlikely(x == c->freelist))
+				report_double_free(s, x, caller);
+			else {
+				*(void **)((char *)x + s->offset) = c->freelist; /* not hardened */
+				c->freelist = x;
+				pushed++;
+			}
 			continue;
 		}
-		free_one(s, c, p[i], caller);
+		if (!slab_free_check(s, x, caller))
+			continue;
+		if (unlikely(i && x == p[i - 1])) {
+			slab_report_bad(s, x, caller, "double free (twice in one bulk) of");
+			continue;
+		}
+		free_one(s, c, x, caller);
 	}
+	c->stat[FREE_FASTPATH] += pushed;
 	local_irq_restore(flags);
 }
 
