@@ -100,14 +100,26 @@ static inline struct node_barn *barn_of(struct kmem_cache *s)
 	return get_node(s)->priv;
 }
 
-static struct slab_sheaf *new_sheaf(struct kmem_cache *s)
+/*
+ * Where in its page a new sheaf starts: just past this cpu's struct kmem_cache_cpu, as
+ * page offsets go (sheaf_offset_in_page). The fastpaths load c's words (the cpu slab's base
+ * and mask, the freelist, main, the counters) right after storing main's size and an entry
+ * of its objects; the per-cpu array is page-aligned, so a sheaf at its page's start put its
+ * size at the same low 12 address bits as c->slab_base for cpu 0, and its entries on c's
+ * counters, and the CPU took those loads for loads of the stored words (4K aliasing, as
+ * kmem_cache_cpu's comment in slub.h says). Sheaves made here are used here first (a cpu's
+ * barn gets back what it put); one taken from the barn by another cpu may alias there.
+ * A sheaf too big for the room on either side of c's copy starts its page.
+ */
+static struct slab_sheaf *new_sheaf(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
 	struct slab_sheaf *sheaf;
 
 	if (!page)
 		return NULL;
-	sheaf = page_address(page);
+	sheaf = (void *)((char *)page_address(page) +
+			 sheaf_offset_in_page((uptr)c, sizeof(*c), s->sheaf_capacity));
 	INIT_LIST_HEAD(&sheaf->barn_list);
 	sheaf->size = 0;
 	sheaf->capacity = s->sheaf_capacity;
@@ -117,7 +129,7 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s)
 
 static void free_sheaf(struct slab_sheaf *sheaf)
 {
-	free_pages((unsigned long)sheaf, 0);
+	free_pages((unsigned long)sheaf & ~(PAGE_SIZE - 1), 0);
 }
 
 /* ---- the barn ---- */
@@ -211,7 +223,7 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	if (likely(main->size))
 		return true;
 	if (no_main(main)) {
-		main = new_sheaf(s);
+		main = new_sheaf(s, c);
 		if (!main)
 			return false;
 		sc(c)->main = main;
@@ -340,7 +352,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 	if (likely(main->size < main->capacity))
 		return true;
 	if (no_main(main)) {
-		main = new_sheaf(s);
+		main = new_sheaf(s, c);
 		if (!main)
 			return false;
 		sc(c)->main = main;
@@ -350,7 +362,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 		return swap_main_spare(c, main);
 	empty = barn_get(s, c, false);
 	if (!empty)
-		empty = new_sheaf(s);
+		empty = new_sheaf(s, c);
 	if (empty && barn_put(s, c, main)) {
 		sc(c)->main = empty;
 		return true;

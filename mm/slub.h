@@ -718,6 +718,29 @@ static inline void *sheaf_top(const struct slab_sheaf *sheaf)
 _Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
 	       "a sheaf fits a page");
 
+/*
+ * The offset in its page of a sheaf of this capacity that shares no low 12 address bits
+ * with [avoid, avoid + avoid_size) (a cpu's struct kmem_cache_cpu: scheme_sheaves.c's
+ * new_sheaf says why): the first multiple of 64 past that range, taken modulo the page, if
+ * the sheaf fits between there and the page's end or the range's start; 0 otherwise (a
+ * sheaf too big for the room).
+ */
+static inline unsigned long sheaf_offset_in_page(uptr avoid, unsigned long avoid_size,
+						 unsigned int capacity)
+{
+	unsigned long need = sizeof(struct slab_sheaf) + capacity * sizeof(void *);
+	unsigned long start = avoid & (PAGE_SIZE - 1), end = start + avoid_size, off;
+
+	if (avoid_size >= PAGE_SIZE)
+		return 0;
+	if (end <= PAGE_SIZE) {
+		off = ALIGN_UP(end, 64UL);
+		return off + need <= PAGE_SIZE ? off : 0;
+	}
+	off = ALIGN_UP(end - PAGE_SIZE, 64UL); /* the range runs over into the next page */
+	return off + need <= start ? off : 0;
+}
+
 
 /*
  * Is p[i] one of the (up to) eight entries of a kmem_cache_free_bulk array before it? The

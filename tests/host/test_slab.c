@@ -1047,6 +1047,48 @@ static void freelist_word(void)
 		 "cmpxchg_local: the current word is swapped", "word %#lx", word);
 }
 
+/*
+ * Where a new sheaf starts in its page (sheaf_offset_in_page, mm/slub.h): for every cpu's
+ * struct kmem_cache_cpu in a page-aligned per-cpu array (1024 cpus cover every offset the
+ * stride gives) and every capacity, the sheaf is 64-aligned and inside its page, and it
+ * shares no page offset with that cpu's copy whenever some 64-aligned place would not
+ * (found here by trying them all).
+ */
+static void sheaf_placement(void)
+{
+	unsigned int bad = 0, apart = 0, cases = 0;
+
+	for (unsigned long cpu = 0; cpu < 1024; cpu++) {
+		unsigned long start = (cpu * PERCPU_SLUB_STRIDE) % PAGE_SIZE;
+
+		for (unsigned int cap = 1; cap <= SLAB_SHEAF_MAX; cap++) {
+			unsigned long need = sizeof(struct slab_sheaf) + cap * sizeof(void *);
+			unsigned long off = sheaf_offset_in_page(0x40000000UL + cpu * PERCPU_SLUB_STRIDE,
+								 PERCPU_SLUB_STRIDE, cap);
+			bool some = false, clear = true;
+
+			for (unsigned long o = 0; o + need <= PAGE_SIZE && !some; o += 64) {
+				bool overlap = false;
+
+				for (unsigned long b = o; b < o + need && !overlap; b += 8)
+					overlap = (b - start) % PAGE_SIZE < PERCPU_SLUB_STRIDE;
+				some = !overlap;
+			}
+			for (unsigned long b = off; b < off + need && clear; b += 8)
+				clear = (b - start) % PAGE_SIZE >= PERCPU_SLUB_STRIDE;
+			bad += off % 64 || off + need > PAGE_SIZE || (some && !clear);
+			apart += clear;
+			cases++;
+		}
+	}
+	KT_EQ_U("sheaf placement: inside the page, 64-aligned, clear of the cpu's struct when "
+		"anywhere is", bad, 0);
+	kt_check(apart > cases / 2 && sheaf_offset_in_page(0x40000000UL, PERCPU_SLUB_STRIDE, 64) ==
+					      PERCPU_SLUB_STRIDE,
+		 "sheaf placement: cpu 0's sheaves of 64 start right after its struct",
+		 "%u of %u apart", apart, cases);
+}
+
 /* ---- bad frees ---- */
 
 struct bad_case {
@@ -1564,6 +1606,7 @@ int main(int argc, char **argv)
 	kmalloc_classes();
 	public_queries();
 	freelist_word();
+	sheaf_placement();
 	start_pages = nr_free_pages(); /* the kmalloc caches keep their slabs */
 	for (size_t v = 0; v < stress_variants(); v++) {
 		cur = &variants[v];
