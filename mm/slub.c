@@ -2342,14 +2342,14 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 	else
 		s->cpu_partial = 120;
 	/*
-	 * Objects per sheaf: 64 up to 256 bytes, so a burst of 64 allocations and then their 64
-	 * frees (bench-host's batch-64) stays in the main sheaf, without the two swaps a sheaf
-	 * of 32 took per burst (docs/BENCHMARKS.md); a sheaf is one page whatever its capacity.
+	 * Objects per sheaf. 32 up to 256 bytes: 64 kept a burst of 64 allocations and their 64
+	 * frees in the main sheaf (bench-host's batch-64 about 2.5 cycles an object less) but
+	 * cost bench-host's producer/consumer half again (docs/BENCHMARKS.md, twelfth session).
 	 */
 	if (slub_sheaf_capacity_override)
 		s->sheaf_capacity = slub_sheaf_capacity_override;
 	else
-		s->sheaf_capacity = s->size <= 256 ? 64 : s->size <= 1024 ? 16 : 8;
+		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		spin_lock_init(&s->node[nid].list_lock, "list_lock");
 		INIT_LIST_HEAD(&s->node[nid].partial);

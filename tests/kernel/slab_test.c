@@ -882,9 +882,8 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
 	/* 1000 frees must overflow the per-cpu layer: true of budgets up to the defaults for
-	 * 128-byte objects (cpu_partial 120; sheaf_capacity 64: two sheaves and a barn of 10
-	 * full ones hold 768), not of much larger ones. */
-	if (slub_cpu_partial_override > 120 || slub_sheaf_capacity_override > 64)
+	 * 128-byte objects (cpu_partial 120, sheaf_capacity 32), not of much larger ones. */
+	if (slub_cpu_partial_override > 120 || slub_sheaf_capacity_override > 32)
 		kunit_skip(test, "cpu_partial= or sheaf_capacity= above the default budgets");
 	for_each_variant(v) {
 		unsigned long free_before = nr_free_pages();
