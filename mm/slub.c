@@ -340,13 +340,18 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
-/* A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared). */
+/*
+ * A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared) and no
+ * cache's (slab_cache and the later pages' private_[0] cleared: in_slab_of reads that word
+ * alone, and a stashed slab's pages stay out of the page allocator a while).
+ */
 static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
 {
 	struct kmem_cache_node *n = slab_node(s, slab);
 
 	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
+	__atomic_store_n(&slab->slab_cache, NULL, __ATOMIC_RELAXED);
 	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
 		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
 	else

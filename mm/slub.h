@@ -684,18 +684,18 @@ static inline void unmark_compound(struct page *page, unsigned int order, u32 fl
 /*
  * Whether p lies in a live slab of s, without finding the slab: any page of it holds the
  * cache in the same word (the first page's slab_cache, the others' private_[0]), so one
- * page read, no step to the first page. A quick check for fastpaths that take objects of
- * any slab (scheme_sheaves.c); false: ask virt_to_slab and the full check, which say what
- * is wrong. true says nothing of where in the slab p is.
+ * page read, no step to the first page, and no test of the page's flags: that word is the
+ * cache's only while the page is a live slab's (slab_setup_bare sets it, slab_unset clears
+ * it before the slab goes to the stash or the page allocator, and no other owner of a page
+ * writes it: the page allocator leaves private_ alone). A quick check for fastpaths that
+ * take objects of any slab (scheme_sheaves.c); false: ask virt_to_slab and the full check,
+ * which say what is wrong. true says nothing of where in the slab p is.
  */
 static inline bool in_slab_of(const struct kmem_cache *s, const void *p)
 {
-	const struct page *page;
-
 	if (unlikely(!virt_addr_valid(p)))
 		return false;
-	page = virt_to_page(p);
-	return (page->flags & (PG_slab | PG_tail)) && page->private_[0] == (u64)(uptr)s;
+	return __atomic_load_n(&virt_to_page(p)->private_[0], __ATOMIC_RELAXED) == (u64)(uptr)s;
 }
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
