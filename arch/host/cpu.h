@@ -74,17 +74,20 @@ extern __thread unsigned long host_percpu_off; /* its copy of the per-cpu sectio
  * way to all of them (host_fast_tpoff), as %gs holds the kernel's:
  * off: 1 while this thread's "interrupts" are off: in flavour 1 it mirrors the signal mask
  * (set and cleared only with it), in flavour 2 it is the mask. Signal handlers restore it.
- * pending (flavour 2): IPIs that arrived while off was set.
+ * pending (flavour 2): IPIs that arrived while off or soft was set.
  * slub_off: host_cpu * PERCPU_SLUB_STRIDE, set when the thread becomes a CPU.
+ * soft (flavour 2): 1 under kernel/irqflags.h's soft mask (below).
  */
 struct host_fast_words {
 	int off;
 	unsigned int pending;
 	unsigned long slub_off;
+	unsigned int soft;
 };
 extern __thread struct host_fast_words host_fast_w;
 #define host_irq_off (host_fast_w.off)
 #define host_slub_off (host_fast_w.slub_off)
+#define host_irq_soft (host_fast_w.soft)
 
 /*
  * host_fast_w's offset from %fs (the thread pointer), in a register, for the words that are
@@ -192,26 +195,33 @@ static inline void cpu_relax(void)
 #endif /* HOST_SMP */
 
 /*
- * kernel/irqflags.h's soft mask. HOST_SMP=2 has one already: "interrupts off" is the
- * thread-local host_irq_off, which an IPI signal finds non-zero and only records; the mask
- * adds 2 to it (so it also tells whether interrupts were on: 2 and not 3), the unmask takes
- * the 2 away and replays what was recorded if that leaves 0, as irq_enable_raw does. The
- * other flavours mask as local_irq_save does, the flags kept in host_soft_flags
- * (arch/host/host_env.c; thread-local with HOST_SMP=1). Nothing is ever held for the
- * arch_irq_soft_held count: recorded IPIs are the signal flavour's own business.
+ * kernel/irqflags.h's soft mask. In HOST_SMP=2 a word of its own, soft, as the kernel's is
+ * struct percpu_hdr's irq_soft: masking is one store of 1, and an IPI signal that finds it
+ * set (or off set) only records the IPI in pending, as it does with interrupts off. The
+ * unmask stores 0 and then looks at pending: a signal before the store was recorded and is
+ * seen, one after it runs at once (soft is 0 then), so none is lost between the two; what
+ * it finds recorded runs (host_irq_replay_saved, only if off is 0: a fastpath called with
+ * interrupts off leaves it for their local_irq_restore). Stores and a load, by the
+ * words' fixed offsets from %fs (the local-exec model, as arch_slub_cpu_off): no load
+ * after a store of the same word, nothing to wait for. (It was an add of 2 to off and a
+ * subtraction, two read-modify-writes a call; docs/BENCHMARKS.md has both measured.)
+ * The other flavours mask as local_irq_save
+ * does, the flags kept in host_soft_flags (arch/host/host_env.c; thread-local with
+ * HOST_SMP=1). Nothing is ever held for the arch_irq_soft_held count: recorded IPIs are the
+ * signal flavour's own business.
  */
 #define ARCH_IRQ_SOFT_MASK
 #if defined(HOST_SMP) && HOST_SMP == HOST_SMP_SOFT
 
+_Static_assert(__builtin_offsetof(struct host_fast_words, soft) == 16,
+	       "the soft mask's asm reaches soft at 16");
+
 static inline void arch_irq_soft_mask(void)
 {
-	__asm__ __volatile__("addl $2, %%fs:(%0)" : : "r"(host_fast_tpoff()) : "memory", "cc");
+	__asm__ __volatile__("movl $1, %%fs:host_fast_w@tpoff+16" ::: "memory");
 }
 
 /*
- * The subtraction's own flags tell whether that left 0, and only then is the pending word
- * looked at, from the same register: four instructions. One instruction each, so a signal
- * comes before or after, never inside; one that came before the subtraction was recorded.
  * The replay is called from inside the asm, as the kernel's arch_irq_soft_replay is:
  * host_irq_replay_saved (host_smp.c) keeps every register and flag but the condition codes,
  * SSE ones included, so the fastpaths around an unmask need no frame of their own for
@@ -222,26 +232,26 @@ void host_irq_replay_saved(void);
 
 static inline void arch_irq_soft_unmask(void)
 {
-	unsigned long w = host_fast_tpoff();
-
-	__asm__ __volatile__("subl $2, %%fs:(%0)\n\t"
-			     "jnz 1f\n\t"
-			     "cmpl $0, %%fs:4(%0)\n\t"
+	__asm__ __volatile__("movl $0, %%fs:host_fast_w@tpoff+16\n\t"
+			     "cmpl $0, %%fs:host_fast_w@tpoff+4\n\t"
 			     "je 1f\n\t"
 			     "lea -128(%%rsp), %%rsp\n\t"
 			     "call host_irq_replay_saved\n\t"
 			     "lea 128(%%rsp), %%rsp\n"
 			     "1:"
-			     : : "r"(w) : "memory", "cc");
+			     ::: "memory", "cc");
 }
 
-/* Off for good (1): what was recorded runs at the slow path's local_irq_restore. */
+/* Off for good: off first, then soft down, so no signal finds both clear in between; what
+ * was recorded runs at the slow path's local_irq_restore. */
 static inline unsigned long arch_irq_soft_to_hard(void)
 {
-	unsigned long flags = host_irq_off == 2 ? RFLAGS_IF : 0;
+	unsigned long flags = host_irq_off ? 0 : RFLAGS_IF;
 
 	__asm__ __volatile__("" ::: "memory");
-	host_irq_off = 1; /* 2 less, then irq_disable_raw */
+	host_irq_off = 1;
+	__asm__ __volatile__("" ::: "memory");
+	host_irq_soft = 0;
 	__asm__ __volatile__("" ::: "memory");
 	return flags;
 }

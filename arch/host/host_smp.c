@@ -136,7 +136,7 @@ static void ipi_handler(int sig)
 	run_ipis(bit);
 	host_irq_off = was_off;
 #else
-	if (host_irq_off) {
+	if (host_irq_off || host_irq_soft) {
 		/* One instruction (lock or), so it cannot be torn by the replay's exchange. */
 		__atomic_fetch_or(&host_irq_pending, bit, __ATOMIC_RELAXED);
 	} else {
@@ -202,8 +202,16 @@ void host_irq_replay(void)
 	} while (host_irq_pending);
 }
 
+/* The unmask found IPIs recorded: they run now if interrupts are on (the fastpath may have
+ * been called with them off; then their local_irq_restore runs them). */
+__attribute__((used)) static void replay_unmasked(void)
+{
+	if (!host_irq_off)
+		host_irq_replay();
+}
+
 /*
- * arch_irq_soft_unmask's call (arch/host/cpu.h): host_irq_replay with every register kept
+ * arch_irq_soft_unmask's call (arch/host/cpu.h): replay_unmasked with every register kept
  * but the condition codes, as the kernel's arch_irq_soft_replay (no_caller_saved_registers)
  * keeps them, here the SSE registers too (fxsave64: every XMM register and MXCSR), since
  * the IPI handlers it runs may use them and the code around the unmask may keep values
@@ -221,7 +229,7 @@ __asm__(".text\n"
 	"and $-16, %rsp\n"
 	"sub $512, %rsp\n"
 	"fxsave64 (%rsp)\n"
-	"call host_irq_replay\n"
+	"call replay_unmasked\n"
 	"fxrstor64 (%rsp)\n"
 	"lea -72(%rbp), %rsp\n"
 	"pop %r11\n pop %r10\n pop %r9\n pop %r8\n"
