@@ -70,8 +70,9 @@ static inline void cpu_relax(void)
 extern __thread int host_cpu;                /* this thread's logical CPU number */
 extern __thread unsigned long host_percpu_off; /* its copy of the per-cpu section */
 /*
- * The thread-local words the fastpaths read, side by side so that one register holds the
- * way to all of them (host_fast_tpoff), as %gs holds the kernel's:
+ * The thread-local words the fastpaths read, side by side, reached by their fixed offsets
+ * from %fs (the local-exec model: every host build is an executable that defines
+ * host_fast_w), as the kernel reaches its words from %gs:
  * off: 1 while this thread's "interrupts" are off: in flavour 1 it mirrors the signal mask
  * (set and cleared only with it), in flavour 2 it is the mask. Signal handlers restore it.
  * pending (flavour 2): IPIs that arrived while off or soft was set.
