@@ -695,7 +695,7 @@ static inline bool in_slab_of(const struct kmem_cache *s, const void *p)
 {
 	if (unlikely(!virt_addr_valid(p)))
 		return false;
-	return __atomic_load_n(&virt_to_page(p)->private_[0], __ATOMIC_RELAXED) == (u64)(uptr)s;
+	return virt_to_page(p)->private_[0] == (u64)(uptr)s;
 }
 
 extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
