@@ -260,13 +260,26 @@ static __noinline void *sheaves_alloc_slow(struct kmem_cache *s, struct kmem_cac
 
 /*
  * The slow half of sheaves_alloc (the fast half jumps here, masked: kernel/irqflags.h's
- * irq_soft_mask): interrupts off, then back as they were.
+ * irq_soft_mask). A full spare is swapped in still masked, as a pop is made (the common
+ * case of a burst longer than a sheaf); anything else with interrupts off, then back as
+ * they were.
  */
 static __noinline void *sheaves_alloc_slow_soft(struct kmem_cache *s, struct kmem_cache_cpu *c,
 						gfp_t gfp)
 {
-	unsigned long flags = irq_soft_to_hard();
-	void *object = sheaves_alloc_slow(s, c, gfp);
+	struct slab_sheaf *main = sc(c)->main, *spare = sc(c)->spare;
+	unsigned long flags;
+	void *object;
+
+	if (likely(spare && spare->size && !no_main(main))) {
+		swap_main_spare(c, main);
+		object = spare->objects[--spare->size];
+		sc(c)->stat[SHEAF_ALLOC]++;
+		irq_soft_unmask();
+		return object;
+	}
+	flags = irq_soft_to_hard();
+	object = sheaves_alloc_slow(s, c, gfp);
 
 	local_irq_restore(flags);
 	if (unlikely(!object) && !(gfp & __GFP_NOWARN))
@@ -401,16 +414,28 @@ static __noinline void sheaves_double_free(struct kmem_cache *s, void *object, v
 }
 
 /*
- * The slow half of sheaves_free (main full or missing), from the fast halves, masked:
- * interrupts off, then back as they were. The same cpu, whose c it finds again (the fast
- * halves keep the object in its register that way); an interrupt held by the mask has run
- * by then, so the double-free test is made again.
+ * The slow half of sheaves_free (main full or missing), from the fast halves, masked. The
+ * same cpu, whose c it finds again (the fast halves keep the object in its register that
+ * way). An empty spare is swapped in still masked and the object pushed onto it, as a push
+ * is made (the fast half has made the double-free tests); anything else with interrupts
+ * off, then back as they were: an interrupt held by the mask has run by then, so the
+ * double-free test is made again.
  */
 static __noinline void sheaves_free_slow_soft(struct kmem_cache *s, void *object, void *caller)
 {
-	unsigned long flags = irq_soft_to_hard();
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	struct slab_sheaf *main = sc(c)->main, *spare = sc(c)->spare;
+	unsigned long flags;
 
+	if (likely(spare && !spare->size && !no_main(main))) {
+		swap_main_spare(c, main);
+		spare->objects[spare->size++] = object;
+		sc(c)->stat[SHEAF_FREE]++;
+		irq_soft_unmask();
+		return;
+	}
+	flags = irq_soft_to_hard();
+	c = this_cpu_slab(s);
 	if (unlikely(last_freed(c, object))) {
 		local_irq_restore(flags);
 		slab_report_bad(s, object, caller, "double free of");
