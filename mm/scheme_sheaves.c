@@ -435,7 +435,6 @@ static __noinline void sheaves_free_slow_soft(struct kmem_cache *s, void *object
 		return;
 	}
 	flags = irq_soft_to_hard();
-	c = this_cpu_slab(s);
 	if (unlikely(last_freed(c, object))) {
 		local_irq_restore(flags);
 		slab_report_bad(s, object, caller, "double free of");
