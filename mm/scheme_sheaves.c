@@ -12,14 +12,16 @@
  * Allocation (interrupts off, on this cpu):
  *   1. pop from main                                     SHEAF_ALLOC
  *   2. main empty, spare has objects: swap them          SHEAF_SWAP
- *   3. a full sheaf from the barn; main goes to spare or back to the barn as empty
+ *   3. a full sheaf from the barn; main goes to spare or back to the barn as empty (the
+ *      two in one exchange under barn->lock when there is a spare)
  *                                                        BARN_GET / BARN_GET_FAIL
  *   4. refill main from the slabs (the cpu slab, the node partial list, a new slab)
  *                                                        SHEAF_REFILL
  * Free (the core has checked the object; interrupts off, on this cpu):
  *   1. push onto main                                    SHEAF_FREE
  *   2. main full, spare empty: swap them
- *   3. main to the barn as full, an empty sheaf from it (or a new one) as main
+ *   3. main to the barn as full, an empty sheaf from it (or a new one) as main (one
+ *      exchange under barn->lock when the barn has an empty one)
  *                                                        BARN_PUT / BARN_PUT_FAIL
  *   4. the barn is at its bound: empty main into the slabs  SHEAF_FLUSH
  *
@@ -39,13 +41,37 @@
 #define BARN_MAX_EMPTY 10
 
 
-/* Per node (n->priv): the store of full and empty sheaves, bounded. */
+/*
+ * Per node (n->priv): the store of full and empty sheaves, bounded; two stacks linked
+ * through sheaf->barn_next. One cache line holds what a barn operation touches (the stacks'
+ * tops, the counts, the lock's tickets, owner and acquisitions): a cpu that only allocates
+ * and one that only frees hand it back and forth once a sheaf each. The scheme's node area
+ * starts a cache line (alloc_cpu_areas).
+ */
 struct node_barn {
-	struct spinlock lock;
-	/* lock must be held to use these: */
-	struct list_head full, empty;
+	/* lock must be held to change these (the counts are also peeked at without it): */
+	struct slab_sheaf *full, *empty;
 	unsigned int nr_full, nr_empty;
+	struct spinlock lock;
 };
+
+_Static_assert(offsetof(struct node_barn, lock) + offsetof(struct spinlock, contended) <= 64,
+	       "a barn's operation touches one cache line");
+
+static inline void barn_push(struct slab_sheaf **top, struct slab_sheaf *sheaf)
+{
+	sheaf->barn_next = *top;
+	*top = sheaf;
+}
+
+/* The top of a stack that is not empty. */
+static inline struct slab_sheaf *barn_pop(struct slab_sheaf **top)
+{
+	struct slab_sheaf *sheaf = *top;
+
+	*top = sheaf->barn_next;
+	return sheaf;
+}
 
 /* The counters (struct sheaves_cpu's stat), in slabinfo and kmem_cache_stat_by_name by
  * these names. */
@@ -120,7 +146,7 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s, struct kmem_cache_cpu 
 		return NULL;
 	sheaf = (void *)((char *)page_address(page) +
 			 sheaf_offset_in_page((uptr)c, sizeof(*c), s->sheaf_capacity));
-	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->barn_next = NULL;
 	sheaf->size = 0;
 	sheaf->capacity = s->sheaf_capacity;
 	sheaf->below = NULL;
@@ -137,7 +163,6 @@ static void free_sheaf(struct slab_sheaf *sheaf)
 static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *c, bool full)
 {
 	struct node_barn *barn = barn_of(s);
-	struct list_head *list = full ? &barn->full : &barn->empty;
 	struct slab_sheaf *sheaf = NULL;
 
 	/* Racy peek, re-checked under the lock. */
@@ -146,13 +171,12 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 		return NULL;
 	}
 	spin_lock(&barn->lock);
-	if (!list_empty(list)) {
-		sheaf = list_first_entry(list, struct slab_sheaf, barn_list);
-		list_del(&sheaf->barn_list);
-		if (full)
-			__atomic_store_n(&barn->nr_full, barn->nr_full - 1, __ATOMIC_RELAXED);
-		else
-			__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
+	if (full && barn->full) {
+		sheaf = barn_pop(&barn->full);
+		__atomic_store_n(&barn->nr_full, barn->nr_full - 1, __ATOMIC_RELAXED);
+	} else if (!full && barn->empty) {
+		sheaf = barn_pop(&barn->empty);
+		__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&barn->lock);
 	sc(c)->stat[sheaf ? BARN_GET : BARN_GET_FAIL]++;
@@ -167,11 +191,11 @@ static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab
 
 	spin_lock(&barn->lock);
 	if (full && barn->nr_full < BARN_MAX_FULL) {
-		list_add(&sheaf->barn_list, &barn->full);
+		barn_push(&barn->full, sheaf);
 		__atomic_store_n(&barn->nr_full, barn->nr_full + 1, __ATOMIC_RELAXED);
 		ok = true;
 	} else if (!full && barn->nr_empty < BARN_MAX_EMPTY) {
-		list_add(&sheaf->barn_list, &barn->empty);
+		barn_push(&barn->empty, sheaf);
 		__atomic_store_n(&barn->nr_empty, barn->nr_empty + 1, __ATOMIC_RELAXED);
 		ok = true;
 	}
@@ -179,6 +203,40 @@ static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab
 	if (full)
 		sc(c)->stat[ok ? BARN_PUT : BARN_PUT_FAIL]++;
 	return ok;
+}
+
+/*
+ * Give the barn `give` and take a sheaf of the other kind (a full one for an empty `give`,
+ * an empty one for a full), under one acquisition of barn->lock: what a cpu that only
+ * allocates, or only frees, does once a sheaf. NULL, and the barn unchanged, when it has
+ * none of the wanted kind or no room for `give`; then barn_get and barn_put one at a time.
+ */
+static struct slab_sheaf *barn_exchange(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					struct slab_sheaf *give)
+{
+	struct node_barn *barn = barn_of(s);
+	bool want_full = !give->size;
+	struct slab_sheaf **from = want_full ? &barn->full : &barn->empty;
+	struct slab_sheaf **to = want_full ? &barn->empty : &barn->full;
+	unsigned int *nr_from = want_full ? &barn->nr_full : &barn->nr_empty;
+	unsigned int *nr_to = want_full ? &barn->nr_empty : &barn->nr_full;
+	unsigned int to_max = want_full ? BARN_MAX_EMPTY : BARN_MAX_FULL;
+	struct slab_sheaf *sheaf = NULL;
+
+	spin_lock(&barn->lock);
+	if (*from && *nr_to < to_max) {
+		sheaf = barn_pop(from);
+		barn_push(to, give);
+		__atomic_store_n(nr_from, *nr_from - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(nr_to, *nr_to + 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&barn->lock);
+	if (sheaf) {
+		sc(c)->stat[BARN_GET]++;
+		if (!want_full)
+			sc(c)->stat[BARN_PUT]++;
+	}
+	return sheaf;
 }
 
 /* ---- refill and flush ---- */
@@ -230,6 +288,10 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 	}
 	if (sc(c)->spare && sc(c)->spare->size)
 		return swap_main_spare(c, main);
+	if (sc(c)->spare && (full = barn_exchange(s, c, main))) {
+		sc(c)->main = full;
+		return true;
+	}
 	full = barn_get(s, c, true);
 	if (full) {
 		if (!sc(c)->spare)
@@ -373,6 +435,11 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 	}
 	if (sc(c)->spare && !sc(c)->spare->size)
 		return swap_main_spare(c, main);
+	empty = barn_exchange(s, c, main);
+	if (empty) {
+		sc(c)->main = empty;
+		return true;
+	}
 	empty = barn_get(s, c, false);
 	if (!empty)
 		empty = new_sheaf(s, c);
@@ -615,32 +682,21 @@ static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
-	LIST_HEAD(taken);
+	struct slab_sheaf *taken = NULL;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	spin_lock(&barn->lock);
-	while (!list_empty(&barn->full)) {
-		struct slab_sheaf *sheaf = list_first_entry(&barn->full, struct slab_sheaf,
-							    barn_list);
-
-		list_del(&sheaf->barn_list);
-		list_add(&sheaf->barn_list, &taken);
-	}
-	while (!list_empty(&barn->empty)) {
-		struct slab_sheaf *sheaf = list_first_entry(&barn->empty, struct slab_sheaf,
-							    barn_list);
-
-		list_del(&sheaf->barn_list);
-		list_add(&sheaf->barn_list, &taken);
-	}
+	while (barn->full)
+		barn_push(&taken, barn_pop(&barn->full));
+	while (barn->empty)
+		barn_push(&taken, barn_pop(&barn->empty));
 	__atomic_store_n(&barn->nr_full, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&barn->nr_empty, 0, __ATOMIC_RELAXED);
 	spin_unlock(&barn->lock);
-	while (!list_empty(&taken)) {
-		struct slab_sheaf *sheaf = list_first_entry(&taken, struct slab_sheaf, barn_list);
+	while (taken) {
+		struct slab_sheaf *sheaf = barn_pop(&taken);
 
-		list_del(&sheaf->barn_list);
 		if (sheaf->size)
 			flush(s, c, sheaf, __builtin_return_address(0));
 		free_sheaf(sheaf);
@@ -674,7 +730,7 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 		struct node_barn *barn = node->priv;
 
 		spin_lock_irqsave(&barn->lock, flags);
-		list_for_each_entry(sheaf, &barn->full, barn_list)
+		for (sheaf = barn->full; sheaf; sheaf = sheaf->barn_next)
 			n += sheaf->size;
 		spin_unlock_irqrestore(&barn->lock, flags);
 	}
@@ -692,8 +748,7 @@ static int sheaves_init_node(struct kmem_cache *s, struct kmem_cache_node *n)
 	struct node_barn *barn = n->priv;
 
 	spin_lock_init(&barn->lock, "barn");
-	INIT_LIST_HEAD(&barn->full);
-	INIT_LIST_HEAD(&barn->empty);
+	barn->full = barn->empty = NULL;
 	return 0;
 }
 

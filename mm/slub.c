@@ -2167,7 +2167,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, uns
 	if (!page)
 		return NULL;
 	sheaf = page_address(page);
-	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->barn_next = NULL;
 	sheaf->capacity = MAX(size, s->sheaf_capacity);
 	sheaf->size = 0;
 	sheaf->below = NULL;

@@ -703,7 +703,7 @@ extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=
 
 /* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
 struct slab_sheaf {
-	struct list_head barn_list; /* in the barn; barn->lock */
+	struct slab_sheaf *barn_next; /* under it in its barn stack; barn->lock */
 	unsigned int size;          /* objects in it now */
 	unsigned int capacity;
 	void *below;                /* NULL: sheaf_top's word for an empty sheaf */

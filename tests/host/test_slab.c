@@ -14,6 +14,7 @@
  * corrupted); kmalloc's size classes and alignment; mm/slab.h's counter and layer queries;
  * a random stress on 1, 2 and 4 CPUs.
  */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -824,6 +825,91 @@ static void cross_cpu_frees(void)
 	free(x);
 }
 
+/*
+ * ---- producer and consumer ----
+ * CPU 0 only allocates and CPU 1 only frees, through a ring between them, at the same time:
+ * a layer's sheaves go round through the barn (CPU 1 gives it full ones for empty ones, CPU 0
+ * the other way), as bench-host's spsc does.
+ */
+#define PC_OBJS 20000
+#define PC_RING 64
+
+struct pc {
+	struct kmem_cache *s;
+	void *slot[PC_RING];
+	unsigned long head, tail; /* published by CPU 0, CPU 1 */
+	unsigned long failed, broken, irq_off;
+};
+
+static void pc_wait(const unsigned long *index, unsigned long until_above)
+{
+	while (__atomic_load_n(index, __ATOMIC_ACQUIRE) <= until_above)
+		sched_yield();
+}
+
+static void producer_consumer_cpu(void *arg)
+{
+	struct pc *x = arg;
+
+	if (smp_processor_id() == 0) {
+		for (unsigned long i = 0; i < PC_OBJS; i++) {
+			void *p = kmem_cache_alloc(x->s, GFP_KERNEL);
+
+			x->irq_off += irqs_disabled();
+			if (p)
+				stamp(p, 256, (uint32_t)i);
+			else
+				x->failed++;
+			if (i >= PC_RING)
+				pc_wait(&x->tail, i - PC_RING);
+			x->slot[i % PC_RING] = p;
+			__atomic_store_n(&x->head, i + 1, __ATOMIC_RELEASE);
+		}
+	} else if (smp_processor_id() == 1) {
+		for (unsigned long i = 0; i < PC_OBJS; i++) {
+			void *p;
+
+			pc_wait(&x->head, i);
+			p = x->slot[i % PC_RING];
+			if (p) {
+				x->broken += !stamped(p, 256, (uint32_t)i);
+				kmem_cache_free(x->s, p);
+				x->irq_off += irqs_disabled();
+			}
+			__atomic_store_n(&x->tail, i + 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+static void producer_consumer(void)
+{
+	unsigned long base = nr_free_pages();
+	struct pc *x = calloc(1, sizeof(*x));
+	struct slab_cache_info i;
+	unsigned long slabs_made, barn_got;
+
+	x->s = create("t-pc", 256, 0, NULL);
+	if (!kt_check(x->s != NULL, N("create the producer/consumer cache"), "NULL"))
+		return;
+	host_run_on_cpus(2, producer_consumer_cpu, x);
+	kt_check(!x->failed && !x->broken && !x->irq_off,
+		 N("CPU 0 allocates, CPU 1 frees, at once: every object arrives intact"),
+		 "%lu failed allocations, %lu broken patterns, %lu calls left interrupts off",
+		 x->failed, x->broken, x->irq_off);
+	i = info(x->s);
+	slabs_made = (unsigned long)kmem_cache_stat(x->s, ALLOC_SLAB);
+	barn_got = (unsigned long)kmem_cache_stat_by_name(x->s, "barn_get");
+	kt_check(i.active_objects == 0 && slabs_made * i.objects_per_slab < PC_OBJS / 4 &&
+			 barn_got >= PC_OBJS / x->s->sheaf_capacity,
+		 N("producer/consumer: the sheaves go round through the barn, few new slabs"),
+		 "active %lu, %lu slabs made of %u objects for %d objects, barn_get %lu",
+		 i.active_objects, slabs_made, i.objects_per_slab, PC_OBJS, barn_got);
+	kmem_cache_destroy(x->s);
+	KT_EQ_U(N("producer/consumer cache: destroy gives every page back"), nr_free_pages(),
+		base);
+	free(x);
+}
+
 struct churn {
 	struct kmem_cache *s;
 	unsigned long failed;
@@ -1616,6 +1702,8 @@ int main(int argc, char **argv)
 		bulk_whole_slabs();
 		bulk_known_length();
 		cross_cpu_frees();
+		if (IS_SHEAVES(cur->scheme))
+			producer_consumer();
 		shrink_and_destroy();
 		interrupted_fastpath();
 		bad_frees();
