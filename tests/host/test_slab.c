@@ -838,7 +838,7 @@ struct pc {
 	struct kmem_cache *s;
 	void *slot[PC_RING];
 	unsigned long head, tail; /* published by CPU 0, CPU 1 */
-	unsigned long failed, broken, irq_off;
+	unsigned long failed, broken, irq_off[2]; /* irq_off: by CPU */
 };
 
 static void pc_wait(const unsigned long *index, unsigned long until_above)
@@ -855,7 +855,7 @@ static void producer_consumer_cpu(void *arg)
 		for (unsigned long i = 0; i < PC_OBJS; i++) {
 			void *p = kmem_cache_alloc(x->s, GFP_KERNEL);
 
-			x->irq_off += irqs_disabled();
+			x->irq_off[0] += irqs_disabled();
 			if (p)
 				stamp(p, 256, (uint32_t)i);
 			else
@@ -874,7 +874,7 @@ static void producer_consumer_cpu(void *arg)
 			if (p) {
 				x->broken += !stamped(p, 256, (uint32_t)i);
 				kmem_cache_free(x->s, p);
-				x->irq_off += irqs_disabled();
+				x->irq_off[1] += irqs_disabled();
 			}
 			__atomic_store_n(&x->tail, i + 1, __ATOMIC_RELEASE);
 		}
@@ -892,10 +892,10 @@ static void producer_consumer(void)
 	if (!kt_check(x->s != NULL, N("create the producer/consumer cache"), "NULL"))
 		return;
 	host_run_on_cpus(2, producer_consumer_cpu, x);
-	kt_check(!x->failed && !x->broken && !x->irq_off,
+	kt_check(!x->failed && !x->broken && !x->irq_off[0] && !x->irq_off[1],
 		 N("CPU 0 allocates, CPU 1 frees, at once: every object arrives intact"),
 		 "%lu failed allocations, %lu broken patterns, %lu calls left interrupts off",
-		 x->failed, x->broken, x->irq_off);
+		 x->failed, x->broken, x->irq_off[0] + x->irq_off[1]);
 	i = info(x->s);
 	slabs_made = (unsigned long)kmem_cache_stat(x->s, ALLOC_SLAB);
 	barn_got = (unsigned long)kmem_cache_stat_by_name(x->s, "barn_get");

@@ -235,11 +235,10 @@ static unsigned long ring_room(struct ring *r, unsigned long head, unsigned long
 
 	while (RING - (head - *tail) < want) {
 		*tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-		if (RING - (head - *tail) >= want)
-			break;
-		__builtin_ia32_pause();
+		if (RING - (head - *tail) < want)
+			__builtin_ia32_pause();
 	}
-	return MIN(want, RING - (head - *tail));
+	return want;
 }
 
 /* The consumer at tail: how many it may take now (waits while the ring is empty). */
@@ -247,9 +246,8 @@ static unsigned long ring_ready(struct ring *r, unsigned long *head, unsigned lo
 {
 	while (*head == tail) {
 		*head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-		if (*head != tail)
-			break;
-		__builtin_ia32_pause();
+		if (*head == tail)
+			__builtin_ia32_pause();
 	}
 	return MIN((unsigned long)RING_BATCH, *head - tail);
 }
