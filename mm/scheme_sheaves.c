@@ -5,7 +5,7 @@
  * of Bonwick's magazines and FreeBSD UMA's per-cpu buckets.
  *
  * Each cpu has a main and a spare sheaf (struct sheaves_cpu); each node a barn of
- * full and empty sheaves under barn->lock, at most BARN_MAX_FULL full and BARN_MAX_EMPTY empty.
+ * full and empty sheaves under barn->lock, at most BARN_MAX of each.
  * Behind them the slabs are kept as in the "lock" scheme: a cpu slab that refills sheaves and
  * the node partial list under list_lock, with no per-cpu partial lists (as in 7.0).
  *
@@ -37,39 +37,51 @@
 #include "kernel/string.h"
 #include "mm/slub.h"
 
-#define BARN_MAX_FULL 10
-#define BARN_MAX_EMPTY 10
+#define BARN_MAX 10 /* full sheaves in a barn, and empty ones */
 
+/* A barn's stack of sheaves of one kind, linked through sheaf->barn_next (LIFO). */
+struct barn_stack {
+	struct slab_sheaf *top;
+	unsigned int nr; /* also peeked at without the lock */
+};
+
+enum { BARN_EMPTY, BARN_FULL };
 
 /*
- * Per node (n->priv): the store of full and empty sheaves, bounded; two stacks linked
- * through sheaf->barn_next. One cache line holds what a barn operation touches (the stacks'
- * tops, the counts, the lock's tickets, owner and acquisitions): a cpu that only allocates
- * and one that only frees hand it back and forth once a sheaf each. The scheme's node area
- * starts a cache line (alloc_cpu_areas).
+ * Per node (n->priv): the store of full and empty sheaves, bounded. One cache line holds
+ * what a barn operation touches (the stacks' tops and counts, the lock's tickets, owner and
+ * acquisitions): a cpu that only allocates and one that only frees hand it back and forth
+ * once a sheaf each. The scheme's node area starts a cache line (alloc_cpu_areas).
  */
 struct node_barn {
-	/* lock must be held to change these (the counts are also peeked at without it): */
-	struct slab_sheaf *full, *empty;
-	unsigned int nr_full, nr_empty;
+	struct barn_stack stack[2]; /* [BARN_EMPTY], [BARN_FULL]; lock must be held to change */
 	struct spinlock lock;
 };
 
 _Static_assert(offsetof(struct node_barn, lock) + offsetof(struct spinlock, contended) <= 64,
 	       "a barn's operation touches one cache line");
 
-static inline void barn_push(struct slab_sheaf **top, struct slab_sheaf *sheaf)
+static inline int barn_kind(const struct slab_sheaf *sheaf)
 {
-	sheaf->barn_next = *top;
-	*top = sheaf;
+	return sheaf->size ? BARN_FULL : BARN_EMPTY;
 }
 
-/* The top of a stack that is not empty. */
-static inline struct slab_sheaf *barn_pop(struct slab_sheaf **top)
+static inline void barn_push(struct barn_stack *st, struct slab_sheaf *sheaf)
 {
-	struct slab_sheaf *sheaf = *top;
+	sheaf->barn_next = st->top;
+	st->top = sheaf;
+	__atomic_store_n(&st->nr, st->nr + 1, __ATOMIC_RELAXED);
+}
 
-	*top = sheaf->barn_next;
+/* The top sheaf, or NULL. */
+static inline struct slab_sheaf *barn_pop(struct barn_stack *st)
+{
+	struct slab_sheaf *sheaf = st->top;
+
+	if (sheaf) {
+		st->top = sheaf->barn_next;
+		__atomic_store_n(&st->nr, st->nr - 1, __ATOMIC_RELAXED);
+	}
 	return sheaf;
 }
 
@@ -162,23 +174,15 @@ static void free_sheaf(struct slab_sheaf *sheaf)
 
 static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *c, bool full)
 {
-	struct node_barn *barn = barn_of(s);
+	struct barn_stack *st = &barn_of(s)->stack[full ? BARN_FULL : BARN_EMPTY];
 	struct slab_sheaf *sheaf = NULL;
 
 	/* Racy peek, re-checked under the lock. */
-	if (!__atomic_load_n(full ? &barn->nr_full : &barn->nr_empty, __ATOMIC_RELAXED)) {
-		sc(c)->stat[BARN_GET_FAIL]++;
-		return NULL;
+	if (__atomic_load_n(&st->nr, __ATOMIC_RELAXED)) {
+		spin_lock(&barn_of(s)->lock);
+		sheaf = barn_pop(st);
+		spin_unlock(&barn_of(s)->lock);
 	}
-	spin_lock(&barn->lock);
-	if (full && barn->full) {
-		sheaf = barn_pop(&barn->full);
-		__atomic_store_n(&barn->nr_full, barn->nr_full - 1, __ATOMIC_RELAXED);
-	} else if (!full && barn->empty) {
-		sheaf = barn_pop(&barn->empty);
-		__atomic_store_n(&barn->nr_empty, barn->nr_empty - 1, __ATOMIC_RELAXED);
-	}
-	spin_unlock(&barn->lock);
 	sc(c)->stat[sheaf ? BARN_GET : BARN_GET_FAIL]++;
 	return sheaf;
 }
@@ -187,20 +191,17 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 static bool barn_put(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab_sheaf *sheaf)
 {
 	struct node_barn *barn = barn_of(s);
-	bool full = sheaf->size > 0, ok = false;
+	int kind = barn_kind(sheaf); /* before the lock: once in the barn, it is not ours */
+	struct barn_stack *st = &barn->stack[kind];
+	bool ok = false;
 
 	spin_lock(&barn->lock);
-	if (full && barn->nr_full < BARN_MAX_FULL) {
-		barn_push(&barn->full, sheaf);
-		__atomic_store_n(&barn->nr_full, barn->nr_full + 1, __ATOMIC_RELAXED);
-		ok = true;
-	} else if (!full && barn->nr_empty < BARN_MAX_EMPTY) {
-		barn_push(&barn->empty, sheaf);
-		__atomic_store_n(&barn->nr_empty, barn->nr_empty + 1, __ATOMIC_RELAXED);
+	if (st->nr < BARN_MAX) {
+		barn_push(st, sheaf);
 		ok = true;
 	}
 	spin_unlock(&barn->lock);
-	if (full)
+	if (kind == BARN_FULL)
 		sc(c)->stat[ok ? BARN_PUT : BARN_PUT_FAIL]++;
 	return ok;
 }
@@ -215,25 +216,19 @@ static struct slab_sheaf *barn_exchange(struct kmem_cache *s, struct kmem_cache_
 					struct slab_sheaf *give)
 {
 	struct node_barn *barn = barn_of(s);
-	bool want_full = !give->size;
-	struct slab_sheaf **from = want_full ? &barn->full : &barn->empty;
-	struct slab_sheaf **to = want_full ? &barn->empty : &barn->full;
-	unsigned int *nr_from = want_full ? &barn->nr_full : &barn->nr_empty;
-	unsigned int *nr_to = want_full ? &barn->nr_empty : &barn->nr_full;
-	unsigned int to_max = want_full ? BARN_MAX_EMPTY : BARN_MAX_FULL;
+	int kind = barn_kind(give);
 	struct slab_sheaf *sheaf = NULL;
 
 	spin_lock(&barn->lock);
-	if (*from && *nr_to < to_max) {
-		sheaf = barn_pop(from);
-		barn_push(to, give);
-		__atomic_store_n(nr_from, *nr_from - 1, __ATOMIC_RELAXED);
-		__atomic_store_n(nr_to, *nr_to + 1, __ATOMIC_RELAXED);
+	if (barn->stack[kind].nr < BARN_MAX) {
+		sheaf = barn_pop(&barn->stack[!kind]);
+		if (sheaf)
+			barn_push(&barn->stack[kind], give);
 	}
 	spin_unlock(&barn->lock);
 	if (sheaf) {
 		sc(c)->stat[BARN_GET]++;
-		if (!want_full)
+		if (kind == BARN_FULL)
 			sc(c)->stat[BARN_PUT]++;
 	}
 	return sheaf;
@@ -682,21 +677,17 @@ static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
-	struct slab_sheaf *taken = NULL;
+	struct barn_stack taken = { NULL, 0 };
+	struct slab_sheaf *sheaf;
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
 	spin_lock(&barn->lock);
-	while (barn->full)
-		barn_push(&taken, barn_pop(&barn->full));
-	while (barn->empty)
-		barn_push(&taken, barn_pop(&barn->empty));
-	__atomic_store_n(&barn->nr_full, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&barn->nr_empty, 0, __ATOMIC_RELAXED);
+	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
+		while ((sheaf = barn_pop(&barn->stack[kind])))
+			barn_push(&taken, sheaf);
 	spin_unlock(&barn->lock);
-	while (taken) {
-		struct slab_sheaf *sheaf = barn_pop(&taken);
-
+	while ((sheaf = barn_pop(&taken))) {
 		if (sheaf->size)
 			flush(s, c, sheaf, __builtin_return_address(0));
 		free_sheaf(sheaf);
@@ -730,7 +721,7 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 		struct node_barn *barn = node->priv;
 
 		spin_lock_irqsave(&barn->lock, flags);
-		for (sheaf = barn->full; sheaf; sheaf = sheaf->barn_next)
+		for (sheaf = barn->stack[BARN_FULL].top; sheaf; sheaf = sheaf->barn_next)
 			n += sheaf->size;
 		spin_unlock_irqrestore(&barn->lock, flags);
 	}
@@ -748,7 +739,7 @@ static int sheaves_init_node(struct kmem_cache *s, struct kmem_cache_node *n)
 	struct node_barn *barn = n->priv;
 
 	spin_lock_init(&barn->lock, "barn");
-	barn->full = barn->empty = NULL;
+	barn->stack[BARN_EMPTY] = barn->stack[BARN_FULL] = (struct barn_stack){ NULL, 0 };
 	return 0;
 }
 
@@ -757,9 +748,9 @@ static void sheaves_exit_node(struct kmem_cache *s, struct kmem_cache_node *n)
 {
 	struct node_barn *barn = n->priv;
 
-	if (barn->nr_full || barn->nr_empty)
+	if (barn->stack[BARN_FULL].nr || barn->stack[BARN_EMPTY].nr)
 		printk("slab: %s: destroyed with %u full and %u empty sheaves in the barn\n",
-		       s->name, barn->nr_full, barn->nr_empty);
+		       s->name, barn->stack[BARN_FULL].nr, barn->stack[BARN_EMPTY].nr);
 }
 
 static const struct slab_scheme sheaves_scheme = {
