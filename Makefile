@@ -68,11 +68,11 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgen
 	-mcmodel=small -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-common -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Werror --param=min-pagesize=0 \
 	-MMD -MP -I. -I$(B)/gen -DARCH_X86
-NASMFLAGS := -f elf64 -g -I$(B)/gen -Iboot
+NASMFLAGS := -f elf64 -g -I$(B)/gen -Iarch/x86/boot
 LDFLAGS := -n -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
-CSRCS := $(wildcard arch/x86/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
-ASRCS := $(wildcard boot/*.asm arch/x86/*.asm)
+CSRCS := $(wildcard arch/x86/*.c init/*.c kernel/*.c mm/*.c bench/*.c tests/kernel/*.c)
+ASRCS := $(wildcard arch/x86/boot/*.asm arch/x86/*.asm)
 OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)) $(B)/gen/font.o \
 	$(B)/gen/replay_sample.o
 

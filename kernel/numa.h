@@ -79,7 +79,7 @@ void numa_assign_cpu(int cpu, u32 apic_id);
 void numa_reset(void);
 /* Sort the nodes by distance from each (numa_fallback); numa_install calls it. */
 void numa_build_fallback(void);
-/* The layout line and JSON for the boot log (kernel/kmain or arch setup). */
+/* The layout line and JSON for the boot log (init/main.c or arch setup). */
 void numa_print(void);
 
 extern char numa_option[8]; /* boot option numa=on|off */

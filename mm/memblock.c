@@ -13,7 +13,7 @@
 
 #define MAX_RESERVED 128
 #define LOW_MEM_END 0x100000ULL
-#define DIRECT_MAP_END (64 * GiB) /* boot/entry.asm maps this much */
+#define DIRECT_MAP_END (64 * GiB) /* arch/x86/boot/entry.asm maps this much */
 
 struct reserved {
 	u64 base, end;

@@ -10,6 +10,9 @@
 #   neutral  kernel/ and mm/ include arch/ only through kernel/arch.h, the arch interface
 #   public   bench/ and tests/kernel/ include from mm/ only its public headers (mm/slab.h,
 #            mm/gfp.h, mm/page_alloc.h) and nothing from arch/, except the allow-list below
+#   init     init/ sits above every layer and may include any of them (init/main.c reaches
+#            kernel/, mm/ and bench/); no other layer includes from init/ but init/main.h,
+#            kmain()'s declaration, which the arch's start-up code calls last
 #
 # Usage: tools/layercheck.sh [ROOT]   (default: this script's tree)
 # Prints one line per violation: FILE:LINE: #include "X": RULE: why; exit 1 if any.
@@ -64,6 +67,10 @@ check() {
             return
         fi
     fi
+    case $inc in
+    init/main.h) ;;
+    init/*) [ "$layer" != init ] && bad "$file" "$line" "$inc" init "init/ sits above every layer: only init/main.h (kmain) is included from outside it" ;;
+    esac
     case $layer in
     arch)
         case $inc in
@@ -100,7 +107,7 @@ while IFS=: read -r file line text; do
     if [[ $text =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]*)\" ]]; then
         includes=$((includes + 1))
         check "$file" "$line" "${BASH_REMATCH[1]}" true
-    elif [[ $text =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<((arch|kernel|mm|bench|tests)/[^\>]*)\> ]]; then
+    elif [[ $text =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<((arch|init|kernel|mm|bench|tests)/[^\>]*)\> ]]; then
         includes=$((includes + 1))
         check "$file" "$line" "${BASH_REMATCH[1]}" false
     fi

@@ -800,7 +800,7 @@ static const struct sdt_header *map_table(u64 addr, const char *what)
 /*
  * Legacy BIOS: the RSDP is on a 16-byte boundary in the EBDA's first KiB or 0xe0000-0xfffff
  * (ACPI 6.5, 5.2.5.1). The EBDA's segment is the BIOS data area's word at 0x40e, in page 0,
- * which the direct map leaves out: boot/entry.asm copies it before paging is on. An EBDA
+ * which the direct map leaves out: arch/x86/boot/entry.asm copies it before paging is on. An EBDA
  * outside conventional memory (above 640 KiB, or in page 0) is not one.
  */
 extern u16 boot_bda_ebda;

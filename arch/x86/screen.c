@@ -11,10 +11,10 @@
 #include "kernel/screen.h"
 
 #define VGA_TEXT_BUFFER 0xb8000
-#define DIRECT_MAP_END (64ULL << 30) /* boot/entry.asm maps 0..64 GiB */
+#define DIRECT_MAP_END (64ULL << 30) /* arch/x86/boot/entry.asm maps 0..64 GiB */
 
 /*
- * Write-combining for the framebuffer. boot/entry.asm maps 0xfec00000..4 GiB uncached and
+ * Write-combining for the framebuffer. arch/x86/boot/entry.asm maps 0xfec00000..4 GiB uncached and
  * the rest write-back, and the firmware's MTRRs usually make a PCI framebuffer uncached:
  * every pixel a bus write of its own. The PAT (Intel SDM vol. 3A, 12.12) lets a page ask for
  * write-combining instead, which wins over an uncached MTRR: entry 5 (a 2 MiB page's PAT

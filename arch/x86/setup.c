@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * boot_main: the BSP's first C code (called by boot/entry.asm in long mode with the direct
+ * boot_main: the BSP's first C code (called by arch/x86/boot/entry.asm in long mode with the direct
  * map in place). It brings up the machine in this order, then hands over to kmain():
  *
  *   per-cpu template on GS -> console -> multiboot2 info -> command line -> traps (BSP)
@@ -17,7 +17,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
-#include "kernel/kmain.h"
+#include "init/main.h"
 #include "kernel/percpu.h"
 #include "kernel/numa.h"
 #include "kernel/printk.h"
@@ -39,7 +39,7 @@ static bool cpu_cx16;
 /*
  * Features every x86-64 CPU of ours must have (CPUID.01H:EDX, Intel SDM vol. 2A, CPUID):
  * rdtsc, rdmsr/wrmsr, the local APIC, lfence/mfence. Long mode itself is checked before it is
- * entered (boot/entry.asm). Everything else is asked for where it is used: CMPXCHG16B
+ * entered (arch/x86/boot/entry.asm). Everything else is asked for where it is used: CMPXCHG16B
  * (arch_has_cmpxchg_double), x2APIC (apic.c), RDRAND and RDSEED (rdrand.h), the TSC leaves.
  */
 static const struct {

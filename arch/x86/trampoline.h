@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Layout of the AP trampoline page, shared by boot/trampoline.asm and arch/x86/smpboot.c.
+ * Layout of the AP trampoline page, shared by arch/x86/boot/trampoline.asm and arch/x86/smpboot.c.
  * This file is the only definition: the Makefile turns each "#define TRAMP_*" line into a
  * NASM %define (build/gen/trampoline.inc), and smpboot.c checks its struct against it.
  * Keep it to plain "#define NAME value" lines.

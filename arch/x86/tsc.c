@@ -5,7 +5,7 @@
  *  - CPUID leaf 0x15 (TSC/crystal ratio and crystal frequency, Intel) and the hypervisor
  *    timing leaf 0x40000010 (TSC kHz; KVM with invtsc, VMware): exact when present;
  *  - measured against each clock of known frequency that counts: the HPET (ACPI HPET
- *    table, MMIO, mapped uncached by boot/entry.asm), the ACPI PM timer (FADT, 3.579545 MHz,
+ *    table, MMIO, mapped uncached by arch/x86/boot/entry.asm), the ACPI PM timer (FADT, 3.579545 MHz,
  *    24 or 32 bits) and PIT channel 2 (1.193182 MHz, 16 bits, latched reads);
  *  - CPUID leaf 0x16's nominal base frequency, only when nothing can be measured.
  *

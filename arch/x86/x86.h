@@ -8,7 +8,7 @@
 
 #include "kernel/types.h"
 
-/* Selectors of the per-cpu GDT (arch/x86/gdt.c) and of the boot GDT (boot/entry.asm). */
+/* Selectors of the per-cpu GDT (arch/x86/gdt.c) and of the boot GDT (arch/x86/boot/entry.asm). */
 #define KERNEL_CS 0x08
 #define KERNEL_DS 0x10
 #define KERNEL_TSS 0x18

@@ -19,7 +19,7 @@
 #include "mm/page_alloc.h" /* memblock_reserve's declaration */
 #include "tests/host/ktest.h"
 
-/* boot/entry.asm's copy of the BIOS data area's EBDA pointer (acpi.c's RSDP scan, unused here) */
+/* arch/x86/boot/entry.asm's copy of the BIOS data area's EBDA pointer (acpi.c's RSDP scan, unused here) */
 u16 boot_bda_ebda;
 
 /* ---- memblock_reserve, as acpi.c calls it: only recorded ---- */

@@ -21,7 +21,7 @@ tree_passes() {
 # The copy the planted includes go into: the source directories only.
 copy=$tmp/tree
 mkdir -p "$copy"
-for d in arch bench kernel mm tests tools; do
+for d in arch bench init kernel mm tests tools; do
     [ -d "$root/$d" ] && cp -r "$root/$d" "$copy/"
 done
 
@@ -63,6 +63,16 @@ bench_takes_x86() { planted bench/bench_scaling.c arch/x86/x86.h public; }
 kernel_test_takes_x86() { planted tests/kernel/spinlock_test.c arch/x86/x86.h public; }
 allow_list_is_per_file() { planted tests/kernel/smp_test.c mm/slub.h public; }
 bare_name_include() { planted kernel/printk.c string.h path; }
+kernel_takes_init() { planted kernel/smp.c init/main.c init; }
+mm_takes_init() { planted mm/slub.c init/main.c init; }
+arch_takes_init_main_h() {
+    local out rc=0
+    cp "$copy/arch/x86/apic.c" "$tmp/saved"
+    sed -i '1a #include "init/main.h"' "$copy/arch/x86/apic.c"
+    out=$("$check" "$copy") || rc=$?
+    cp "$tmp/saved" "$copy/arch/x86/apic.c"
+    [ "$rc" = 0 ] || { echo "init/main.h is kmain's declaration, open to every layer; got exit $rc:"; echo "$out"; }
+}
 path_that_does_not_exist() { planted kernel/printk.c kernel/strings.h path; }
 
 t tree_passes quiet tree_passes
@@ -78,6 +88,9 @@ t bench_takes_x86 quiet bench_takes_x86
 t kernel_test_takes_x86 quiet kernel_test_takes_x86
 t allow_list_is_per_file quiet allow_list_is_per_file
 t bare_name_include quiet bare_name_include
+t kernel_takes_init quiet kernel_takes_init
+t mm_takes_init quiet mm_takes_init
+t arch_takes_init_main_h quiet arch_takes_init_main_h
 t path_that_does_not_exist quiet path_that_does_not_exist
 
 ktap_report

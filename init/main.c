@@ -6,9 +6,9 @@
  * with KEXIT_PASS or KEXIT_FAIL.
  */
 #include "bench/bench.h"
+#include "init/main.h"
 #include "kernel/cmdline.h"
 #include "kernel/crash.h"
-#include "kernel/kmain.h"
 #include "kernel/kunit.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
