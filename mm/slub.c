@@ -1850,7 +1850,7 @@ static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **
  * partial list, the run builder linking its freelist): a drain of that list would give it
  * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
  * there straight. (The list might instead have kept it for the next allocation, which then
- * walks its freelist; a new bare slab costs less: docs/BENCHMARKS.md, "a fourth step".)
+ * walks its freelist; a new bare slab costs fewer instructions than that walk.)
  * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
  * which reports whatever is wrong (nothing has been written then).
  */
@@ -2349,7 +2349,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 	/*
 	 * Objects per sheaf. 32 up to 256 bytes: 64 kept a burst of 64 allocations and their 64
 	 * frees in the main sheaf (bench-host's batch-64 about 2.5 cycles an object less) but
-	 * cost bench-host's producer/consumer half again (docs/BENCHMARKS.md, twelfth session).
+	 * cost bench-host's producer/consumer half again (make bench-host: batch-64, spsc).
 	 */
 	if (slub_sheaf_capacity_override)
 		s->sheaf_capacity = slub_sheaf_capacity_override;
