@@ -13,6 +13,8 @@
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
 #                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
 #                   with ICOUNT=1), side by side: each side's fastest round per figure
+#   make bench-doc  rerun every command docs/BENCHMARKS.md documents into docs/results/ and
+#                   make its tables again from those logs (tools/bench-doc.sh)
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
@@ -81,7 +83,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench replay trace-linux bench-linux handout grade test-labs
+	fuzz bench bench-doc replay trace-linux bench-linux handout grade test-labs
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -190,6 +192,13 @@ bench:
 	@rc=0; ISO=$(B)/bench.iso LOG=$(B)/bench.log TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh || rc=$$?; \
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
 	  exit $$rc
+
+# make bench-doc: the logs behind docs/BENCHMARKS.md made again (each documented command
+# into docs/results/NAME.log, tools/bench-doc.sh --list names them), then the doc's tables
+# from those logs (tools/benchreport.py --doc docs/BENCHMARKS.md). LOGS="NAME ..." for some.
+LOGS ?=
+bench-doc:
+	@tools/bench-doc.sh $(LOGS)
 
 # make replay TRACE=FILE: bench=replay of a slab trace (docs/traces.md) on every scheme, the
 # knobs of make run; CMDLINE adds options (replay_cpus=, scheme=; a bench= of its own

@@ -23,6 +23,10 @@
                                              the ratio round by round
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
+  benchreport.py --doc DOC.md [--check]      every table of DOC.md (docs/BENCHMARKS.md) made
+                                             again from the logs its comments name (--check:
+                                             nothing written, exit 1 where the doc differs);
+                                             the comments' syntax is at doc_block below
   benchreport.py --from-qr TEXT|FILE [--against LOG]
                                              the results a phone read off the screen's QR
                                              code, as markdown; --against: they must be
@@ -1490,7 +1494,300 @@ def from_qr(source, against):
     return 0
 
 
+# ---------------------------------------------------------------------------------------
+# --doc: the tables of docs/BENCHMARKS.md, each made from its logs
+#
+# A table in the doc sits between two comments that say how to make it:
+#   <!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles rows=size
+#        log=results/icount-smp4.log -->
+#   ... what doc_block() prints ...
+#   <!-- end benchreport -->
+# (the opening comment on one line). --doc FILE rewrites every block from its logs; --doc
+# FILE --check writes nothing and fails where the doc differs from what its logs give, where
+# a log is missing or gives no figure, and where a table stands outside any block. Paths are
+# relative to the doc. The kinds:
+#   grid: one figure per cell. log= (repeatable; a glob is expanded in name order: several
+#     logs are read as one), bench=, figure= (A>B: the cell is "A → B"; with cols=figure a
+#     comma list, each NAME or NAME:UNIT; "_" stands for a space in a figure's name), unit=, where=KEY:VALUE,... (only those figures),
+#     rows=KEY+KEY... (default variant), cols=variant|figure|log|KEY (default variant),
+#     agg=last|min|max (several figures for one cell: the last printed, or the lowest or
+#     highest, e.g. each side's fastest of several rounds), label=TEXT (the first column's
+#     heading, "_" for a space).
+#   boot: one row per log with a kernel's boot line: CPUs, boot_ms, ap_bringup_ms, the TSC.
+#   logs: one row per log: the command, the machine, the load average and the wall time
+#     (from the log's "# key: value" header, tools/bench-doc.sh's).
+# variant: scheme/fastpath where a fastpath applies, scheme alone, else allocator (the peers
+# of make bench-host).
+
+DOC_OPEN_RE = re.compile(r"^<!-- benchreport (.*?) -->$")
+DOC_CLOSE = "<!-- end benchreport -->"
+
+
+def log_header(path):
+    """The "# key: value" lines tools/bench-doc.sh puts at the top of a log."""
+    head = {}
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            m = re.match(r"^# ([a-z ]+): (.*)$", line)
+            if not m:
+                break
+            head[m.group(1)] = m.group(2)
+    return head
+
+
+def doc_variant(f):
+    if "scheme" in f.params:
+        return f.variant()
+    return f.p("allocator")
+
+
+def doc_kind_of(log, head):
+    """What a log's cycles are, in words."""
+    cmd = head.get("command", "")
+    accel = text((log.meta or {}).get("accel") or (log.boot or {}).get("accel") or
+                 (log.figs[0].get("accel") if log.figs else ""))
+    if accel.startswith("tcg") and re.search(r"\bICOUNT=1\b", cmd):
+        return "ICOUNT: cycles are guest instructions, ms millions of them (exact)"
+    if accel == "tcg":
+        return "TCG: **emulated**, the TSC is host time on a busy host"
+    if accel == "host":
+        return "real TSC cycles on the host's cores"
+    return "accel %s" % (accel or "unknown")
+
+
+class DocError(Exception):
+    pass
+
+
+def doc_args(spec):
+    words = spec.split()
+    if not words:
+        raise DocError("an empty benchreport comment")
+    kind, args = words[0], {}
+    for w in words[1:]:
+        if "=" not in w:
+            raise DocError("'%s': not KEY=VALUE" % w)
+        k, v = w.split("=", 1)
+        args.setdefault(k, []).append(v)
+    return kind, args
+
+
+def doc_logs(args, base):
+    import glob
+    paths = []
+    for pat in args.get("log", []):
+        full = os.path.join(base, pat)
+        found = sorted(glob.glob(full)) if any(c in pat for c in "*?[") else [full]
+        if not found:
+            raise DocError("no log matches %s" % pat)
+        for f in found:
+            if not os.path.isfile(f):
+                raise DocError("no log %s" % os.path.relpath(f, base))
+            paths.append(f)
+    if not paths:
+        raise DocError("no log= given")
+    return paths
+
+
+def doc_caption(paths, base, logs):
+    heads = [log_header(p) for p in paths]
+    names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in paths]
+    cmds = ordered(h.get("command", "?") for h in heads)
+    kinds = ordered(doc_kind_of(l, h) for l, h in zip(logs, heads))
+    loads = ordered(h.get("load average", "?").split(" before")[0] for h in heads)
+    if len(paths) > 3:
+        names = names[:1] + ["…"] + names[-1:]
+    return "*Log%s %s: `%s`; %s; load average %s before.*" % (
+        "s" if len(paths) > 1 else "", ", ".join(names), "`, `".join(cmds), "; ".join(kinds),
+        loads[0] if len(loads) == 1 else "%s to %s" % (min(loads), max(loads)))
+
+
+def doc_grid(args, base):
+    paths = doc_logs(args, base)
+    logs = [read_log(p) for p in paths]
+    one = lambda k, d=None: args.get(k, [d])[-1]
+    bench = one("bench")
+    if bench is None:
+        raise DocError("grid needs bench=")
+    cols, rows = one("cols", "variant"), one("rows", "variant").split("+")
+    agg = one("agg", "last")
+    if agg not in ("last", "min", "max"):
+        raise DocError("agg=%s: last, min or max" % agg)
+    unit = one("unit")
+    where = {}
+    for w in args.get("where", []):
+        for kv in w.split(","):
+            k, _, v = kv.partition(":")
+            where[k] = v
+    figspec = one("figure", "")
+    if not figspec:
+        raise DocError("grid needs figure=")
+    if cols == "figure":
+        wanted = [tuple((x.split(":", 1) + [unit])[:2]) for x in figspec.split(",")]
+        pair = None
+    else:
+        pair = figspec.split(">") if ">" in figspec else None
+        wanted = [(x, unit) for x in (pair or [figspec])]
+
+    def key(f, k, log):
+        if k == "variant":
+            return doc_variant(f)
+        if k == "log":
+            return os.path.basename(log.name)[:-4] if log.name.endswith(".log") else log.name
+        if k == "figure":
+            return f.figure
+        return f.p(k)
+
+    cells, rowkeys, colkeys = {}, [], []
+    for log in logs:
+        for f in log.of(bench):
+            if f.value is None or any(f.p(k) != v for k, v in where.items()):
+                continue
+            which = [i for i, (fig, u) in enumerate(wanted)
+                     if f.figure.replace(" ", "_") == fig and (u is None or f.unit == u)]
+            if not which:
+                continue
+            rk = tuple(key(f, k, log) for k in rows)
+            ck = key(f, cols, log) if cols != "figure" else wanted[which[0]][0]
+            rowkeys.append(rk)
+            colkeys.append(ck)
+            slot = (rk, ck, which[0])
+            old = cells.get(slot)
+            if old is None or agg == "last" or (agg == "min") == (f.value < old.value):
+                cells[slot] = f
+    if not cells:
+        raise DocError("no %s figure %s in %s" % (bench, figspec, ", ".join(
+            os.path.relpath(p, base) for p in paths)))
+    rowkeys, colkeys = ordered(rowkeys), ordered(colkeys)
+    out = []
+    for rk in rowkeys:
+        row = [", ".join(rk)]
+        for ck in colkeys:
+            if pair:
+                a, b = cells.get((rk, ck, 0)), cells.get((rk, ck, 1))
+                row.append("—" if a is None and b is None else "%s → %s" % (fv(a), fv(b)))
+            else:
+                found = [cells.get((rk, ck, i)) for i in range(len(wanted))]
+                row.append(next((fv(f) for f in found if f is not None), "—"))
+        out.append(row)
+    label = one("label", ", ".join(rows)).replace("_", " ")
+    return [doc_caption(paths, base, logs), ""] + md_table([label] + colkeys, out)
+
+
+def doc_logs_table(args, base):
+    paths = doc_logs(args, base)
+    rows = []
+    for p in paths:
+        h = log_header(p)
+        log = read_log(p)
+        rows.append(["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)),
+                     "`%s`" % h.get("command", "?"), doc_kind_of(log, h).split(":")[0],
+                     h.get("commit", "?"), h.get("load average", "?"), h.get("wall", "?"),
+                     h.get("date", "?")])
+    hosts = ordered(log_header(p).get("host", "?") for p in paths)
+    return (["The machine: %s." % "; ".join(hosts), ""] +
+            md_table(["log", "command", "kind", "commit", "load average", "wall", "date"], rows))
+
+
+def doc_boot_table(args, base):
+    paths = doc_logs(args, base)
+    rows = []
+    for p in paths:
+        b = read_log(p).boot
+        if b is None:
+            continue  # make bench-host's, make bench-linux's Linux side
+        rows.append(["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base))] +
+                    [text(b.get(k, "—")) for k in ("accel", "cpus_online", "mem_mib", "boot_ms",
+                                                   "ap_bringup_ms", "tsc_source", "tsc_khz",
+                                                   "tsc_spread_ppm")])
+    if not rows:
+        raise DocError("no boot line in %s" % ", ".join(os.path.relpath(p, base) for p in paths))
+    return md_table(["log", "accel", "CPUs", "MiB", "boot_ms", "ap_bringup_ms", "TSC from",
+                     "TSC kHz", "spread ppm"], rows)
+
+
+DOC_KINDS = {"grid": doc_grid, "logs": doc_logs_table, "boot": doc_boot_table}
+
+
+def doc_block(spec, base):
+    kind, args = doc_args(spec)
+    if kind not in DOC_KINDS:
+        raise DocError("unknown kind '%s' (%s)" % (kind, ", ".join(sorted(DOC_KINDS))))
+    return DOC_KINDS[kind](args, base)
+
+
+def doc_render(path):
+    """(the doc as its logs make it, [problems])."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    base = os.path.dirname(os.path.abspath(path))
+    out, problems, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = DOC_OPEN_RE.match(line)
+        if not m:
+            if line.startswith("|"):
+                problems.append("line %d: a table outside any benchreport block" % (i + 1))
+            out.append(line)
+            i += 1
+            continue
+        try:
+            end = lines.index(DOC_CLOSE, i + 1)
+        except ValueError:
+            problems.append("line %d: no '%s' after this block" % (i + 1, DOC_CLOSE))
+            out += lines[i:]
+            break
+        out.append(line)
+        try:
+            out += doc_block(m.group(1), base)
+        except (DocError, OSError) as e:
+            problems.append("line %d: %s" % (i + 1, e))
+            out += lines[i + 1:end]
+        out.append(DOC_CLOSE)
+        i = end + 1
+    return "\n".join(out), problems
+
+
+def doc_main(path, check):
+    import difflib
+    try:
+        with open(path) as f:
+            old = f.read()
+        new, problems = doc_render(path)
+    except OSError as e:
+        print("benchreport: %s" % e, file=sys.stderr)
+        return 2
+    for p in problems:
+        print("benchreport: %s: %s" % (path, p), file=sys.stderr)
+    blocks = sum(1 for l in old.split("\n") if DOC_OPEN_RE.match(l))
+    if check:
+        if new != old:
+            diff = list(difflib.unified_diff(old.split("\n"), new.split("\n"), path,
+                                             path + " (from its logs)", lineterm="", n=1))
+            print("\n".join(diff[:60]))
+            print("benchreport: %s differs from what its logs give: %d lines (make the doc "
+                  "again: tools/benchreport.py --doc %s)" % (
+                      path, sum(1 for d in diff if d[:1] in "+-") - 2, path), file=sys.stderr)
+            return 1
+        if problems:
+            return 1
+        print("benchreport: %s: its %d tables are what their logs give" % (path, blocks))
+        return 0
+    if new != old:
+        with open(path, "w") as f:
+            f.write(new)
+    print("benchreport: %s: %d tables made from their logs%s" % (
+        path, blocks, "" if new != old else ", nothing changed"))
+    return 1 if problems else 0
+
+
 def main(argv):
+    if argv[:1] == ["--doc"]:
+        if len(argv) == 2 or (len(argv) == 3 and argv[2] == "--check"):
+            return doc_main(argv[1], len(argv) == 3)
+        print("benchreport: usage: --doc DOC.md [--check]", file=sys.stderr)
+        return 2
     if argv[:1] == ["--from-qr"]:
         if len(argv) == 2:
             return from_qr(argv[1], None)

@@ -516,6 +516,73 @@ from_qr() {
         { echo "FAILED: a foreign object exited $r"; cat "$out/qr3.md"; return 1; }
 }
 
+# --doc: the tables of docs/BENCHMARKS.md are what their logs give (the doc cannot drift
+# from docs/results/); and the check fails on a changed figure, a table outside any block,
+# a block whose log is missing, and a doc whose tables were never made.
+doc_tables_match_logs() {
+    "$py" "$root/tools/benchreport.py" --doc "$root/docs/BENCHMARKS.md" --check
+}
+
+# A copy of the doc beside the real logs, with EDIT (a sed script) applied to it.
+doc_copy() {
+    mkdir -p "$out/doc"
+    ln -sfn "$root/docs/results" "$out/doc/results"
+    sed "$1" "$root/docs/BENCHMARKS.md" >"$out/doc/BENCHMARKS.md"
+}
+
+doc_check_fails() {
+    local want=$1 rc=0
+    "$py" "$root/tools/benchreport.py" --doc "$out/doc/BENCHMARKS.md" --check \
+        >"$out/doc.out" 2>&1 || rc=$?
+    if [ "$rc" != 1 ]; then
+        echo "FAILED: --doc --check exited $rc on the damaged copy, want 1"
+        cat "$out/doc.out"
+        return 1
+    fi
+    grep -qF -- "$want" "$out/doc.out" || { echo "FAILED: no '$want' in:"; cat "$out/doc.out"; return 1; }
+}
+
+doc_check_fails_on_changes() {
+    # the first figure of the first grid table made 1 bigger
+    doc_copy '0,/^| [0-9][^|]* | \([0-9][0-9]*\)\.\([0-9]\) |/s//| 8 | 9\1.\2 |/'
+    cmp -s "$root/docs/BENCHMARKS.md" "$out/doc/BENCHMARKS.md" && { echo "FAILED: the sed changed nothing"; return 1; }
+    doc_check_fails "differs from what its logs give" || return 1
+    doc_copy '$a\
+| a | table |'
+    doc_check_fails "a table outside any benchreport block" || return 1
+    doc_copy 's|log=results/tcg-smp4.log|log=results/no-such.log|'
+    doc_check_fails "no log results/no-such.log" || return 1
+    doc_copy '/^<!-- benchreport /,/^<!-- end benchreport -->/{/^<!--/!d}'
+    doc_check_fails "differs from what its logs give" || return 1
+}
+
+# A grid on the sample log: the cells are the log's figures, A>B gives "A → B", cols=log
+# names each log, agg=min keeps the lowest of several logs, and --doc writes the table.
+doc_grid_on_samples() {
+    mkdir -p "$out/g"
+    cp "$samples/suite.log" "$out/g/a.log"
+    sed 's/"value":100.0,"unit":"cycles"/"value":50.0,"unit":"cycles"/' "$samples/suite.log" >"$out/g/b.log"
+    cat >"$out/g/doc.md" <<'DOC'
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles rows=size log=a.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=bulk figure=single_per_object>bulk_per_object unit=cycles where=n:16 rows=n log=a.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles where=scheme:lock,size:256 cols=log log=a.log log=b.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles where=scheme:lock,size:256 agg=min log=*.log -->
+<!-- end benchreport -->
+DOC
+    "$py" "$root/tools/benchreport.py" --doc "$out/g/doc.md" >"$out/g/out" 2>&1 || { cat "$out/g/out"; return 1; }
+    has "$out/g/out" "benchreport: $out/g/doc.md: 4 tables made from their logs" &&
+        has "$out/g/doc.md" "| size | lock/irq | partial/irq | sheaves/sheaf |" \
+            "| 64 | 98.0 | 79.5 | 118.2 |" "| 256 | 100.0 | 80.0 | 120.0 |" \
+            "| 16 | 98.0 → 20.0 | 90.0 → 18.0 |" \
+            "| variant | a | b |" "| lock/irq | 100.0 | 50.0 |" 2>/dev/null ||
+        { grep -n '' "$out/g/doc.md"; return 1; }
+    [ "$(grep -c '^| lock/irq | 50.0 |$' "$out/g/doc.md")" = 1 ] || { echo "FAILED: agg=min did not keep 50.0"; grep -n '' "$out/g/doc.md"; return 1; }
+    "$py" "$root/tools/benchreport.py" --doc "$out/g/doc.md" --check >/dev/null
+}
+
 t ran ran
 t from_qr from_qr
 t truncated_line_reported truncated_line_reported
@@ -543,5 +610,8 @@ t check_good_and_cut_off check_good_and_cut_off
 t check_damaged check_damaged
 t check_unparsed_and_remote check_unparsed_and_remote
 t check_sections check_sections
+t doc_grid_on_samples doc_grid_on_samples
+t doc_tables_match_logs doc_tables_match_logs
+t doc_check_fails_on_changes doc_check_fails_on_changes
 
 ktap_report
