@@ -30,6 +30,8 @@ LOGS=(
     "replay-linux-tcg|make replay TRACE=tests/traces/linux-hackbench.trace|build/replay.log"
     "numa-tcg|make bench NODES=2 SMP=4 MEM=128M CMDLINE=bench=numa|build/bench.log"
     "host|make bench-host|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
+    "host-ipi-signal|make bench-host BENCH='bench=host_ipi_rtt' BENCH_HOST_MICRO=0|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
+    "host-ipi-poll|make bench-host BENCH='bench=host_ipi_rtt host_ipi=poll' BENCH_HOST_MICRO=0|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
     "linux-icount|make bench-linux ICOUNT=1|build/bench-linux"
     "linux-tcg|make bench-linux|build/bench-linux"
 )

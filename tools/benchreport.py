@@ -1676,15 +1676,24 @@ def doc_grid(args, base):
 
 
 def doc_logs_table(args, base):
+    """A row per command run: the logs one command left (make bench-linux's rounds) share it."""
     paths = doc_logs(args, base)
-    rows = []
+    groups = []
     for p in paths:
         h = log_header(p)
-        log = read_log(p)
-        rows.append(["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)),
-                     "`%s`" % h.get("command", "?"), doc_kind_of(log, h).split(":")[0],
-                     h.get("commit", "?"), h.get("load average", "?"), h.get("wall", "?"),
-                     h.get("date", "?")])
+        key = tuple(h.get(k, "?") for k in ("command", "commit", "load average", "wall", "date"))
+        for g in groups:
+            if g[0] == key:
+                g[1].append(p)
+                break
+        else:
+            groups.append((key, [p], doc_kind_of(read_log(p), h).split(":")[0]))
+    rows = []
+    for (cmd, commit, load, wall, date), ps, kind in groups:
+        names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in ps]
+        if len(names) > 2:
+            names = [names[0], "… (%d logs)" % len(names), names[-1]]
+        rows.append([", ".join(names), "`%s`" % cmd, kind, commit, load, wall, date])
     hosts = ordered(log_header(p).get("host", "?") for p in paths)
     return (["The machine: %s." % "; ".join(hosts), ""] +
             md_table(["log", "command", "kind", "commit", "load average", "wall", "date"], rows))

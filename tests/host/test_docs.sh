@@ -68,7 +68,7 @@ links_resolve() {
 import os, re, sys
 
 def slug(h):
-    h = re.sub(r"[`*_]", "", h.strip().lower())
+    h = re.sub(r"[`*]", "", h.strip().lower())
     return re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", h))
 
 def anchors(path):
