@@ -1560,6 +1560,16 @@ class DocError(Exception):
     pass
 
 
+DOC_LOGS = {}
+
+
+def doc_read(path):
+    """read_log, once per path for the whole doc (a log feeds several tables)."""
+    if path not in DOC_LOGS:
+        DOC_LOGS[path] = read_log(path)
+    return DOC_LOGS[path]
+
+
 def doc_args(spec):
     words = spec.split()
     if not words:
@@ -1605,7 +1615,7 @@ def doc_caption(paths, base, logs):
 
 def doc_grid(args, base):
     paths = doc_logs(args, base)
-    logs = [read_log(p) for p in paths]
+    logs = [doc_read(p) for p in paths]
     one = lambda k, d=None: args.get(k, [d])[-1]
     bench = one("bench")
     if bench is None:
@@ -1687,7 +1697,7 @@ def doc_logs_table(args, base):
                 g[1].append(p)
                 break
         else:
-            groups.append((key, [p], doc_kind_of(read_log(p), h).split(":")[0]))
+            groups.append((key, [p], doc_kind_of(doc_read(p), h).split(":")[0]))
     rows = []
     for (cmd, commit, load, wall, date), ps, kind in groups:
         names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in ps]
@@ -1703,7 +1713,7 @@ def doc_boot_table(args, base):
     paths = doc_logs(args, base)
     rows = []
     for p in paths:
-        b = read_log(p).boot
+        b = doc_read(p).boot
         if b is None:
             continue  # make bench-host's, make bench-linux's Linux side
         rows.append(["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base))] +
