@@ -116,6 +116,9 @@
 
 static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
 
+/* kernel/percpu.h's stride of each cpu's slub_off (this_cpu_slab). */
+const unsigned long percpu_slub_stride = sizeof(struct kmem_cache_cpu);
+
 static unsigned long bad_input;
 unsigned int slub_cpu_partial_override;
 unsigned int slub_sheaf_capacity_override;

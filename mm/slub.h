@@ -155,8 +155,8 @@ struct kmem_cache_cpu {
 	u64 stat[NR_SLUB_STAT_ITEMS];
 	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
-_Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
-	       "kernel/percpu.h's PERCPU_SLUB_STRIDE is the size of struct kmem_cache_cpu");
+_Static_assert(sizeof(struct kmem_cache_cpu) % 64 == 0,
+	       "every cpu's copy starts a cache line (kernel/percpu.h's percpu_slub_stride)");
 
 struct kmem_cache_node {
 	struct spinlock list_lock;

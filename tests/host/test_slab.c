@@ -1145,23 +1145,23 @@ static void sheaf_placement(void)
 	unsigned int bad = 0, apart = 0, cases = 0;
 
 	for (unsigned long cpu = 0; cpu < 1024; cpu++) {
-		unsigned long start = (cpu * PERCPU_SLUB_STRIDE) % PAGE_SIZE;
+		unsigned long start = (cpu * sizeof(struct kmem_cache_cpu)) % PAGE_SIZE;
 
 		for (unsigned int cap = 1; cap <= SLAB_SHEAF_MAX; cap++) {
 			unsigned long need = sizeof(struct slab_sheaf) + cap * sizeof(void *);
-			unsigned long off = sheaf_offset_in_page(0x40000000UL + cpu * PERCPU_SLUB_STRIDE,
-								 PERCPU_SLUB_STRIDE, cap);
+			unsigned long off = sheaf_offset_in_page(0x40000000UL + cpu * sizeof(struct kmem_cache_cpu),
+								 sizeof(struct kmem_cache_cpu), cap);
 			bool some = false, clear = true;
 
 			for (unsigned long o = 0; o + need <= PAGE_SIZE && !some; o += 64) {
 				bool overlap = false;
 
 				for (unsigned long b = o; b < o + need && !overlap; b += 8)
-					overlap = (b - start) % PAGE_SIZE < PERCPU_SLUB_STRIDE;
+					overlap = (b - start) % PAGE_SIZE < sizeof(struct kmem_cache_cpu);
 				some = !overlap;
 			}
 			for (unsigned long b = off; b < off + need && clear; b += 8)
-				clear = (b - start) % PAGE_SIZE >= PERCPU_SLUB_STRIDE;
+				clear = (b - start) % PAGE_SIZE >= sizeof(struct kmem_cache_cpu);
 			bad += off % 64 || off + need > PAGE_SIZE || (some && !clear);
 			apart += clear;
 			cases++;
@@ -1169,8 +1169,8 @@ static void sheaf_placement(void)
 	}
 	KT_EQ_U("sheaf placement: inside the page, 64-aligned, clear of the cpu's struct when "
 		"anywhere is", bad, 0);
-	kt_check(apart > cases / 2 && sheaf_offset_in_page(0x40000000UL, PERCPU_SLUB_STRIDE, 64) ==
-					      PERCPU_SLUB_STRIDE,
+	kt_check(apart > cases / 2 && sheaf_offset_in_page(0x40000000UL, sizeof(struct kmem_cache_cpu), 64) ==
+					      sizeof(struct kmem_cache_cpu),
 		 "sheaf placement: cpu 0's sheaves of 64 start right after its struct",
 		 "%u of %u apart", apart, cases);
 }
