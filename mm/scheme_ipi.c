@@ -75,8 +75,8 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "mm/slub.h"
 #include "mm/scheme_ipi.h"
+#include "mm/scheme_partial.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 
@@ -127,15 +127,31 @@ static inline int slab_owner(struct slab *slab)
 	return __atomic_load_n(&slab->owner, __ATOMIC_ACQUIRE);
 }
 
-/* Owned slabs a cpu keeps before others may ask for some; empty ones it keeps. */
+/*
+ * Owned slabs a cpu keeps before others may ask for some, and the empty ones it keeps: from
+ * the partial scheme's budget (cpu_partial=), set when the cache is created (s->priv).
+ */
+struct ipi_cache {
+	unsigned int owned_budget, empty_budget;
+};
+
 static inline unsigned int owned_budget(struct kmem_cache *s)
 {
-	return MAX(2u, s->cpu_partial / s->objects);
+	return ((const struct ipi_cache *)s->priv)->owned_budget;
 }
 
 static inline unsigned int empty_budget(struct kmem_cache *s)
 {
-	return MIN(2u, owned_budget(s));
+	return ((const struct ipi_cache *)s->priv)->empty_budget;
+}
+
+static int ipi_init_cache(struct kmem_cache *s)
+{
+	struct ipi_cache *i = s->priv;
+
+	i->owned_budget = MAX(2u, cpu_partial_objects(s) / s->objects);
+	i->empty_budget = MIN(2u, i->owned_budget);
+	return 0;
 }
 
 /* Tell cpu `cpu` that its structure oc has work; with an IPI if `ipi`. */
@@ -776,7 +792,7 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.summary = what,                                                                   \
 		.flags = SLAB_SCHEME_OWNER | (fl),                                                 \
 		.order = ord,                                                                      \
-		.flush_cpu_partial = ipi_flush_hook,                                               \
+		.flush_cpu = ipi_flush_hook,                                                       \
 		.alloc = ipi_alloc,                                                                \
 		.free = ipi_free,                                                                  \
 		.free_entry = ipi_free_entry,                                                      \
@@ -785,7 +801,9 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \
 		.shrink = ipi_shrink,                                                              \
+		.cache_size = sizeof(struct ipi_cache),                                            \
 		.cpu_size = sizeof(struct ipi_cpu),                                                \
+		.init_cache = ipi_init_cache,                                                      \
 		.init_cpu = ipi_init_cpu,                                                          \
 		.exit_cpu = ipi_exit_cpu,                                                          \
 		.stat_names = ipi_stat_names,                                                      \

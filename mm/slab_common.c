@@ -21,9 +21,8 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
 	"alloc_refill", "free_slab", "cpuslab_flush", "deactivate_full", "deactivate_empty",
 	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
-	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
-	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
-	"list_lock", "list_lock_contended", "sheaf_prefill",
+	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail", "list_lock",
+	"list_lock_contended",
 };
 _Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
@@ -85,8 +84,8 @@ static const char *scheme_problem(const struct slab_scheme *sch)
 		return "a layer needs alloc_bulk and free_bulk too (the core's bulk paths bypass it)";
 	if (!sch->alloc && !sch->get_partial)
 		return "a scheme without a layer needs get_partial";
-	if ((sch->flags & SLAB_SCHEME_CPU_PARTIAL) && !sch->put_cpu_partial)
-		return "SLAB_SCHEME_CPU_PARTIAL needs put_cpu_partial";
+	if ((sch->flags & SLAB_SCHEME_CPU_PARTIAL) && !sch->put_frozen)
+		return "SLAB_SCHEME_CPU_PARTIAL needs put_frozen";
 	if ((sch->flags & SLAB_SCHEME_OWNER) && !sch->alloc)
 		return "SLAB_SCHEME_OWNER needs its own alloc and free";
 	if (sch->nr_stats && !sch->stat_names)

@@ -74,7 +74,7 @@
  *     the cpu slab (on_cpu_slab), and only what fails it is looked up and checked
  *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
  *     unfrozen slab partial, a SLAB_SCHEME_CPU_PARTIAL scheme gets it frozen onto this
- *     cpu's partial list (put_cpu_partial, no list_lock), any other has it put on the node
+ *     cpu's partial list (put_frozen, no list_lock), any other has it put on the node
  *     list under list_lock; if it
  *     empties an unfrozen slab and the node keeps min_partial slabs already, the slab goes
  *     back to the page allocator.
@@ -120,12 +120,6 @@ static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" 
 const unsigned long percpu_slub_stride = sizeof(struct kmem_cache_cpu);
 
 static unsigned long bad_input;
-unsigned int slub_cpu_partial_override;
-unsigned int slub_sheaf_capacity_override;
-boot_param(cpu_partial, slub_cpu_partial_override, uint, (1, 100000), 0,
-	   "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)");
-boot_param(sheaf_capacity, slub_sheaf_capacity_override, uint, (1, 500), 0,
-	   "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)");
 
 /* ---- small helpers ---- */
 
@@ -960,10 +954,8 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 	if (n && n != get_node(s))
 		__atomic_fetch_add(&n->free_remote, 1, __ATOMIC_RELAXED);
 	if (!n) {
-		if (new.frozen && !was_frozen) {
-			s->scheme->put_cpu_partial(s, c, slab);
-			stat(s, c, CPU_PARTIAL_FREE);
-		}
+		if (new.frozen && !was_frozen)
+			s->scheme->put_frozen(s, c, slab);
 		if (was_frozen)
 			stat(s, c, FREE_FROZEN);
 		return;
@@ -1848,7 +1840,7 @@ static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **
  * update of the slab's freelist and counters, what __slab_free does with a full slab that
  * empties: back to the page allocator while the node holds min_partial (no freelist linked:
  * nothing needs it), else linked in address order onto the node's partial list.
- * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
+ * A scheme with cpu partial lists (cpu_lists; local: this cpu's node) takes only the first,
  * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
  * partial list, the run builder linking its freelist): a drain of that list would give it
  * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
@@ -1858,7 +1850,7 @@ static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **
  * which reports whatever is wrong (nothing has been written then).
  */
 static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					      size_t size, void **p, bool cpu_partial,
+					      size_t size, void **p, bool cpu_lists,
 					      struct kmem_cache_node *local)
 {
 	unsigned int objects = s->objects;
@@ -1874,7 +1866,7 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	 * the node holds min_partial; past that its drain would give them to the page allocator.
 	 * A racy peek at this cpu's node's count (re-checked under the slab's node's lock): such
 	 * a slab is taken here only for the stash. */
-	bool for_list = cpu_partial &&
+	bool for_list = cpu_lists &&
 			__atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial;
 
 	if (for_list && !room)
@@ -1909,7 +1901,7 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
 	n = slab_node(s, slab); /* its own node's list, wherever we are */
 	slub_lock_node(s, c, n);
 	discard = n->nr_partial >= s->min_partial;
-	if (!discard && cpu_partial) { /* taken since the peek: the builder, __slab_free */
+	if (!discard && cpu_lists) { /* taken since the peek: the builder, __slab_free */
 		spin_unlock(&n->list_lock);
 		return size;
 	}
@@ -1944,24 +1936,24 @@ static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_
  * at a time, interrupts off once for all of them (as slab_free_for_layer): off on entry, flags
  * what to restore at the end. Three copies: with
  * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
- * without cpu partial lists and (cpu_partial) of one with, and without (the run builder's
+ * without cpu partial lists and (cpu_lists) of one with, and without (the run builder's
  * registers as they were; one copy for both schemes cost lock 1.5 instructions an object at
  * N=250).
  */
 static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
 						void *caller, unsigned long flags, bool whole,
-						bool cpu_partial)
+						bool cpu_lists)
 {
 	struct kmem_cache_node *local = NULL;
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
 
-	if (cpu_partial)
+	if (cpu_lists)
 		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
 	while (size) {
 		struct detached_freelist df;
 
 		if (whole && size >= s->objects) {
-			size_t left = free_bulk_whole(s, c, size, p, cpu_partial, local);
+			size_t left = free_bulk_whole(s, c, size, p, cpu_lists, local);
 
 			if (left != size) {
 				size = left;
@@ -2154,62 +2146,6 @@ void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 	}
 }
 
-/* ---- sheaves prefilled for a caller (any scheme) ---- */
-
-struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size)
-{
-	struct slab_sheaf *sheaf;
-	struct page *page;
-
-	if (size > SLAB_SHEAF_MAX) {
-		printk("kmem_cache_prefill_sheaf(%s): %u objects, the most is %u\n", s->name, size,
-		       SLAB_SHEAF_MAX);
-		return NULL;
-	}
-	page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, 0);
-	if (!page)
-		return NULL;
-	sheaf = page_address(page);
-	sheaf->barn_next = NULL;
-	sheaf->capacity = MAX(size, s->sheaf_capacity);
-	sheaf->size = 0;
-	sheaf->below = NULL;
-	if (size && !kmem_cache_alloc_bulk(s, gfp & ~__GFP_ZERO, size, sheaf->objects)) {
-		free_pages((unsigned long)sheaf, 0);
-		return NULL;
-	}
-	sheaf->size = size;
-	stat(s, this_cpu_slab(s), SHEAF_PREFILL);
-	return sheaf;
-}
-
-void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
-{
-	void *p;
-
-	if (!sheaf || !sheaf->size) {
-		printk("kmem_cache_alloc_from_sheaf(%s): the sheaf is empty\n", s->name);
-		return NULL;
-	}
-	p = sheaf->objects[--sheaf->size];
-	if (gfp & __GFP_ZERO)
-		memset(p, 0, s->object_size);
-	return p;
-}
-
-void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
-{
-	if (!sheaf)
-		return;
-	kmem_cache_free_bulk(s, sheaf->size, sheaf->objects);
-	free_pages((unsigned long)sheaf, 0);
-}
-
-unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf)
-{
-	return sheaf ? sheaf->size : 0;
-}
-
 /* ---- caches ---- */
 
 /* Linux's rule: enough objects per slab for the cpu count, waste at most 1/16, order <= 3. */
@@ -2242,17 +2178,20 @@ static bool cpu_area_inline(const struct slab_scheme *sch)
 
 /*
  * One block for the per-cpu structures and the scheme's private areas after them:
- * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area], each area cache-line
- * aligned, a cpu area being the scheme's cpu_size bytes (its counters among them); none
- * when cpu_size fits kmem_cache_cpu's scheme_area, which is then the cpu area.
+ * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area x nodes][cache area], each
+ * area cache-line aligned, a cpu area being the scheme's cpu_size bytes (its counters among
+ * them); none when cpu_size fits kmem_cache_cpu's scheme_area, which is then the cpu area.
  */
 static size_t cpu_area_size(const struct slab_scheme *sch)
 {
 	return cpu_area_inline(sch) ? 0 : ALIGN_UP(sch->cpu_size, 64);
 }
 
-/* Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up. */
-static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
+/*
+ * Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up, then
+ * the cache's area (cache: init_cache had succeeded).
+ */
+static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes, bool cache)
 {
 	const struct slab_scheme *sch = s->scheme;
 
@@ -2260,8 +2199,11 @@ static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
 		sch->exit_node(s, &s->node[nid]);
 	for (int cpu = cpus - 1; cpu >= 0 && sch->exit_cpu; cpu--)
 		sch->exit_cpu(s, &s->cpu_slab[cpu], cpu);
+	if (cache && sch->exit_cache)
+		sch->exit_cache(s);
 	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
 	s->cpu_slab = NULL;
+	s->priv = NULL;
 }
 
 static int alloc_cpu_areas(struct kmem_cache *s)
@@ -2270,7 +2212,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 	size_t cpus = (size_t)nr_cpu_ids, area = cpu_area_size(sch);
 	size_t node_area = ALIGN_UP(sch->node_size, 64);
 	size_t bytes = cpus * (sizeof(struct kmem_cache_cpu) + area) +
-		       node_area * (size_t)kmem_cache_nr_nodes(s);
+		       node_area * (size_t)kmem_cache_nr_nodes(s) + sch->cache_size;
 	unsigned int order = 0;
 	struct page *page;
 	char *priv;
@@ -2289,6 +2231,12 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 	s->cpu_slab = page_address(page);
 	s->cpu_slab_order = order;
 	priv = (char *)&s->cpu_slab[cpus];
+	s->priv = sch->cache_size ? priv + cpus * area + node_area * (size_t)kmem_cache_nr_nodes(s)
+				  : NULL;
+	if (sch->init_cache && sch->init_cache(s)) {
+		free_cpu_areas(s, 0, 0, false);
+		return -1;
+	}
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
 		char *mine = priv + (size_t)cpu * area;
@@ -2297,7 +2245,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 		cpu_freelist_forget(s, c);
 		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
-			free_cpu_areas(s, cpu, 0);
+			free_cpu_areas(s, cpu, 0, true);
 			return -1;
 		}
 	}
@@ -2306,7 +2254,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		n->priv = sch->node_size ? priv + cpus * area + (size_t)nid * node_area : NULL;
 		if (sch->init_node && sch->init_node(s, n)) {
-			free_cpu_areas(s, nr_cpu_ids, nid);
+			free_cpu_areas(s, nr_cpu_ids, nid, true);
 			return -1;
 		}
 	}
@@ -2339,25 +2287,6 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
 	s->reciprocal_size = (u32)((0x100000000ULL + s->size - 1) / s->size);
 	s->min_partial = MIN(10UL, MAX(5UL, (unsigned long)fls32(s->size) / 2));
-	if (slub_cpu_partial_override)
-		s->cpu_partial = slub_cpu_partial_override;
-	else if (s->size >= PAGE_SIZE)
-		s->cpu_partial = 6;
-	else if (s->size >= 1024)
-		s->cpu_partial = 24;
-	else if (s->size >= 256)
-		s->cpu_partial = 52;
-	else
-		s->cpu_partial = 120;
-	/*
-	 * Objects per sheaf. 32 up to 256 bytes: 64 kept a burst of 64 allocations and their 64
-	 * frees in the main sheaf (bench-host's batch-64 about 2.5 cycles an object less) but
-	 * cost bench-host's producer/consumer half again (docs/BENCHMARKS.md, twelfth session).
-	 */
-	if (slub_sheaf_capacity_override)
-		s->sheaf_capacity = slub_sheaf_capacity_override;
-	else
-		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		spin_lock_init(&s->node[nid].list_lock, "list_lock");
 		INIT_LIST_HEAD(&s->node[nid].partial);
@@ -2368,7 +2297,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		return -1;
 	}
 	if (s->dbg && slub_debug_init(s)) {
-		free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s));
+		free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s), true);
 		slub_debug_release(s);
 		return -1;
 	}
@@ -2384,9 +2313,9 @@ static void flush_cpu_slab(void *arg)
 
 	if (unlikely(s->flags & SLAB_DEBUG_FLAGS))
 		slub_debug_cpu_freelist(s, c); /* deactivate_slab walks it: no corrupt pointer */
-	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
-	if (s->scheme->flush_cpu_partial)
-		s->scheme->flush_cpu_partial(s, c);
+	/* First the scheme's: a layer's objects may go back to the cpu slab. */
+	if (s->scheme->flush_cpu)
+		s->scheme->flush_cpu(s, c);
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, cpu_freelist(c));
@@ -2483,7 +2412,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 
 void __kmem_cache_release(struct kmem_cache *s)
 {
-	free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s)); /* the scheme's exit hooks: s->scheme may be in s->dbg */
+	free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s), true); /* the scheme's exit hooks: s->scheme may be in s->dbg */
 	if (s->dbg)
 		slub_debug_release(s);
 }

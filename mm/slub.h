@@ -39,13 +39,8 @@ enum stat_item {
 	DEACTIVATE_BYPASS,       /* cpu slab exhausted, dropped without a list operation */
 	CMPXCHG_DOUBLE_CPU_FAIL, /* cmpxchg fastpath retried (an interrupt got in between) */
 	CMPXCHG_DOUBLE_FAIL,     /* cmpxchg on a slab's freelist+counters retried */
-	CPU_PARTIAL_ALLOC,       /* cpu slab taken from the cpu partial list */
-	CPU_PARTIAL_FREE,        /* slow free put a full slab on the cpu partial list */
-	CPU_PARTIAL_NODE,        /* slab moved from the node list to the cpu partial list */
-	CPU_PARTIAL_DRAIN,       /* cpu partial list drained to the node list */
 	LIST_LOCK,               /* list_lock acquisitions */
 	LIST_LOCK_CONTENDED,     /* of which found the lock held */
-	SHEAF_PREFILL,           /* sheaf prefilled for kmem_cache_prefill_sheaf */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -77,16 +72,8 @@ struct slab {
 		};
 	};
 	struct slab *next; /* the scheme's list link (a cpu partial list, a transfer list) */
-	union {
-		struct {
-			int slabs;    /* cpu partial list: slabs from here to the end */
-			int pobjects; /* cpu partial list: free objects from here to the end (approx.) */
-		};
-		struct {
-			int scheme_state; /* the scheme's own word about the slab */
-			int scheme_pad;
-		};
-	};
+	int scheme_state;  /* the scheme's own word about the slab */
+	int scheme_pad;
 };
 _Static_assert(sizeof(struct slab) == sizeof(struct page), "struct slab overlays struct page");
 _Static_assert(offsetof(struct slab, freelist) % 16 == 0, "cmpxchg16b needs 16-byte alignment");
@@ -193,9 +180,8 @@ struct kmem_cache {
 	unsigned int order;       /* of each slab */
 	unsigned int objects;     /* per slab */
 	u32 reciprocal_size;      /* (2^32 + size - 1) / size: object index without a division */
-	unsigned int cpu_partial; /* cpu partial budget, in objects */
+	void *priv;               /* the scheme's per-cache area (NULL if its cache_size is 0) */
 	unsigned long min_partial;/* empty slabs kept on the node list */
-	unsigned int sheaf_capacity; /* objects per sheaf (prefilled sheaves, layers of sheaves) */
 	void (*ctor)(void *);
 	char name[KMEM_CACHE_NAME_MAX + 1];
 	struct list_head list;    /* slab_caches; slab_mutex */
@@ -230,10 +216,10 @@ struct slab_scheme {
 	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab.
 	 * Unused (NULL) in schemes whose layer replaces the core's paths (owner schemes). */
 	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
-	/* A slow free froze a formerly full slab for this cpu (only with CPU_PARTIAL). */
-	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
-	/* Give this cpu's partial slabs (or its layer) back (shrink, destroy); optional. */
-	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	/* A slow free froze a formerly full slab for this cpu: keep it (only with CPU_PARTIAL). */
+	void (*put_frozen)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+	/* Give what this cpu keeps (partial slabs, a layer) back (shrink, destroy); optional. */
+	void (*flush_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	/*
 	 * Optional, for schemes that put their own layer in front of the cpu slab: they
 	 * replace the fastpaths. free gets objects the core has checked. count_free adds the
@@ -261,12 +247,17 @@ struct slab_scheme {
 	unsigned long (*count_node_free)(struct kmem_cache *s);
 	void (*shrink)(struct kmem_cache *s);
 	/*
-	 * Private state: cpu_size bytes per cpu at c->priv and node_size per node at n->priv,
-	 * zeroed, set up by init_cpu/init_node when the cache is created (0: failure, the
-	 * cache is not created) and torn down by exit_cpu/exit_node when it is destroyed,
-	 * after the last flush; all optional. They run on the creating or destroying cpu.
+	 * Private state: cache_size bytes per cache at s->priv, cpu_size per cpu at c->priv
+	 * and node_size per node at n->priv, zeroed, set up by init_cache (first), init_cpu and
+	 * init_node when the cache is created (0: failure, the cache is not created) and torn
+	 * down by exit_cpu, exit_node and exit_cache (last) when it is destroyed, after the last
+	 * flush; all optional. They run on the creating or destroying cpu. init_cache is where
+	 * a scheme's settings for s come from its object size and its own boot options, the
+	 * cpu partial budget (cpu_partial=) or the objects per sheaf, say: the core has none.
 	 */
-	size_t cpu_size, node_size;
+	size_t cache_size, cpu_size, node_size;
+	int (*init_cache)(struct kmem_cache *s);
+	void (*exit_cache)(struct kmem_cache *s);
 	int (*init_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
 	void (*exit_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
 	int (*init_node)(struct kmem_cache *s, struct kmem_cache_node *n);
@@ -697,50 +688,6 @@ static inline bool in_slab_of(const struct kmem_cache *s, const void *p)
 		return false;
 	return virt_to_page(p)->private_[0] == (u64)(uptr)s;
 }
-
-extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
-extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */
-
-/* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
-struct slab_sheaf {
-	struct slab_sheaf *barn_next; /* under it in its barn stack; barn->lock */
-	unsigned int size;          /* objects in it now */
-	unsigned int capacity;
-	void *below;                /* NULL: sheaf_top's word for an empty sheaf */
-	void *objects[];
-};
-
-/* The object on top of a sheaf (the last one put in), or NULL when it is empty: no test. */
-static inline void *sheaf_top(const struct slab_sheaf *sheaf)
-{
-	return ((void *const *)((const char *)sheaf->objects - sizeof(void *)))[sheaf->size];
-}
-_Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
-	       "a sheaf fits a page");
-
-/*
- * The offset in its page of a sheaf of this capacity that shares no low 12 address bits
- * with [avoid, avoid + avoid_size) (a cpu's struct kmem_cache_cpu: scheme_sheaves.c's
- * new_sheaf says why): the first multiple of 64 past that range, taken modulo the page, if
- * the sheaf fits between there and the page's end or the range's start; 0 otherwise (a
- * sheaf too big for the room).
- */
-static inline unsigned long sheaf_offset_in_page(uptr avoid, unsigned long avoid_size,
-						 unsigned int capacity)
-{
-	unsigned long need = sizeof(struct slab_sheaf) + capacity * sizeof(void *);
-	unsigned long start = avoid & (PAGE_SIZE - 1), end = start + avoid_size, off;
-
-	if (avoid_size >= PAGE_SIZE)
-		return 0;
-	if (end <= PAGE_SIZE) {
-		off = ALIGN_UP(end, 64UL);
-		return off + need <= PAGE_SIZE ? off : 0;
-	}
-	off = ALIGN_UP(end - PAGE_SIZE, 64UL); /* the range runs over into the next page */
-	return off + need <= start ? off : 0;
-}
-
 
 /*
  * Is p[i] one of the (up to) eight entries of a kmem_cache_free_bulk array before it? The
