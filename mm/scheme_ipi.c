@@ -417,7 +417,7 @@ static FASTPATH_FN void ipi_free(struct kmem_cache *s, void *object, void *calle
  * free_entry): an object start in this cpu's slab is this cache's object, of a slab this
  * cpu owns (a cpu slab is never handed over), so it goes onto the cpu freelist without a
  * lookup, as in the core's fastpath. Anything else is looked up and checked in full, then
- * ipi_free. The calls are jumps: slab_report_bad and slab_free_layer_checked find
+ * ipi_free. The calls are jumps: slab_report_bad and slab_free_checked find
  * kmem_cache_free's caller as their own.
  */
 static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
@@ -439,7 +439,7 @@ static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
 		return;
 	}
 	irq_soft_unmask();
-	slab_free_layer_checked(s, object);
+	slab_free_checked(s, object);
 }
 
 /* ---- allocation ---- */
@@ -564,32 +564,16 @@ static __noinline void *ipi_alloc_slow_soft(struct kmem_cache *s, struct kmem_ca
 	return ipi_alloc_slow_irq(s, c, gfp, irq_soft_to_hard());
 }
 
-static inline __attribute__((always_inline)) void *__ipi_alloc(struct kmem_cache *s, gfp_t gfp, bool hardened)
-{
-	struct kmem_cache_cpu *c;
-	void *object;
-
-	irq_soft_mask();
-	c = this_cpu_slab(s);
-	object = c->freelist;
-	if (unlikely(!object))
-		return ipi_alloc_slow_soft(s, c, gfp);
-	c->freelist = hardened ? get_fp(s, object) : *(void **)((char *)object + s->offset);
-	stat(s, c, ALLOC_FASTPATH);
-	irq_soft_unmask();
-	return object;
-}
-
 /* Any cache of the scheme, hardened ones (the debug layer's) included. */
 static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	return __ipi_alloc(s, gfp, true);
+	return slab_alloc_fast_irq(s, gfp, true, ipi_alloc_slow_soft);
 }
 
 /* kmem_cache_alloc itself for a plain cache (struct slab_scheme's alloc_entry). */
 static FASTPATH_FN void *ipi_alloc_entry(struct kmem_cache *s, gfp_t gfp)
 {
-	return __ipi_alloc(s, gfp, false);
+	return slab_alloc_fast_irq(s, gfp, false, ipi_alloc_slow_soft);
 }
 
 static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)

@@ -581,7 +581,7 @@ static inline bool quick_check(struct kmem_cache *s, const void *object)
  * sheaves_free_entry's half for an object outside the cpu slab, masked since there (a jump
  * from there: its return address is kmem_cache_free's caller's). The core's checks
  * in their cheap form: a slab's page, of this cache, at an object start (the size is a
- * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
+ * power of two); anything that fails one goes to the full check (slab_free_checked),
  * which says what is wrong.
  */
 static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
@@ -589,7 +589,7 @@ static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void
 {
 	if (unlikely(!quick_check(s, object))) {
 		irq_soft_unmask();
-		slab_free_layer_checked(s, object);
+		slab_free_checked(s, object);
 		return;
 	}
 	push_checked(s, c, object, false);

@@ -35,7 +35,8 @@ static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 static char scheme_list[128];
 char slab_boot_fastpath[16];
 unsigned int slabinfo_at_end;
-static const char *const fastpath_options[] = { "irq", "cmpxchg", NULL };
+/* The fastpaths by enum slab_fastpath, the words of fastpath= (NULL-ended for it). */
+static const char *const fastpath_options[NR_SLAB_FASTPATHS + 1] = { "irq", "cmpxchg", NULL };
 
 boot_param(scheme, scheme_list, list, NULL, "partial",
 	   "slab schemes: all, or a comma list (lock,partial,...); the first is the boot "
@@ -445,6 +446,104 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 }
 
 /* ---- information ---- */
+
+struct count_free {
+	struct kmem_cache *s;
+	unsigned long free;
+};
+
+/* On each cpu: free objects it holds (cpu freelist, cpu partial slabs). Interrupts off. */
+static void count_cpu_free(void *arg)
+{
+	struct count_free *cf = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
+	unsigned long n = 0;
+
+	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
+	for (void *p = cpu_freelist(c); p; p = get_freepointer(cf->s, p))
+		n++;
+	if (c->slab)
+		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
+	if (cf->s->scheme->count_free)
+		n += cf->s->scheme->count_free(cf->s, c);
+	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
+}
+
+int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
+{
+	struct kmem_cache_node *n;
+	struct count_free cf = { .s = s, .free = 0 };
+	unsigned long flags, node_free = 0;
+	struct slab *slab;
+	int nid;
+
+	on_each_cpu(count_cpu_free, &cf, 1);
+	out->partial_slabs = 0;
+	out->slabs = out->objects = 0;
+	for_each_kmem_cache_node(s, nid, n) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry(slab, &n->partial, slab_list)
+			node_free += slab->objects - slab->inuse;
+		out->partial_slabs += n->nr_partial;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		out->slabs += (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+		out->objects += (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
+	}
+	if (s->scheme->count_node_free)
+		node_free += s->scheme->count_node_free(s);
+	out->name = s->name;
+	out->scheme = s->scheme->name;
+	out->fastpath = fastpath_options[s->fastpath];
+	out->object_size = s->object_size;
+	out->size = s->size;
+	out->objects_per_slab = s->objects;
+	out->order = s->order;
+	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
+	return 0;
+}
+
+int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)
+{
+	struct kmem_cache_node *n;
+
+	memset(out, 0, sizeof(*out));
+	if (nid < 0 || nid >= kmem_cache_nr_nodes(s))
+		return -1;
+	n = &s->node[nid];
+	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	out->partial_slabs = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+	out->alloc_remote = __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED);
+	out->free_remote = __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED);
+	out->list_lock = READ_ONCE(n->list_lock.acquisitions);
+	return 0;
+}
+
+u64 kmem_cache_stat(struct kmem_cache *s, int item)
+{
+	u64 sum = 0;
+
+	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
+		return 0;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	return sum;
+}
+
+u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i)
+{
+	const char *name = s->scheme->stat_names[i];
+	size_t len = strlen(name);
+	bool max = len > 4 && !strcmp(name + len - 4, "_max");
+	u64 sum = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		u64 v = READ_ONCE(scheme_stats(s->scheme, &s->cpu_slab[cpu])[i]);
+
+		sum = max ? MAX(sum, v) : sum + v;
+	}
+	return sum;
+}
 
 const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i)
 {

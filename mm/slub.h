@@ -6,10 +6,13 @@
 #ifndef SLABLAB_SLUB_H
 #define SLABLAB_SLUB_H
 
+#include "kernel/arch.h"
+#include "kernel/irqflags.h"
 #include "kernel/list.h"
+#include "kernel/numa.h"
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
-#include "kernel/numa.h"
+#include "kernel/string.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -234,7 +237,7 @@ struct slab_scheme {
 	 * free). It does its own check: it may keep only what is certainly an object of this
 	 * cache and safe to take there (say an object start in this cpu's slab,
 	 * cpu_slab_has_object, whose base and mask the scheme then keeps with cpu_slab_set),
-	 * and must end in a jump to slab_free_layer_checked with anything else (NULL
+	 * and must end in a jump to slab_free_checked with anything else (NULL
 	 * included): the full check, then free.
 	 */
 	void (*free_entry)(struct kmem_cache *s, void *p);
@@ -530,8 +533,6 @@ static inline void cpu_freelist_forget(struct kmem_cache *s, struct kmem_cache_c
 		(long)(READ_ONCE(c->stat[ALLOC_FASTPATH]) - READ_ONCE(c->stat[FREE_FASTPATH]));
 }
 
-#include "kernel/arch.h"
-
 bool slab_update_freelist_locked(struct slab *slab, void *fl, unsigned long counters,
 				 void *new_fl, unsigned long new_counters);
 
@@ -593,7 +594,7 @@ void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 /* A layer's kmem_cache_free after the full check (a scheme's free_entry jumps here). */
-void slab_free_layer_checked(struct kmem_cache *s, void *p);
+void slab_free_checked(struct kmem_cache *s, void *p);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */
 void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
 void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
@@ -601,7 +602,6 @@ void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 /* For mm/slub_debug.c: */
 void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp);
 void slab_free_hardened(struct kmem_cache *s, void *p, void *caller);
-struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 void slub_flush_all(struct kmem_cache *s);
 void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller);
@@ -708,5 +708,204 @@ static inline bool bulk_free_seen_recently(void *const *p, size_t i)
 			return true;
 	return false;
 }
+
+/*
+ * The inlined fastpaths read and write free pointers without the hardening test
+ * (get_freepointer in slub.h) unless instantiated with hardened true: a hardened cache
+ * takes those copies only (slab_alloc_hardened, through the layer hooks).
+ */
+static __always_inline void *get_freepointer_fast(struct kmem_cache *s, void *object,
+						  bool hardened)
+{
+	if (hardened)
+		return get_freepointer(s, object);
+	return *(void **)((char *)object + s->offset);
+}
+
+static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp,
+						 bool hardened)
+{
+	if (hardened)
+		set_freepointer(s, object, fp);
+	else
+		*(void **)((char *)object + s->offset) = fp;
+}
+
+/*
+ * The slow half of the irq fastpath's allocation (slab_alloc_fast_irq): called with this
+ * cpu's c, still masked, when its cpu freelist is empty; unmasks before it returns.
+ */
+typedef void *slab_alloc_slow_fn(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+
+/*
+ * The irq fastpath's allocation: one pop off the cpu freelist under irq_soft_mask
+ * (kernel/irqflags.h), an empty one to slow in a jump, still masked. The core's fastpath
+ * (slow: its slow path, mm/slub.c) and the owner schemes' (a plain cpu freelist too, their
+ * own slow path) are this one body, each copy with its constants folded (always inline).
+ */
+static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened,
+						 slab_alloc_slow_fn *slow)
+{
+	/* LAB3: BEGIN */
+	struct kmem_cache_cpu *c;
+	void *object;
+
+	irq_soft_mask();
+	c = this_cpu_slab(s);
+	object = c->freelist;
+	if (unlikely(!object))
+		return slow(s, c, gfp); /* unmasks */
+	c->freelist = get_freepointer_fast(s, object, hardened);
+	stat(s, c, ALLOC_FASTPATH);
+	irq_soft_unmask();
+	return object;
+	/* LAB3: END */
+}
+
+/*
+ * The core's own helpers, shared by mm/slub.c and mm/slub_bulk.c (the bulk calls and their
+ * stash), inline so that each path gets its own copy as it did in one file. Schemes need
+ * none of them.
+ */
+
+/* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
+static inline bool object_start(struct kmem_cache *s, struct slab *slab, const void *p)
+{
+	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
+	unsigned long idx = (off * s->reciprocal_size) >> 32;
+
+	/* s->objects, not slab->objects: the same, and never written while others read it
+	 * (an owner scheme's owner updates the counters word beside it without atomics). */
+	return idx * s->size == off && idx < s->objects;
+}
+
+/*
+ * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
+ * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
+ */
+static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+	struct kmem_cache_node *n = slab_node(s, slab);
+
+	mark_compound(page, s->order, PG_slab, s);
+	slab->slab_cache = s;
+	slab->locked = 0;
+	slab->counters = 0;
+	slab->objects = s->objects;
+	slab->next = NULL;
+	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
+}
+
+/*
+ * A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared) and no
+ * cache's (slab_cache and the later pages' private_[0] cleared: in_slab_of reads that word
+ * alone, and a stashed slab's pages stay out of the page allocator a while).
+ */
+static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
+{
+	struct kmem_cache_node *n = slab_node(s, slab);
+
+	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
+	__atomic_store_n(&slab->slab_cache, NULL, __ATOMIC_RELAXED);
+	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
+		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
+	else
+		unmark_compound((struct page *)slab, s->order, PG_slab);
+}
+
+/* Everything on the cpu slab's freelist (mm/slub.c); NULL: it is full, and unfrozen. */
+void *get_freelist(struct kmem_cache *s, struct slab *slab);
+
+/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
+static __always_inline void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+
+	memset(page->private_, 0, sizeof(page->private_));
+	__free_pages(page, s->order);
+}
+
+/* The first half of ___slab_alloc (mm/slub.c), which the bulk allocation shares. */
+/*
+ * The slow path up to the page allocator, interrupts off, the cpu freelist empty: the cpu
+ * slab's remote frees, else (the cpu slab full: left unfrozen on no list) a partial slab
+ * from the scheme, which becomes the cpu slab. The freelist to load, or NULL: a new slab.
+ */
+static __always_inline void *refill_from_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab = c->slab;
+	void *freelist;
+
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			return freelist;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		cpu_tid_step(s, c);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	freelist = s->scheme->get_partial(s, c);
+	/* The scheme (or lab 4's code) sets c->slab alone; the fastpath's range follows it. */
+	cpu_slab_set(s, c, c->slab);
+	return freelist;
+}
+
+/* free_check's reports (mm/slub.c), out of line. */
+void report_wrong_cache(struct kmem_cache *s, struct kmem_cache *owner, const void *p,
+			void *caller);
+void free_not_at_start(struct kmem_cache *s, const void *p, void *caller);
+
+/* The slab of an object being freed to s, or NULL after reporting why it is not one. */
+static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
+{
+	struct slab *slab = virt_to_slab(p);
+
+	if (unlikely(!slab)) {
+		slab_report_bad(s, p, caller, "free of a pointer that is not a slab object:");
+		return NULL;
+	}
+	if (unlikely(slab->slab_cache != s)) {
+		report_wrong_cache(s, slab->slab_cache, p, caller);
+		return NULL;
+	}
+	/*
+	 * A power-of-two size (never a debug layout): the address's low bits, no multiply (a
+	 * slab of 2^order pages is aligned to its size, which such an object size divides).
+	 */
+	if (unlikely(s->size_mask ? (uptr)p & s->size_mask : !object_start(s, slab, p))) {
+		free_not_at_start(s, p, caller);
+		return NULL;
+	}
+	return slab;
+}
+
+struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp);
+void slab_oom(struct kmem_cache *s, gfp_t gfp);
+void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab, void *head,
+		 void *tail, unsigned int cnt, void *caller);
+void __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			  void *head, void *tail, unsigned int cnt, void *caller);
+
+/* __slab_free of either kind, for the layers' paths, which serve both kinds of cache. */
+static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	if (unlikely(s->freeptr_xor_key))
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
+	else
+		__slab_free(s, c, slab, head, tail, cnt, caller);
+}
+
+/* mm/slub_bulk.c: s's bulk entry points and stash (end of __kmem_cache_create); c's stash
+ * back to the page allocator (its flush), the pages it held. */
+void slab_choose_bulk_paths(struct kmem_cache *s);
+unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c);
 
 #endif
