@@ -777,6 +777,7 @@ static const struct slab_scheme sheaves_scheme = {
 	.flush_cpu = sheaves_flush_cpu,
 	.alloc = sheaves_alloc,
 	.free = sheaves_free,
+	.layer_name = "sheaf",
 	.free_entry = sheaves_free_entry,
 	.alloc_bulk = sheaves_alloc_bulk,
 	.free_bulk = sheaves_free_bulk,

@@ -231,6 +231,9 @@ struct slab_scheme {
 	 */
 	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
 	void (*free)(struct kmem_cache *s, void *object, void *caller);
+	/* With alloc: what the variants of the scheme call its path (mm/slab.h's slab_variant,
+	 * the benchmarks' columns); NULL: "layer". */
+	const char *layer_name;
 	/*
 	 * Optional, with free: kmem_cache_free's entry point itself for a plain cache of a
 	 * power-of-two size (s->size_mask set; never a debug or hardened cache, which keep

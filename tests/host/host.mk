@@ -45,8 +45,10 @@ HT_OPTS_CFLAGS := $(HOST_CFLAGS) --param asan-globals=0 -ffunction-sections -fda
 $(eval $(call host_flavour,$(HT_OBJ)/opts,$(HOSTCC),$(HT_OPTS_CFLAGS),))
 $(HT_OBJ)/opts/k/arch/x86/%.o: HOST_KDIR_CFLAGS := -UARCH_HOST -DARCH_X86
 HT_OPTS_OBJS := $(patsubst %.c,$(HT_OBJ)/opts/k/%.o,$(BOOT_PARAM_SRCS))
-$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o $(HT_OPTS_OBJS) arch/host/boot_params.ld
-$(HT)/test_cmdline: HT_LDFLAGS := -Wl,--gc-sections -Wl,-T,arch/host/boot_params.ld
+$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o $(HT_OPTS_OBJS) arch/host/boot_params.ld \
+	tests/host/cmdline_schemes.ld
+$(HT)/test_cmdline: HT_LDFLAGS := -Wl,--gc-sections -Wl,-T,arch/host/boot_params.ld \
+	-Wl,-T,tests/host/cmdline_schemes.ld
 
 # ---- the slab allocator with threads as CPUs: test_slab (ASan+UBSan), test_slab_tsan (TSan) ----
 # HOST_KSRCS built again with -DHOST_SMP=1: arch/host/cpu.h then makes each thread a CPU

@@ -26,9 +26,9 @@ struct variant {
 };
 
 /*
- * Every scheme of the registry with the irq fastpath, and with the cmpxchg one too where it
- * makes a difference (no layer of its own); then the default scheme with slab_lock. On a
- * CPU without CMPXCHG16B every variant's slab freelists are under slab_lock.
+ * mm/slab.h's variants (slab_variant: every scheme of the registry with the irq fastpath,
+ * and with the cmpxchg one too where it makes a difference), then the default scheme with
+ * slab_lock. On a CPU without CMPXCHG16B every variant's slab freelists are under slab_lock.
  */
 #define MAX_VARIANTS 64
 static struct variant variants[MAX_VARIANTS];
@@ -43,15 +43,12 @@ static void add_variant(const char *scheme, enum slab_fastpath fastpath, unsigne
 
 static const struct variant *all_variants(void)
 {
-	const char *name;
+	const struct slab_variant *v;
 
 	if (nr_variants)
 		return variants;
-	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
-		add_variant(name, SLAB_FASTPATH_IRQ, 0);
-		if (!(slab_scheme_flags(name) & SLAB_SCHEME_LAYER))
-			add_variant(name, SLAB_FASTPATH_CMPXCHG, 0);
-	}
+	for (unsigned int i = 0; (v = slab_variant(i)); i++)
+		add_variant(v->scheme, v->fastpath, 0);
 	add_variant(slab_scheme_with(SLAB_SCHEME_DEFAULT) ?: slab_scheme_name(0), SLAB_FASTPATH_IRQ,
 		    SLAB_NO_CMPXCHG);
 	return variants;
