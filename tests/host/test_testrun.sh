@@ -143,8 +143,8 @@ continuation_without_line() {
 good_run() {
     run
     [ "$rc" = 0 ] || { echo "exit $rc, want 0"; cat "$tmp/out"; return 1; }
-    has "test.sh: host tests" "ok   host[test_fake]  0.0 s  (1 passed, 0 failed, 1 skipped)" \
-        "skip x[x2apic]: no QEMU with TCG x2APIC here" &&
+    has "test.sh: host tests" "skip x[x2apic]: no QEMU with TCG x2APIC here" &&
+        grep -qE '^ok   host\[test_fake\]  [0-9]+\.[0-9] s  \(1 passed, 0 failed, 1 skipped\)$' "$tmp/out" &&
         grep -qE '^ok   boot\[bios,tcg,smp1\]  [0-9]+\.[0-9] s  \(KTAP 2 passed, 0 failed, 1 skipped\)$' "$tmp/out" &&
         grep -qE '^ok   b\[say\]  [0-9]+\.[0-9] s$' "$tmp/out" &&
         grep -qE '^ok   c\[panic\]  [0-9]+\.[0-9] s$' "$tmp/out" ||
