@@ -91,11 +91,17 @@ run() {
     out=$(cat "$tmp/out")
 }
 
+# show: the runner's output for a diagnostic, each line after "| " (so that its "ok ..." lines
+# are not read as KTAP results of this test).
+show() {
+    sed 's/^/| /' "$tmp/out"
+}
+
 # has LINE...: every LINE is a whole line of the output.
 has() {
     local l
     for l in "$@"; do
-        grep -qxF -- "$l" "$tmp/out" || { echo "no line '$l' in:"; cat "$tmp/out"; return 1; }
+        grep -qxF -- "$l" "$tmp/out" || { echo "no line '$l' in:"; show; return 1; }
     done
 }
 
@@ -112,10 +118,10 @@ bad_line() {
     } >"$fake/tests/boots.txt"
     run
     good_list >"$fake/tests/boots.txt"
-    [ "$rc" = 2 ] || { echo "exit $rc, want 2: $out"; return 1; }
-    [[ $out == *"tests/boots.txt:$n: "*"$reason"* ]] || { echo "want 'tests/boots.txt:$n: ...$reason': $out"; return 1; }
+    [ "$rc" = 2 ] || { echo "exit $rc, want 2:"; show; return 1; }
+    [[ $out == *"tests/boots.txt:$n: "*"$reason"* ]] || { echo "want 'tests/boots.txt:$n: ...$reason':"; show; return 1; }
     [ "$(booted)" = 0 ] || { echo "it booted although the list is bad"; return 1; }
-    [[ $out != *"host[test_fake]"* ]] || { echo "the host tests ran: $out"; return 1; }
+    [[ $out != *"host[test_fake]"* ]] || { echo "the host tests ran:"; show; return 1; }
 }
 
 bad_lines_refused() {
@@ -137,18 +143,18 @@ continuation_without_line() {
     "$py" "$fake/tools/testrun.py" --check >"$tmp/out" 2>&1 && rc=0 || rc=$?
     good_list >"$fake/tests/boots.txt"
     [ "$rc" = 2 ] && grep -q 'tests/boots.txt:3: a continuation line' "$tmp/out" ||
-        { echo "exit $rc: $(cat "$tmp/out")"; return 1; }
+        { echo "exit $rc:"; show; return 1; }
 }
 
 good_run() {
     run
-    [ "$rc" = 0 ] || { echo "exit $rc, want 0"; cat "$tmp/out"; return 1; }
+    [ "$rc" = 0 ] || { echo "exit $rc, want 0"; show; return 1; }
     has "test.sh: host tests" "skip x[x2apic]: no QEMU with TCG x2APIC here" &&
         grep -qE '^ok   host\[test_fake\]  [0-9]+\.[0-9] s  \(1 passed, 0 failed, 1 skipped\)$' "$tmp/out" &&
         grep -qE '^ok   boot\[bios,tcg,smp1\]  [0-9]+\.[0-9] s  \(KTAP 2 passed, 0 failed, 1 skipped\)$' "$tmp/out" &&
         grep -qE '^ok   b\[say\]  [0-9]+\.[0-9] s$' "$tmp/out" &&
         grep -qE '^ok   c\[panic\]  [0-9]+\.[0-9] s$' "$tmp/out" ||
-        { echo "an ok line is missing:"; cat "$tmp/out"; return 1; }
+        { echo "an ok line is missing:"; show; return 1; }
     [ "$(booted)" = 5 ] || { echo "$(booted) boots, want 5"; return 1; }
 }
 
@@ -157,7 +163,7 @@ good_run() {
 skips_and_totals_last() {
     run
     tail -n 6 "$tmp/out" >"$tmp/last"
-    grep -qE '^total time: [0-9]+\.[0-9] s$' "$tmp/last" || { echo "no total time: $(cat "$tmp/last")"; return 1; }
+    grep -qE '^total time: [0-9]+\.[0-9] s$' "$tmp/last" || { echo "no total time:"; show; return 1; }
     if ! diff <(tail -n 5 "$tmp/last") - <<'EOF'
 skipped 4, by reason:
      2  needs 2 CPUs  (boot[bios,tcg,smp1], boot[bios,tcg,smp2])
@@ -166,7 +172,7 @@ skipped 4, by reason:
 14 passed, 0 failed, 4 skipped
 EOF
     then
-        cat "$tmp/out"
+        show
         return 1
     fi
 }
@@ -176,12 +182,12 @@ failed_check_reported() {
         "$fake/tests/boots.txt"
     run
     good_list >"$fake/tests/boots.txt"
-    [ "$rc" = 1 ] || { echo "exit $rc, want 1"; cat "$tmp/out"; return 1; }
+    [ "$rc" = 1 ] || { echo "exit $rc, want 1"; show; return 1; }
     grep -qE "^FAIL b\[say\]: no 'hello world' in the log \(after [0-9.]+ s; log: build/test/b-say.log\)$" "$tmp/out" &&
         grep -qE "^FAIL c\[panic\]: cpus_online is 1, want 7 \(after [0-9.]+ s; log: build/test/c-panic.log\)$" "$tmp/out" &&
         grep -qE "^  FAIL b\[say\]: no 'hello world' in the log" "$tmp/out" &&
         [ "$(tail -n 1 "$tmp/out")" = "12 passed, 2 failed, 4 skipped" ] ||
-        { echo "want the FAIL lines and 12 passed, 2 failed, 4 skipped:"; cat "$tmp/out"; return 1; }
+        { echo "want the FAIL lines and 12 passed, 2 failed, 4 skipped:"; show; return 1; }
 }
 
 wrong_exit_code_reported() {
@@ -189,7 +195,7 @@ wrong_exit_code_reported() {
     run
     good_list >"$fake/tests/boots.txt"
     [ "$rc" = 1 ] && grep -qE "^FAIL c\[panic\]: qemu-run exited 3 \(kernel panic\), want 0 " "$tmp/out" ||
-        { echo "exit $rc:"; cat "$tmp/out"; return 1; }
+        { echo "exit $rc:"; show; return 1; }
 }
 
 filter_selects() {
@@ -197,7 +203,7 @@ filter_selects() {
     [ "$rc" = 0 ] && [ "$(booted)" = 1 ] && grep -q '^ok   b\[say\]' "$tmp/out" &&
         ! grep -qE '^(ok|FAIL|skip) +(a|c|x|host|boot)\[' "$tmp/out" &&
         [ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ] ||
-        { echo "exit $rc, $(booted) boots:"; cat "$tmp/out"; return 1; }
+        { echo "exit $rc, $(booted) boots:"; show; return 1; }
     run TEST_FILTER='^nothing'
     [ "$rc" = 1 ] && has 'FAIL test.sh: no tests ran (TEST_FILTER="^nothing" matched nothing)' ||
         { echo "exit $rc"; return 1; }
@@ -205,7 +211,7 @@ filter_selects() {
 
 dry_run_boots_nothing() {
     run TEST_DRY_RUN=1 SMP=7 'QEMU_EXTRA=-cpu 486'
-    [ "$rc" = 0 ] && [ "$(booted)" = 0 ] || { echo "exit $rc, $(booted) boots"; cat "$tmp/out"; return 1; }
+    [ "$rc" = 0 ] && [ "$(booted)" = 0 ] || { echo "exit $rc, $(booted) boots"; show; return 1; }
     has "dry-run host[test_fake]: ./build/host/test_fake" \
         "dry-run boot[bios,tcg,smp1]: fake-qemu -m 256M -smp 1 -cdrom build/test.iso" \
         "dry-run b[say]: fake-qemu -m 256M -smp 3 -cdrom build/test/dry-run/iso/b-say.iso" \
@@ -218,7 +224,7 @@ dry_run_boots_nothing() {
 quick_runs_the_quick_matrix() {
     run TEST_QUICK=1
     [ "$rc" = 0 ] && has "test.sh: boot matrix (quick: bios, tcg, smp 1)" &&
-        [ "$(booted)" = 1 ] || { echo "exit $rc, $(booted) boots"; cat "$tmp/out"; return 1; }
+        [ "$(booted)" = 1 ] || { echo "exit $rc, $(booted) boots"; show; return 1; }
 }
 
 help_documents_the_format() {
