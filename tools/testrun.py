@@ -173,6 +173,27 @@ def run_out(cmd, **kw):
     return p.returncode, p.stdout.decode("utf-8", "replace").rstrip("\n")
 
 
+def run_group(cmd, **kw):
+    """Runs cmd (stdin closed, stderr to stdout) in a process group of its own and returns
+    its exit code. Should this runner be interrupted meanwhile, the whole group (qemu-run.sh,
+    timeout, QEMU) gets SIGTERM, and SIGKILL 5 s later, so that no QEMU is left behind."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                         start_new_session=True, **kw)
+    try:
+        return p.wait()
+    except BaseException:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+                p.wait(timeout=5)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+            except ProcessLookupError:
+                break
+        raise
+
+
 # ---------------------------------------------------------------------------------------
 # Checks: what a boot line lists after "--". Each takes the boot's context and returns None
 # when it holds, else the reason it does not.
@@ -974,8 +995,7 @@ class Runner:
         t0 = time.time()
         with open(log, "wb") as f:
             cmd = [QEMU_RUN] + (["--dry-run"] if self.dry_run else [])
-            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                                stderr=subprocess.STDOUT, env=env).returncode
+            rc = run_group(cmd, stdout=f, env=env)
         if self.dry_run:
             t = tail(log, 1)
             print("dry-run %s: %s" % (label, t[0] if t else ""))
