@@ -122,6 +122,7 @@ class Report:
         self.truncated = False
         self.ktap_found = False
         self.failures = []
+        self.skips = []  # (case, reason) of each skipped case
 
     def fail(self, name, message, details=(), cpu=None, kind="case"):
         self.failed += 1
@@ -296,6 +297,9 @@ def count_block(blk, rep, path):
             continue
         if r.directive == "SKIP" or (not r.ok and r.directive in ("TODO", "XFAIL")):
             rep.skipped += 1
+            reason = r.reason or "no reason given"
+            rep.skips.append((".".join(rpath), reason if r.directive == "SKIP"
+                              else "%s: %s" % (r.directive, reason)))
         elif r.ok:
             rep.passed += 1
         else:
