@@ -121,7 +121,7 @@ $1"
 
 # The three machines that define \_S5 only in an SSDT (the DSDT has none): Linux powers them
 # off; so does slablab now, through PM1 control, with the SSDT's sleep types.
-t "ssdt _S5: Dell Precision T3500 and T7500, PC Specialist NH5xAx power off with an SSDT's \\_S5" \
+t "ssdt _S5: Dell Precision T3500 and T7500, PC Specialist NH5xAx power off with an SSDT's _S5" \
     verify dell-precision-workstation-t3500 dell-precision-workstation-t7500 pcspecialist-nh5xax -- '
 for n, typ in (("dell-precision-workstation-t3500", 2), ("dell-precision-workstation-t7500", 2),
                ("pcspecialist-nh5xax", 5)):
@@ -133,7 +133,7 @@ for n, typ in (("dell-precision-workstation-t3500", 2), ("dell-precision-worksta
 # FADT names none: slablab says so (Linux uses EFI's ResetSystem there).
 hwr="ami-aptio-crb lenovo-ideapad-100s-11iby-80r2 ilife-s806 hp-pavilion-x2-detachable lenovo-miix-3-1030-80hv lenovo-others"
 # shellcheck disable=SC2086
-t "hardware-reduced: six power off through the sleep control register, 0x3c to I/O port 0x405" \
+t "hardware-reduced: six power off through the sleep control register, 0x3c to port 0x405" \
     verify $hwr -- '
 for n in "'"$hwr"'".split():
     x = j(n)
@@ -147,7 +147,7 @@ x = j("dell-venue-8-pro-5830")
 assert x["fadt"]["hw_reduced"] and x["poweroff"]["method"] == "none", x["poweroff"]
 assert "names no sleep control register" in x["poweroff"]["why_not"], x["poweroff"]
 assert [r["kind"] for r in x["refused"]] == ["poweroff"] and x["boots"], x["refused"]'
-t "numa: the SRAT servers' nodes, memory-less ones, distances from the SLIT or 10/20" \
+t "numa: the SRAT servers' nodes, memory-less ones, distances from the SLIT or 10 and 20" \
     verify dell-poweredge-r820 supermicro-h8qg6 supermicro-h8dgu hp-proliant-dl360-g7 supermicro-x10dai -- '
 r = j("dell-poweredge-r820")["numa"]
 assert r["nodes"] == 4 and r["slit"] and [n["pxm"] for n in r["node"]] == [1, 2, 3, 4], r
@@ -269,7 +269,7 @@ assert a == b, (a, b)' "$tmp/q35-text.out"
     done
     "$root/tools/acpi-check" "$tmp/q35.txt.xz" | grep -q "^verdict:   slablab would boot$"
 }
-t "input: tools/acpi-check reads .gz and .xz dumps, and its text report gives the verdict" input_packed
+t "input: the wrapper reads .gz and .xz dumps, and its text report gives the verdict" input_packed
 input_damaged() {
     : >"$tmp/empty.txt"
     run empty "$tmp/empty.txt"
