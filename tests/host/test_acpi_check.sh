@@ -176,10 +176,22 @@ x = j("toshiba-satellite-c70d-b")
 assert x["root"] == "XSDT" and x["root_from_dump"] and not x["rsdp_from_dump"], x'
 
 # --- QEMU's tables as folders, and hand-changed copies ---
-for q in pc q35 numa2 numa4; do
+for q in pc q35 numa2 numa4 microvm; do
     t "qemu: QEMU 7.2 $q's tables (a folder of binary tables), as expected" \
         eval "run qemu-7.2-$q '$samples/qemu-7.2-$q' && expect qemu-7.2-$q '$samples/qemu-7.2-$q.json'"
 done
+
+# QEMU's microvm is hardware-reduced ACPI (tests/host/test_hw_reduced.sh boots it): its
+# GED device's sleep control register at 0xfea00200 gets \_S5's 5 << 2 | SLP_EN, its reset
+# register 0x42 at 0xfea00202; the tables give no clock (microvm has a PIT), so exit 1.
+t "qemu: microvm, hardware-reduced: sleep control and reset registers in memory, no clock in the tables" \
+    verify qemu-7.2-microvm -- '
+x = j("qemu-7.2-microvm")
+p, r = x["poweroff"], x["reboot"]["acpi_reset_register"]
+assert x["fadt"]["hw_reduced"] and p["method"] == "sleep_control" and p["value"] == "0x34", p
+assert p["register"] == {"space": "memory", "address": "0xfea00200"}, p
+assert r == {"space": "memory", "address": "0xfea00202", "value": "0x42", "used": True}, r
+assert not x["boots"] and [q["kind"] for q in x["refused"]] == ["clock"], x["refused"]'
 
 # A copy of the q35 folder, its FADT changed by patch (python over the bytes b) and the
 # checksum fixed; without HPET.bin when asked.
