@@ -279,7 +279,7 @@ static void read_folder(const char *dir)
 		char path[4096];
 		struct stat st;
 		size_t len;
-		u32 hlen;
+		u32 hlen = 0;
 		u8 *b;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -294,7 +294,8 @@ static void read_folder(const char *dir)
 			t->len = len;
 			continue;
 		}
-		memcpy(&hlen, b + 4, len >= 8 ? 4 : 0);
+		if (len >= 36)
+			memcpy(&hlen, b + 4, 4);
 		if (len < 36 || hlen != len) {
 			free(b);
 			continue; /* not one table: a README, a disassembly */
@@ -445,22 +446,29 @@ static u8 *place_root(const char *sig, const u64 *addrs, int n)
  */
 static u64 lay_out(void)
 {
-	struct table *rsdp = find("RSDP", 0), *dsdt;
-	u64 *ents = calloc((size_t)ntabs + 1, sizeof(u64));
-	size_t need = 4096;
+	struct table *rsdp = find("RSDP", 0), *dsdt, *dumped_root;
+	size_t need = 4096, w;
 	u8 r[36] = "RSD PTR ", *root;
-	int n = 0;
+	int n = 0, m = 0;
 	bool use_xsdt;
+	u64 *ents;
 
-	for (int i = 0; i < ntabs; i++)
-		need += tabs[i].len + 96;
-	map_arena(need + 2 * (36 + 8 * (size_t)ntabs) + 256);
-	for (int i = 0; i < ntabs; i++)
-		tabs[i].placed = place(tabs[i].b, tabs[i].len);
 	lay.rsdp_from_dump = rsdp != NULL;
 	use_xsdt = rsdp ? rsdp->b[15] >= 2 && rsdp->len >= 36 && get(rsdp->b, 24, 8)
 			: find("XSDT", 0) || !find("RSDT", 0);
 	strcpy(lay.root, use_xsdt ? "XSDT" : "RSDT");
+	w = use_xsdt ? 8 : 4;
+	dumped_root = find(lay.root, 0);
+	if (dumped_root)
+		m = (int)((dumped_root->len - 36) / w);
+	ents = calloc((size_t)(ntabs + m + 1), sizeof(u64));
+	if (!ents)
+		exit(2);
+	for (int i = 0; i < ntabs; i++)
+		need += tabs[i].len + 96;
+	map_arena(need + 36 + 8 * (size_t)(ntabs + m) + 256);
+	for (int i = 0; i < ntabs; i++)
+		tabs[i].placed = place(tabs[i].b, tabs[i].len);
 
 	/* The FADTs' DSDT addresses: the dumped DSDT at that address, else the first one. */
 	for (int i = 0; i < ntabs; i++) {
@@ -484,12 +492,9 @@ static u64 lay_out(void)
 	}
 
 	/* The dump's own root table, if it names only dumped tables. */
-	for (struct table *dr = find(lay.root, 0); dr; dr = NULL) {
-		size_t w = use_xsdt ? 8 : 4;
-		int m = (int)((dr->len - 36) / w);
-
+	if (dumped_root) {
 		for (n = 0; n < m; n++) {
-			u64 a = get(dr->b, 36 + w * (size_t)n, (int)w);
+			u64 a = get(dumped_root->b, 36 + w * (size_t)n, (int)w);
 			int j = 0;
 
 			for (; j < ntabs && !(a && tabs[j].addr == a); j++)
