@@ -803,17 +803,13 @@ static void print_json(void)
 	printf("],\n\"messages\": [");
 	for (char *l = messages; *l;) {
 		char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
 
-		if (e)
-			*e = '\0';
+		l[n] = '\0'; /* messages is ours, and printed once */
 		printf("%s", sep);
 		json_str(l);
 		sep = ", ";
-		if (e)
-			*e = '\n';
-		l += strlen(l) + (e != NULL);
-		if (!e)
-			break;
+		l += n + (e != NULL);
 	}
 	printf("],\n\"boots\": %s\n}\n", boots ? "true" : "false");
 }
