@@ -266,7 +266,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*
 include arch/host/build.mk
 include tests/host/host.mk
 
-host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check
+host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check $(B)/host/acpi-check
 
 # libFuzzer over the slab allocator with every debug check on (tests/host/fuzz_slab.c), for
 # FUZZ_TIME seconds; its corpus is kept in build/fuzz-corpus/, a crash input in build/.

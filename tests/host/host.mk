@@ -90,3 +90,11 @@ $(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o $(FUZZ_OBJS) $(HOST_LDS
 	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OPTS_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
 	$(HT_OBJ)/plain/t/tests/host/trace_check.o $(HT_OBJ)/plain/k/bench/trace.o \
 	$(HT_OBJ)/tsan/t/tests/host/test_slab_tsan.o $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o
+
+# tools/acpi-check's program (tools/acpi-check.c): the kernel's ACPI reading (arch/x86/acpi.c),
+# its HPET check (tsc_calib.c) and NUMA layout (kernel/numa.c) on a dump of another machine's
+# tables; tests/host/test_acpi_check.sh runs it on tests/host/acpi-samples/.
+$(HT)/acpi-check: $(HT_OBJ)/plain/t/tools/acpi-check.o $(HT_OBJ)/plain/k/arch/x86/acpi.o \
+	$(HT_OBJ)/plain/k/arch/x86/tsc_calib.o $(HT_OBJ)/plain/k/kernel/numa.o $(HT_COMMON)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)
+.SECONDARY: $(HT_OBJ)/plain/t/tools/acpi-check.o
