@@ -294,9 +294,10 @@ def count_block(blk, rep, path):
                     first = "suite reported not ok but none of its cases failed"
                 rep.fail(".".join(rpath), first, details, cpu, kind="suite")
             continue
-        if r.directive == "SKIP" or (not r.ok and r.directive in ("TODO", "XFAIL")):
+        status = case_status(r)
+        if status == "SKIP":
             rep.skipped += 1
-        elif r.ok:
+        elif status == "PASS":
             rep.passed += 1
         else:
             lines = (r.block.pending if r.block is not None else []) + r.message
@@ -355,22 +356,21 @@ def check_kernel_end(lines, rep):
                  % (ev.get("result"), ev.get("code")), kind="log")
 
 
-def parse_log(lines, label, kernel=False):
-    """kernel: the log is a kernel's serial output (see check_kernel_end)."""
-    rep = Report(label)
-    start = None
+def ktap_start(lines):
+    """(index of the first KTAP header line, lines with that line cut to start at the
+    header), or (None, lines) when the log has none."""
     for i, line in enumerate(lines):
         m = START_RE.search(line)
         if m:
-            start = i
             lines = lines[:]
             lines[i] = line[m.start() :]
-            break
-    if start is None:
-        msg, details = panic_summary(lines)
-        rep.fail("no KTAP output", msg, details, kind="log")
-        return rep
-    rep.ktap_found = True
+            return i, lines
+    return None, lines
+
+
+def parse_tree(lines, start):
+    """Parses the KTAP stream that starts at lines[start]; returns (parser, open_suite):
+    the finished parser and whether the log stopped inside a suite."""
     p = Parser()
     for line in lines[start + 1 :]:
         ind, text = indent_of(line)
@@ -380,6 +380,57 @@ def parse_log(lines, label, kernel=False):
                 break
     open_suite = len(p.stack) > 1 or p.root.child is not None
     p.finish()
+    return p, open_suite
+
+
+def case_status(r):
+    """A case's result as PASS, FAIL or SKIP, counted as count_block counts it."""
+    if r.directive == "SKIP" or (not r.ok and r.directive in ("TODO", "XFAIL")):
+        return "SKIP"
+    return "PASS" if r.ok else "FAIL"
+
+
+def case_results(lines):
+    """Every case of the log's KTAP in the order printed, as count_block counts them (a
+    result without sub-results is a case): dicts with path (the names from the outermost
+    suite in), status (PASS, FAIL, SKIP), reason (a SKIP's or TODO's text, else ''), and
+    for a failure message, cpu and details as the FAIL lines give them."""
+    start, lines = ktap_start(lines)
+    if start is None:
+        return []
+    p, _ = parse_tree(lines, start)
+    out = []
+
+    def walk(blk, path):
+        for r in blk.results:
+            rpath = path + [r.name]
+            if r.block is not None and (r.block.results or r.block.child is not None):
+                walk(r.block, rpath)
+                continue
+            case = {"path": rpath, "status": case_status(r), "reason": r.reason or ""}
+            if case["status"] == "FAIL":
+                own = (r.block.pending if r.block is not None else []) + r.message
+                case["message"], case["cpu"], case["details"] = failure_message(r, own)
+            out.append(case)
+        if blk.child is not None:
+            walk(blk.child, path + [blk.child.label()])
+
+    walk(p.root, [])
+    for o in p.orphans:
+        walk(o, o.path())
+    return out
+
+
+def parse_log(lines, label, kernel=False):
+    """kernel: the log is a kernel's serial output (see check_kernel_end)."""
+    rep = Report(label)
+    start, lines = ktap_start(lines)
+    if start is None:
+        msg, details = panic_summary(lines)
+        rep.fail("no KTAP output", msg, details, kind="log")
+        return rep
+    rep.ktap_found = True
+    p, open_suite = parse_tree(lines, start)
     count_block(p.root, rep, [])
     for o in p.orphans:
         count_block(o, rep, o.path())

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make test-lava: LAVA's own dispatcher (lava-run from Debian 12's lava-dispatcher 2023.01,
+# no lava-server, offline) runs slablab's qemu jobs, made by tools/lava/mkjob.py as make
+# lava-job makes them, and tools/lava/check.py holds each job's results against the KTAP of
+# the serial port's own log (QEMU writes it to a file beside LAVA's connection), case by case:
+#   pass     test=smp,ipi,page_pcp pcp=0: every case passes or skips, slablab/exit pass
+#   fail     the same with test_fail=ipi.async_call_completes: that one case fails, and the
+#            verdict
+#   panic    crash=panic (the kernel panics before any suite): slablab/exit fail, the job
+#            complete (not Incomplete)
+#   bad-option  bogus=1 (the kernel refuses its command line): slablab/exit fail
+# Needs root (lava-run runs only as root); installs lava-dispatcher without recommends when
+# it is missing, or names the apt-get line. Prints KTAP, then "N passed, N failed"; exit 1
+# on any failure. Files in build/lava/test/. TEST_FILTER=REGEX runs only the jobs whose name
+# matches.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+out=build/lava/test
+py=/usr/bin/python3
+install_line="apt-get install -y --no-install-recommends lava-dispatcher"
+
+if ! command -v lava-run >/dev/null 2>&1; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "test-lava: lava-run is missing (Debian's lava-dispatcher); install it as root with:" >&2
+        echo "$install_line" >&2
+        exit 1
+    fi
+    t0=$SECONDS
+    echo "test-lava: installing lava-dispatcher without recommends (about 130 packages)" >&2
+    # Another apt-get may hold dpkg's lock (a shared machine): wait for it, up to 10 minutes.
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || echo "test-lava: apt-get update failed" >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+        --no-install-recommends lava-dispatcher >"$root/build/lava-install.log" 2>&1; then
+        tail -n 20 "$root/build/lava-install.log" >&2
+        echo "test-lava: apt-get install failed (log: build/lava-install.log); run: $install_line" >&2
+        exit 1
+    fi
+    hash -r
+    echo "test-lava: lava-dispatcher installed in $((SECONDS - t0)) s" >&2
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "test-lava: lava-run runs only as root (it refuses otherwise): run make test-lava as root" >&2
+    exit 1
+fi
+[ -x "$py" ] && "$py" -c 'import yaml' 2>/dev/null ||
+    { echo "test-lava: $py cannot import yaml (python3-yaml, a dependency of lava-dispatcher)" >&2; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+# No default route is needed when the dispatcher's address is given (lava-run looks for the
+# gateway's interface otherwise, and fails on a machine without one).
+echo "dispatcher_ip: 127.0.0.1" >"$out/dispatcher.yaml"
+
+passed=0 failed=0 n=0
+results=()
+
+# job NAME CMDLINE CHECK_ARGS...: builds the ISO and the job, runs it with lava-run on a copy
+# of tools/lava/devices/qemu.yaml whose QEMU also writes the serial port to a file, and checks.
+job() {
+    local name=$1 cmdline=$2 dir=$out/$1 rc=0 t0=$SECONDS msg
+    shift 2
+    [ -z "${TEST_FILTER:-}" ] || [[ $name =~ $TEST_FILTER ]] || return 0
+    mkdir -p "$dir"
+    n=$((n + 1))
+    if ! make -s iso-cmdline CMDLINE="$cmdline" OUT="$dir/slablab.iso" >"$dir/make.log" 2>&1 ||
+        ! "$py" tools/lava/mkjob.py --elf build/slablab.elf --cmdline "$cmdline" --smp 2 \
+            --iso "file://$root/$dir/slablab.iso" -o "$dir/job.yaml" >>"$dir/make.log" 2>&1; then
+        results+=("not ok $n $name # could not make the ISO or the job: $(tail -n 1 "$dir/make.log")")
+        failed=$((failed + 1))
+        return
+    fi
+    sed '/^          - -device isa-debug-exit/a\
+          - -chardev stdio,id=serial0,signal=off,logfile='"$root/$dir"'/serial.log\
+          - -serial chardev:serial0' tools/lava/devices/qemu.yaml >"$dir/device.yaml"
+    timeout -k 10 900 lava-run --job-id "slablab-$$-$name" --output-dir "$dir/output" \
+        --device "$dir/device.yaml" --dispatcher "$out/dispatcher.yaml" "$dir/job.yaml" \
+        >"$dir/lava.log" 2>&1 || rc=$?
+    msg=$("$py" tools/lava/check.py "$dir/lava.log" --serial "$dir/serial.log" "$@" 2>&1)
+    local crc=$?
+    echo "$msg" | sed 's/^/# /'
+    if [ "$crc" = 0 ] && [ "$rc" = 0 ]; then
+        results+=("ok $n $name")
+        passed=$((passed + 1))
+    else
+        results+=("not ok $n $name")
+        [ "$rc" = 0 ] || echo "# lava-run exited $rc (log: $dir/lava.log)"
+        failed=$((failed + 1))
+    fi
+    echo "# $name: $((SECONDS - t0)) s (log: $dir/lava.log)"
+}
+
+job pass "test=smp,ipi,page_pcp pcp=0" --verdict pass --fails "" --skips 1
+job fail "test=smp,ipi,page_pcp pcp=0 test_fail=ipi.async_call_completes" \
+    --verdict fail --fails ipi.async_call_completes --skips 1
+job panic "crash=panic" --verdict fail --fails ""
+job bad-option "bogus=1" --verdict fail --fails ""
+echo "KTAP version 1"
+echo "1..$n"
+printf '%s\n' "${results[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
