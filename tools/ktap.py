@@ -6,6 +6,10 @@
   ktap.py LOG [--label LABEL] [--json] [--kernel | --host]
                                          parse KTAP; exit 0 if nothing failed, else 1
   ktap.py LOG --boot-json                print the {"event":"boot",...} object; exit 1 if none
+  ktap.py LOG --kcidb [--origin O] [--git-commit H] [--git-url URL] [--log-url URL] [-o FILE]
+                                         the log as a KCIDB report (schema v5.3): a test per
+                                         case, the boot's verdict, the benchmark figures
+                                         (tools/kcidb.py: what goes where, and its checker)
 LOG may be '-' for stdin. Exit 2 on bad usage or an unreadable log.
 
 Counting: every innermost result (a case) is one test: pass, fail, or skip ('# SKIP').
@@ -479,11 +483,21 @@ def main(argv):
     ap.add_argument("--label", help="name printed in FAIL lines (default: the log's file name)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     ap.add_argument("--boot-json", action="store_true", help='print the {"event":"boot"} line')
+    ap.add_argument("--kcidb", action="store_true",
+                    help="print the log as KCIDB JSON (tools/kcidb.py from-log)")
     kind = ap.add_mutually_exclusive_group()
     kind.add_argument("--kernel", action="store_true",
                       help="a kernel's serial log: it must end with a passing exit event")
     kind.add_argument("--host", action="store_true",
                       help="host test output: no boot or exit events expected")
+    if "--kcidb" in argv:
+        import kcidb  # tools/kcidb.py
+
+        kap = argparse.ArgumentParser(prog="ktap.py LOG --kcidb")
+        kap.add_argument("log")
+        kap.add_argument("--kcidb", action="store_true")
+        kcidb.add_log_options(kap)
+        return kcidb.write_from_log(kap.parse_args(argv))
     args = ap.parse_args(argv)
 
     try:
