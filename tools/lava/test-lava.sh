@@ -20,26 +20,31 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
 out=build/lava/test
 py=/usr/bin/python3
-install_line="apt-get install -y --no-install-recommends lava-dispatcher"
-
-if ! command -v lava-run >/dev/null 2>&1; then
+# lava-dispatcher without its recommends, but with tftpd-hpa, one of them: the TFTP server a
+# worker with GRUB devices needs (its /etc/default/tftpd-hpa says where LAVA puts the files).
+missing=()
+command -v lava-run >/dev/null 2>&1 || missing+=(lava-dispatcher)
+[ -f /etc/default/tftpd-hpa ] || missing+=(tftpd-hpa)
+install_line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
-        echo "test-lava: lava-run is missing (Debian's lava-dispatcher); install it as root with:" >&2
+        echo "test-lava: missing ${missing[*]}; install as root with:" >&2
         echo "$install_line" >&2
         exit 1
     fi
     t0=$SECONDS
-    echo "test-lava: installing lava-dispatcher without recommends (about 130 packages)" >&2
+    echo "test-lava: installing ${missing[*]} without recommends (lava-dispatcher: about 130 packages)" >&2
+    mkdir -p "$root/build"
     # Another apt-get may hold dpkg's lock (a shared machine): wait for it, up to 10 minutes.
     apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || echo "test-lava: apt-get update failed" >&2
     if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-        --no-install-recommends lava-dispatcher >"$root/build/lava-install.log" 2>&1; then
+        --no-install-recommends "${missing[@]}" >"$root/build/lava-install.log" 2>&1; then
         tail -n 20 "$root/build/lava-install.log" >&2
         echo "test-lava: apt-get install failed (log: build/lava-install.log); run: $install_line" >&2
         exit 1
     fi
     hash -r
-    echo "test-lava: lava-dispatcher installed in $((SECONDS - t0)) s" >&2
+    echo "test-lava: installed in $((SECONDS - t0)) s" >&2
 fi
 if [ "$(id -u)" != 0 ]; then
     echo "test-lava: lava-run runs only as root (it refuses otherwise): run make test-lava as root" >&2
@@ -57,29 +62,46 @@ echo "dispatcher_ip: 127.0.0.1" >"$out/dispatcher.yaml"
 passed=0 failed=0 n=0
 results=()
 
-# job NAME CMDLINE CHECK_ARGS...: builds the ISO and the job, runs it with lava-run on a copy
-# of tools/lava/devices/qemu.yaml whose QEMU also writes the serial port to a file, and checks.
+# job KIND NAME CMDLINE CHECK_ARGS...: makes the job as make lava-job does and runs it with
+# lava-run, then checks it. KIND qemu: on a copy of tools/lava/devices/qemu.yaml whose QEMU
+# also writes the serial port to a file; grub: on tools/lava/devices/grub-pc.yaml, the PC
+# played by tools/lava/qemu-pc.sh, netbooting the ISO's menu from make netboot's tree in the
+# TFTP server's directory (LAVA's kernel beside it); the dispatcher's address, {SERVER_IP} in
+# the GRUB commands, is the one the PC reaches the TFTP server at: QEMU's 10.0.2.2.
 job() {
-    local name=$1 cmdline=$2 dir=$out/$1 rc=0 t0=$SECONDS msg
-    shift 2
+    local kind=$1 name=$2 cmdline=$3 dir=$out/$2 rc=0 t0=$SECONDS msg crc
+    shift 3
     [ -z "${TEST_FILTER:-}" ] || [[ $name =~ $TEST_FILTER ]] || return 0
     mkdir -p "$dir"
     n=$((n + 1))
-    if ! make -s iso-cmdline CMDLINE="$cmdline" OUT="$dir/slablab.iso" >"$dir/make.log" 2>&1 ||
-        ! "$py" tools/lava/mkjob.py --elf build/slablab.elf --cmdline "$cmdline" --smp 2 \
-            --iso "file://$root/$dir/slablab.iso" -o "$dir/job.yaml" >>"$dir/make.log" 2>&1; then
-        results+=("not ok $n $name # could not make the ISO or the job: $(tail -n 1 "$dir/make.log")")
+    if [ "$kind" = qemu ]; then
+        make -s iso-cmdline CMDLINE="$cmdline" OUT="$dir/slablab.iso" >"$dir/make.log" 2>&1 &&
+            "$py" tools/lava/mkjob.py --elf build/slablab.elf --cmdline "$cmdline" --smp 2 \
+                --iso "file://$root/$dir/slablab.iso" -o "$dir/job.yaml" >>"$dir/make.log" 2>&1 &&
+            sed '/^          - -device isa-debug-exit/a\
+          - -chardev stdio,id=serial0,signal=off,logfile='"$root/$dir"'/serial.log\
+          - -serial chardev:serial0' tools/lava/devices/qemu.yaml >"$dir/device.yaml" &&
+            cp "$out/dispatcher.yaml" "$dir/dispatcher.yaml"
+    else
+        tools/netboot.sh "$tftp_root" build/slablab.elf --subdir "$tftp_sub" --timeout 5 \
+            >"$dir/make.log" 2>&1 &&
+            "$py" tools/lava/mkjob.py --elf build/slablab.elf --cmdline "$cmdline" \
+                --device slablab-pc --kernel "file://$root/build/slablab.elf" \
+                -o "$dir/job.yaml" >>"$dir/make.log" 2>&1 &&
+            sed -e "s|@QEMU_PC@|$root/tools/lava/qemu-pc.sh|" -e "s|@STATE@|$root/$dir/pc|" \
+                -e "s|@TFTP@|$tftp_root|" -e "s|@BOOTFILE@|$tftp_sub/boot/grub/i386-pc/core.0 $root/$dir/serial.log|" \
+                tools/lava/devices/grub-pc.yaml >"$dir/device.yaml" &&
+            echo "dispatcher_ip: 10.0.2.2" >"$dir/dispatcher.yaml"
+    fi || {
+        results+=("not ok $n $name # could not make the job: $(tail -n 1 "$dir/make.log")")
         failed=$((failed + 1))
         return
-    fi
-    sed '/^          - -device isa-debug-exit/a\
-          - -chardev stdio,id=serial0,signal=off,logfile='"$root/$dir"'/serial.log\
-          - -serial chardev:serial0' tools/lava/devices/qemu.yaml >"$dir/device.yaml"
+    }
     timeout -k 10 900 lava-run --job-id "slablab-$$-$name" --output-dir "$dir/output" \
-        --device "$dir/device.yaml" --dispatcher "$out/dispatcher.yaml" "$dir/job.yaml" \
+        --device "$dir/device.yaml" --dispatcher "$dir/dispatcher.yaml" "$dir/job.yaml" \
         >"$dir/lava.log" 2>&1 || rc=$?
     msg=$("$py" tools/lava/check.py "$dir/lava.log" --serial "$dir/serial.log" "$@" 2>&1)
-    local crc=$?
+    crc=$?
     echo "$msg" | sed 's/^/# /'
     if [ "$crc" = 0 ] && [ "$rc" = 0 ]; then
         results+=("ok $n $name")
@@ -92,13 +114,22 @@ job() {
     echo "# $name: $((SECONDS - t0)) s (log: $dir/lava.log)"
 }
 
-job pass "test=smp,ipi,page_pcp pcp=0" --verdict pass --fails "" --skips 1
-job fail "test=smp,ipi,page_pcp pcp=0 test_fail=ipi.async_call_completes" \
+# The TFTP server's directory (tftpd-hpa's, as LAVA reads it) gets make netboot's tree under
+# a name of this run's, removed at the end.
+tftp_root=$(sed -n 's/^TFTP_DIRECTORY="*\([^"]*\)"*$/\1/p' /etc/default/tftpd-hpa)
+[ -n "$tftp_root" ] || tftp_root=/srv/tftp
+tftp_sub=slablab-test-$$
+trap 'rm -rf "${tftp_root:?}/$tftp_sub"' EXIT
+
+job qemu pass "test=smp,ipi,page_pcp pcp=0" --verdict pass --fails "" --skips 1
+job qemu fail "test=smp,ipi,page_pcp pcp=0 test_fail=ipi.async_call_completes" \
     --verdict fail --fails ipi.async_call_completes --skips 1
-job panic "crash=panic" --verdict fail --fails ""
-job bad-option "bogus=1" --verdict fail --fails ""
+job qemu panic "crash=panic" --verdict fail --fails ""
+job qemu bad-option "bogus=1" --verdict fail --fails ""
+job grub grub-netboot "test=smp,ipi,page_pcp pcp=0 test_fail=smp.all_cpus_online" \
+    --verdict fail --fails smp.all_cpus_online --skips 1
 echo "KTAP version 1"
 echo "1..$n"
-printf '%s\n' "${results[@]}"
+[ ${#results[@]} = 0 ] || printf '%s\n' "${results[@]}"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
