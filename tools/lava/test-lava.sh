@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make test-lava: LAVA's own dispatcher (lava-run from Debian 12's lava-dispatcher 2023.01,
-# no lava-server, offline) runs slablab's qemu jobs, made by tools/lava/mkjob.py as make
-# lava-job makes them, and tools/lava/check.py holds each job's results against the KTAP of
-# the serial port's own log (QEMU writes it to a file beside LAVA's connection), case by case:
+# no lava-server, offline) runs slablab's jobs, made by tools/lava/mkjob.py as make lava-job
+# makes them, and tools/lava/check.py holds each job's results against the KTAP of the serial
+# port's own log (QEMU writes it to a file beside LAVA's connection), case by case. Four jobs
+# on the qemu device type (tools/lava/devices/qemu.yaml):
 #   pass     test=smp,ipi,page_pcp pcp=0: every case passes or skips, slablab/exit pass
 #   fail     the same with test_fail=ipi.async_call_completes: that one case fails, and the
 #            verdict
-#   panic    crash=panic (the kernel panics before any suite): slablab/exit fail, the job
+#   panic    test=smp,ipi crash=panic (the kernel panics before the suites the job waits
+#            for: each monitor ends at the exit line): slablab/exit fail, the job
 #            complete (not Incomplete)
 #   bad-option  bogus=1 (the kernel refuses its command line): slablab/exit fail
-# Needs root (lava-run runs only as root); installs lava-dispatcher without recommends when
-# it is missing, or names the apt-get line. Prints KTAP, then "N passed, N failed"; exit 1
+# and one GRUB job on a PC that netboots GRUB (tools/lava/devices/grub-pc.yaml, the PC played
+# by QEMU, tools/lava/qemu-pc.sh), LAVA stopping GRUB's menu and typing the job's commands:
+#   grub-netboot  test=smp,ipi,page_pcp pcp=0 test_fail=smp.all_cpus_online
+# Needs root (lava-run runs only as root); installs lava-dispatcher without recommends (and
+# tftpd-hpa) when missing, or names the apt-get line. Prints KTAP, then "N passed, N failed"; exit 1
 # on any failure. Files in build/lava/test/. TEST_FILTER=REGEX runs only the jobs whose name
 # matches.
 set -uo pipefail
@@ -124,7 +129,7 @@ trap 'rm -rf "${tftp_root:?}/$tftp_sub"' EXIT
 job qemu pass "test=smp,ipi,page_pcp pcp=0" --verdict pass --fails "" --skips 1
 job qemu fail "test=smp,ipi,page_pcp pcp=0 test_fail=ipi.async_call_completes" \
     --verdict fail --fails ipi.async_call_completes --skips 1
-job qemu panic "crash=panic" --verdict fail --fails ""
+job qemu panic "test=smp,ipi crash=panic" --verdict fail --fails ""
 job qemu bad-option "bogus=1" --verdict fail --fails ""
 job grub grub-netboot "test=smp,ipi,page_pcp pcp=0 test_fail=smp.all_cpus_online" \
     --verdict fail --fails smp.all_cpus_online --skips 1
