@@ -379,9 +379,10 @@ lava-job:
 	    --kernel $(call sq,$(lava_url)/slablab.elf) --timeout $(call sq,$(TIMEOUT)) -o $(call sq,$(lava_out)/job.yaml); \
 	fi && echo "lava-job: $(lava_out)/job.yaml (device_type $(DEVICE))"
 
-# make test-lava: tools/lava/test-lava.sh (as root: lava-run refuses to run otherwise).
+# make test-lava: tools/lava/test-lava.sh (as root: lava-run refuses to run otherwise), after
+# tools/deps.sh lava installs lava-dispatcher without its recommends, and tftpd-hpa.
 test-lava:
-	@tools/deps.sh run
+	@tools/deps.sh lava
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
 	@tools/lava/test-lava.sh
 

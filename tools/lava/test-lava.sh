@@ -15,42 +15,21 @@
 # and one GRUB job on a PC that netboots GRUB (tools/lava/devices/grub-pc.yaml, the PC played
 # by QEMU, tools/lava/qemu-pc.sh), LAVA stopping GRUB's menu and typing the job's commands:
 #   grub-netboot  test=smp,ipi,page_pcp pcp=0 test_fail=smp.all_cpus_online
-# Needs root (lava-run runs only as root); installs lava-dispatcher without recommends (and
-# tftpd-hpa) when missing, or names the apt-get line. Prints KTAP, then "N passed, N failed"; exit 1
-# on any failure. Files in build/lava/test/. TEST_FILTER=REGEX runs only the jobs whose name
-# matches.
+# Needs root (lava-run runs only as root) and lava-dispatcher and tftpd-hpa (make test-lava
+# installs them without recommends through tools/deps.sh lava, or names the apt-get line).
+# Prints KTAP, then "N passed, N failed"; exit 1 on any failure. Files in build/lava/test/.
+# TEST_FILTER=REGEX runs only the jobs whose name matches.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
 out=build/lava/test
 py=/usr/bin/python3
-# lava-dispatcher without its recommends, but with tftpd-hpa, one of them: the TFTP server a
-# worker with GRUB devices needs (its /etc/default/tftpd-hpa says where LAVA puts the files).
-missing=()
-command -v lava-run >/dev/null 2>&1 || missing+=(lava-dispatcher)
-[ -f /etc/default/tftpd-hpa ] || missing+=(tftpd-hpa)
-install_line="apt-get install -y --no-install-recommends ${missing[*]}"
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "test-lava: missing ${missing[*]}; install as root with:" >&2
-        echo "$install_line" >&2
-        exit 1
-    fi
-    t0=$SECONDS
-    echo "test-lava: installing ${missing[*]} without recommends (lava-dispatcher: about 130 packages)" >&2
-    mkdir -p "$root/build"
-    # Another apt-get may hold dpkg's lock (a shared machine): wait for it, up to 10 minutes.
-    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || echo "test-lava: apt-get update failed" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-        --no-install-recommends "${missing[@]}" >"$root/build/lava-install.log" 2>&1; then
-        tail -n 20 "$root/build/lava-install.log" >&2
-        echo "test-lava: apt-get install failed (log: build/lava-install.log); run: $install_line" >&2
-        exit 1
-    fi
-    hash -r
-    echo "test-lava: installed in $((SECONDS - t0)) s" >&2
-fi
+# tools/deps.sh lava (make test-lava) installs lava-dispatcher and tftpd-hpa.
+command -v lava-run >/dev/null 2>&1 && [ -f /etc/default/tftpd-hpa ] || {
+    echo "test-lava: lava-run or /etc/default/tftpd-hpa is missing: run make test-lava (tools/deps.sh lava)" >&2
+    exit 1
+}
 if [ "$(id -u)" != 0 ]; then
     echo "test-lava: lava-run runs only as root (it refuses otherwise): run make test-lava as root" >&2
     exit 1
