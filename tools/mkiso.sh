@@ -89,7 +89,7 @@ CFG
 if [ "${1-}" = --print-cfg ]; then
     usage="usage: mkiso.sh --print-cfg --cmdline \"ARGS\" [--module FILE] [--timeout N] [--boot-dir DIR]"
     [ "${2-}" = --cmdline ] && [ $# -ge 3 ] || die "$usage"
-    args=$3 module= tmo=0 dir=/boot
+    args=$3 module='' tmo=0 dir=/boot
     shift 3
     while [ $# -gt 0 ]; do
         [ $# -ge 2 ] || die "$usage"

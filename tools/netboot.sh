@@ -25,7 +25,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -ge 2 ] || die "usage: netboot.sh OUT KERNEL.elf [--cmdline ARGS] [--module FILE] [--subdir DIR] [--timeout N]"
 out=$1 kernel=$2
 shift 2
-cmdline= have_cmdline=0 module= subdir= tmo=5
+cmdline='' have_cmdline=0 module='' subdir='' tmo=5
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || die "$1 needs a value"
     case "$1" in
