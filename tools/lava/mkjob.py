@@ -28,7 +28,6 @@ import argparse
 import math
 import os
 import re
-import shlex
 import string
 import struct
 import subprocess
@@ -105,9 +104,9 @@ def option(words, name):
 
 
 def suites_run(suites, cmdline):
-    """The suites ARGS makes the kernel run, in its order: test= (default all) unless only
-    bench= is given or neither is (the default benchmark run); kernel/kunit.c's selected():
-    all, the suite's name, or suite.case."""
+    """The suites ARGS makes the kernel run, in its order: none without test= (init/main.c:
+    bench= alone, or neither option, runs benchmarks only), else those test= selects as
+    kernel/kunit.c's selected() does (all, the suite's name, or suite.case)."""
     words = cmdline.split()
     test = option(words, "test")
     if test is None or test == "none":
