@@ -46,6 +46,7 @@ struct boot_options {
 	unsigned int cpus;       /* use at most this many CPUs; 0: all */
 	u64 seed;                /* seed for randomised tests and workloads */
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
+	char test_fail[OPT_STR_MAX]; /* cases that fail on purpose after they run */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
 	char x2apic[8];          /* APIC mode: auto, off */
@@ -92,6 +93,7 @@ static const struct field {
 	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
 	  offsetof(struct boot_options, n##_given) }
 	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
+	F(test_fail, LIST),
 	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), F(numa, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
 	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
@@ -264,6 +266,7 @@ static void defaults(void)
 	KT_EQ_U("default cpus 0 (all)", d.cpus, 0);
 	KT_EQ_U("default seed 0", d.seed, 0);
 	KT_EQ_S("default crash empty", d.crash, "");
+	KT_EQ_S("default test_fail empty", d.test_fail, "");
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
 	KT_EQ_S("default x2apic=auto", d.x2apic, "auto");
