@@ -6,7 +6,8 @@
 # relative link in the README, docs/ and tests/ goes to a file that exists (and, with
 # #anchor, to a heading of it); docs/slab.md's table of schemes names exactly the schemes
 # the build registers (build/host/test_slab --schemes, the list make test's scheme boots
-# use), and tests/README.md's table of suites exactly the KUnit suites of tests/kernel/.
+# use), tests/README.md's table of suites exactly the KUnit suites of tests/kernel/, and
+# tests/host/README.md's table exactly the host tests.
 # Each table check is shown to fail on a copy with a row taken away and one added. KTAP
 # (flat) at the end.
 set -uo pipefail
@@ -22,7 +23,7 @@ cd "$root" || exit 1
 # MARKER (an HTML comment) in FILE, one a line, sorted, repeats kept.
 rows() {
     awk -v m="$1" 'index($0, m) { on = 1; next } on { if (/^\|/) { print; seen = 1 } else if (seen) exit }' "$2" |
-        sed -n 's/^| `\([^`]*\)` |.*/\1/p' | sort
+        sed -n 's/^| `\([^`]*\)` *|.*/\1/p' | sort
 }
 
 # differ WANT HAVE WHAT WHERE: a line for each name one side lacks.
@@ -129,12 +130,27 @@ suite_table() {
     differ "$tmp/suites" "$tmp/suite_rows" "suite of tests/kernel/" "tests/README.md's suite table"
 }
 
+# tests/host/README.md's table: a row for each host test (`test_NAME` for tests/host/test_NAME.c,
+# `test_NAME.sh` for an executable script, as make test finds them), none for a test not there.
+host_tests() {
+    local f
+    for f in tests/host/test_*.c tests/host/test_*.sh; do
+        if [[ $f == *.c ]]; then basename "$f" .c; elif [ -x "$f" ]; then basename "$f"; fi
+    done | sort
+}
+
+host_table() {
+    host_tests >"$tmp/host_tests"
+    rows "host tests:" "${1:-tests/host/README.md}" >"$tmp/host_rows"
+    differ "$tmp/host_tests" "$tmp/host_rows" "host test" "tests/host/README.md's table"
+}
+
 # The checks fail when they should: copies with a row taken away and a row added.
 table_check_fails() {
     local check=$1 file=$2 first out
     first=$(rows "$3" "$file" | head -n 1)
     [ -n "$first" ] || { echo "no rows under '$3' in $file"; return 1; }
-    grep -v "^| \`$first\` |" "$file" >"$tmp/less.md"
+    grep -v "^| \`$first\` *|" "$file" >"$tmp/less.md"
     out=$("$check" "$tmp/less.md")
     [[ $out == *"$first has no row"* ]] || { echo "$check with $first's row taken away said: ${out:-nothing}"; return 1; }
     awk -v m="$3" '{ print } index($0, m) { getline; print; getline; print; print "| `zz-none` | a row for nothing |" }' \
@@ -152,4 +168,6 @@ t "docs/slab.md's scheme table is the registered schemes" quiet scheme_table
 t "the scheme table's check fails on a missing and an extra row" table_check_fails scheme_table docs/slab.md "registered schemes:"
 t "tests/README.md's suite table is the suites of tests/kernel/" quiet suite_table
 t "the suite table's check fails on a missing and an extra row" table_check_fails suite_table tests/README.md "kernel suites:"
+t "the host README's table has a row for each host test" quiet host_table
+t "the host test table's check fails on a missing and an extra row" table_check_fails host_table tests/host/README.md "host tests:"
 ktap_report
