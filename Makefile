@@ -37,7 +37,7 @@
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
-#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md); taken
+#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (docs/options.md); taken
 #                   as written ($ is not make's here: CMDLINE='slub_debug=P;FZ,kmalloc-64' or
 #                   CMDLINE='test=$x' reach GRUB unchanged), each word quoted for grub.cfg
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
