@@ -468,8 +468,11 @@ int hackbench_caches(const char *scheme, struct kmem_cache **header, struct kmem
 					   NULL, scheme, slab_boot_fastpath());
 	*payload = kmem_cache_create_scheme("hb-kmalloc-128", 128, 0, 0, NULL, scheme,
 					    slab_boot_fastpath());
-	if (*header && *payload)
+	if (*header && *payload) {
+		bench_cache_created(*header);
+		bench_cache_created(*payload);
 		return 0;
+	}
 	if (*header)
 		kmem_cache_destroy(*header);
 	if (*payload)
