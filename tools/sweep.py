@@ -359,6 +359,13 @@ def main(argv):
         return 0
     if run(["make", "--no-print-directory", "build/slablab.elf"]):
         return 1
+    if any(b.cpus > 255 for b in boots) and subprocess.run(
+            [os.path.join(ROOT, "tools", "qemu-run.sh"), "--x2apic-probe"], cwd=ROOT,
+            capture_output=True, text=True).stdout.strip() != "yes":
+        # more than 255 CPUs need a QEMU whose TCG has x2APIC: fetch tools/qemu10.sh's
+        if run([os.path.join(ROOT, "tools", "qemu10.sh"), "--fetch"]):
+            print("sweep: no QEMU with TCG x2APIC for the boots past 255 CPUs "
+                  "(tools/qemu10.sh --fetch failed); they will fail", file=sys.stderr)
     failed = 0
     for b in boots:
         if not run_boot(a, b):
