@@ -229,6 +229,22 @@ static bool list_has(const char *filter, const char *name)
 	return false;
 }
 
+/* Is name itself in the comma list ("all" does not count)? */
+static bool list_has_exactly(const char *filter, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = filter; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == nl && !strncmp(p, name, nl))
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
 /* ---- schemes (scheme=) ---- */
 
 #define MAX_SCHEMES 16
@@ -303,6 +319,8 @@ static int nr_headlines;
 void bench_headline(const char *bench, const char *scheme, const char *figure, u64 value,
 		    const char *unit)
 {
+	if (*params_extra)
+		return; /* a run of the sweep's, with its own setting: not the benchmark's headline */
 	if (nr_headlines < (int)ARRAY_SIZE(headlines))
 		headlines[nr_headlines++] = (struct headline){ bench, scheme, figure, unit, value };
 }
@@ -674,6 +692,8 @@ int bench_run_selected(const char *filter)
 		int i = nr_run;
 
 		if (!list_has(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
+			continue;
+		if ((*b)->on_request && !list_has_exactly(filter, (*b)->name))
 			continue;
 		while (i > 0 && runs_before(*b, run[i - 1])) { /* insertion sort */
 			run[i] = run[i - 1];

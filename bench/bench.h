@@ -19,6 +19,7 @@ struct bench {
 	const char *what; /* one line for the listing */
 	void (*run)(void);
 	int order; /* bench=all runs them by this (0: after the numbered ones), then by name */
+	bool on_request; /* only when bench= names it, never with bench=all (a long grid) */
 };
 
 #define __BENCH_CAT2(a, b) a##b

@@ -446,5 +446,6 @@ static const struct bench sweep_bench = {
 		"(tools/sweep.py, make sweep)",
 	.run = run_sweep,
 	.order = 95,
+	.on_request = true, /* minutes to hours: bench=sweep, never bench=all */
 };
 bench_register(sweep_bench);

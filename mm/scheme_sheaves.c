@@ -126,11 +126,10 @@ static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 /*
  * Per cache (s->priv): objects per sheaf (mm/sheaf.c's sheaf_capacity at create time, then
  * kmem_cache_set_sheaf_capacity's), which every sheaf made from then on gets and every
- * other is fitted to (sheaf_fit); and how many sheaves the cache has, for its memory.
+ * other is fitted to (sheaf_fit).
  */
 struct sheaves_cache {
 	unsigned int capacity; /* written by sheaves_set_param, read by anyone (relaxed) */
-	long sheaves;          /* made and not yet freed (atomic) */
 };
 
 static inline struct sheaves_cache *shc(struct kmem_cache *s)
@@ -186,13 +185,11 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s, struct kmem_cache_cpu 
 	sheaf->size = 0;
 	sheaf->capacity = capacity;
 	sheaf->below = NULL;
-	__atomic_fetch_add(&shc(s)->sheaves, 1, __ATOMIC_RELAXED);
 	return sheaf;
 }
 
 static void free_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf)
 {
-	__atomic_fetch_sub(&shc(s)->sheaves, 1, __ATOMIC_RELAXED);
 	free_pages((unsigned long)sheaf & ~(PAGE_SIZE - 1), 0);
 }
 
@@ -215,13 +212,14 @@ static unsigned int sheaf_room(const struct slab_sheaf *sheaf)
  * and with no page to be had it keeps the room it has, to be fitted again the next time.
  * Returns the sheaf to use.
  */
-static struct slab_sheaf *sheaf_fit(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				    struct slab_sheaf *sheaf)
+static __noinline struct slab_sheaf *sheaf_refit(struct kmem_cache *s,
+						       struct kmem_cache_cpu *c,
+						       struct slab_sheaf *sheaf)
 {
 	unsigned int capacity = capacity_of(s);
 	struct slab_sheaf *moved;
 
-	if (likely(sheaf->capacity == capacity) || no_main(sheaf))
+	if (no_main(sheaf))
 		return sheaf;
 	if (sheaf->size > capacity) {
 		slab_free_for_layer(s, c, sheaf->size - capacity, &sheaf->objects[capacity],
@@ -237,6 +235,15 @@ static struct slab_sheaf *sheaf_fit(struct kmem_cache *s, struct kmem_cache_cpu 
 	sheaf->capacity = MIN(capacity, sheaf_room(sheaf));
 	sc(c)->stat[SHEAF_RESIZE]++;
 	return sheaf;
+}
+
+/* sheaf_refit's test, inline: a compare on the way out of the barn. */
+static inline struct slab_sheaf *sheaf_fit(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   struct slab_sheaf *sheaf)
+{
+	if (likely(sheaf->capacity == capacity_of(s)))
+		return sheaf;
+	return sheaf_refit(s, c, sheaf);
 }
 
 /* ---- the barn ---- */
@@ -884,11 +891,39 @@ static int sheaves_get_param(struct kmem_cache *s, const char *name, unsigned in
 	return 0;
 }
 
+struct count_sheaves {
+	struct kmem_cache *s;
+	unsigned long n;
+};
+
+/* On each cpu, from a cross-call (interrupts off): its main and spare, if it has them. */
+static void count_cpu_sheaves(void *arg)
+{
+	struct count_sheaves *cs = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(cs->s);
+	unsigned long n = !no_main(sc(c)->main) + !!sc(c)->spare;
+
+	__atomic_fetch_add(&cs->n, n, __ATOMIC_RELAXED);
+}
+
+/* The sheaves the cache has: the cpus' and the barns' (counted here, not as they come and
+ * go: nothing on the paths that make and free them). */
 static unsigned long nr_sheaves(struct kmem_cache *s)
 {
-	long n = __atomic_load_n(&shc(s)->sheaves, __ATOMIC_RELAXED);
+	struct count_sheaves cs = { s, 0 };
+	struct kmem_cache_node *node;
+	unsigned long flags;
+	int nid;
 
-	return n > 0 ? (unsigned long)n : 0;
+	on_each_cpu(count_cpu_sheaves, &cs, 1);
+	for_each_kmem_cache_node(s, nid, node) {
+		struct node_barn *barn = node->priv;
+
+		spin_lock_irqsave(&barn->lock, flags);
+		cs.n += barn->stack[BARN_EMPTY].nr + barn->stack[BARN_FULL].nr;
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	return cs.n;
 }
 
 /*
@@ -912,7 +947,6 @@ static void sheaves_slabinfo(struct kmem_cache *s)
 static int sheaves_init_cache(struct kmem_cache *s)
 {
 	shc(s)->capacity = MAX(1u, sheaf_capacity(s));
-	shc(s)->sheaves = 0;
 	return 0;
 }
 

@@ -40,6 +40,7 @@ Options:
                      CPU counts up to --traces-cpus
   --traces-cpus N    the other traces at CPU counts up to N (64)
   --host             also bench-suite on this machine's cores (accel "host")
+  --host-only        bench-suite alone, no boot
   --keep DIR         copy the logs of boots with 256 or more CPUs there (docs/results/sweep)
   --small            make test's grid: 2 CPUs, 4 settings, small workloads
   --dry-run          print the boots, run nothing
@@ -323,6 +324,7 @@ def main(argv):
     ap.add_argument("--traces", default=",".join(DEFAULT_TRACES))
     ap.add_argument("--traces-cpus", type=int, default=64)
     ap.add_argument("--host", action="store_true")
+    ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--keep", default=None)
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--timeout", type=int, default=7200)
@@ -351,6 +353,10 @@ def main(argv):
     if a.only_jsonl:
         write_jsonl(a)
         return 0
+    if a.host_only:
+        ok = run_host(a)
+        write_jsonl(a)
+        return 0 if ok else 1
     boots = grid(a)
     if a.dry_run:
         for b in boots:
