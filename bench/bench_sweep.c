@@ -44,8 +44,8 @@
 static char sweep_option[OPT_STR_MAX];
 static int sweep_check(const char *val, char *err, size_t errlen);
 boot_param(sweep, sweep_option, str, sweep_check,
-	   "lock,partial,partial/30,partial/480,sheaves/4,sheaves/8,sheaves/16,sheaves/32,"
-	   "sheaves/64,sheaves/128,sheaves/linux7",
+	   "lock,partial,partial/30,partial/480,sheaves,sheaves/4,sheaves/8,sheaves/16,"
+	   "sheaves/32,sheaves/64,sheaves/128,sheaves/linux7",
 	   "bench=sweep: the settings, a comma list of lock, partial, partial/N (cpu_partial "
 	   "budget), sheaves, sheaves/N (objects per sheaf), sheaves/linux7, sheaves/slablab");
 

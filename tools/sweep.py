@@ -42,6 +42,8 @@ Options:
   --host             also bench-suite on this machine's cores (accel "host")
   --host-only        bench-suite alone, no boot
   --keep DIR         copy the logs of boots with 256 or more CPUs there (docs/results/sweep)
+  --tag NAME         in the boots' names, for a grid of other settings beside the first
+                     (its logs in the same folder, its points in the same sweep.jsonl)
   --small            make test's grid: 2 CPUs, 4 settings, small workloads
   --dry-run          print the boots, run nothing
   --only-jsonl       write sweep.jsonl from the logs there, run nothing
@@ -80,11 +82,12 @@ MEM_FIGS = {"mem_pages": "pages", "mem_pages_peak": "pages_peak", "mem_live": "l
 class Boot:
     """One boot of the grid: its CPU count, accelerator, workloads and trace."""
 
-    def __init__(self, cpus, accel, work, trace, settings, sizes, mem):
+    def __init__(self, cpus, accel, work, trace, settings, sizes, mem, tag=""):
         self.cpus, self.accel, self.work, self.trace = cpus, accel, work, trace
         self.settings, self.sizes, self.mem = settings, sizes, mem
         tname = "builtin" if trace == "builtin" else os.path.splitext(os.path.basename(trace))[0]
-        self.key = "%s-cpus%d-%s-%s" % (accel, cpus, work.replace(",", "+"), tname)
+        self.key = "%s%s-cpus%d-%s@%s" % (accel, "-" + tag if tag else "", cpus,
+                                          work.replace(",", "+"), tname)
 
     def cmdline(self):
         return "bench=sweep bench_reps=1 sweep=%s sweep_work=%s %s" % (
@@ -114,10 +117,11 @@ def grid(a):
         accel = "icount" if cpus <= a.icount_max else "tcg"
         sizes = sizes_for(cpus, a.small)
         first = a.traces[0] if a.traces else "builtin"
-        boots.append(Boot(cpus, accel, a.work, first, settings, sizes, mem_for(cpus)))
+        boots.append(Boot(cpus, accel, a.work, first, settings, sizes, mem_for(cpus), a.tag))
         if "replay" in a.work.split(",") and cpus <= a.traces_cpus:
             for t in a.traces[1:]:
-                boots.append(Boot(cpus, accel, "replay", t, settings, sizes, mem_for(cpus)))
+                boots.append(Boot(cpus, accel, "replay", t, settings, sizes, mem_for(cpus),
+                                  a.tag))
     return boots
 
 
@@ -181,7 +185,7 @@ def run_host(a):
         return False
     ok = True
     for cpus in (1, 2):
-        b = Boot(cpus, "host", a.work, "builtin", a.settings, sizes_for(cpus, a.small), "")
+        b = Boot(cpus, "host", a.work, "builtin", a.settings, sizes_for(cpus, a.small), "", a.tag)
         log = os.path.join(a.out, "logs", b.key + ".log")
         if log_complete(log):
             continue
@@ -224,7 +228,8 @@ def meta_of(path):
 
 
 def parse_key(name):
-    m = re.match(r"(icount|tcg|host)-cpus(\d+)-(.+)-([^-]+)\.log$", name)
+    """(accel, cpus, workloads, trace) of a log's name: ACCEL[-TAG]-cpusN-WORK@TRACE.log."""
+    m = re.match(r"(icount|tcg|host)(?:-\w+)?-cpus(\d+)-([^@]+)@(.+)\.log$", name)
     return m.groups() if m else None
 
 
@@ -327,6 +332,8 @@ def main(argv):
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--keep", default=None)
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--tag", default="", type=lambda t: t if re.fullmatch(r"[a-z0-9]*", t)
+                    else ap.error("--tag: letters and digits"))
     ap.add_argument("--timeout", type=int, default=7200)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--only-jsonl", action="store_true")
@@ -348,8 +355,8 @@ def main(argv):
         if t != "builtin" and not os.path.isfile(os.path.join(ROOT, t)):
             ap.error("--traces: no file %s" % t)
     if a.settings is None:
-        a.settings = ("lock,partial,partial/30,partial/480,sheaves/4,sheaves/8,sheaves/16,"
-                      "sheaves/32,sheaves/64,sheaves/128,sheaves/linux7")
+        a.settings = ("lock,partial,partial/30,partial/480,sheaves,sheaves/4,sheaves/8,"
+                      "sheaves/16,sheaves/32,sheaves/64,sheaves/128,sheaves/linux7")
     if a.only_jsonl:
         write_jsonl(a)
         return 0

@@ -294,8 +294,8 @@ static void defaults(void)
 	KT_EQ_S("default replay_pace=asap", d.replay_pace, "asap");
 	KT_EQ_U("default replay_scale 100 (as recorded)", d.replay_scale, 100);
 	KT_EQ_S("default sweep: the study's grid", d.sweep,
-		"lock,partial,partial/30,partial/480,sheaves/4,sheaves/8,sheaves/16,sheaves/32,"
-		"sheaves/64,sheaves/128,sheaves/linux7");
+		"lock,partial,partial/30,partial/480,sheaves,sheaves/4,sheaves/8,sheaves/16,"
+		"sheaves/32,sheaves/64,sheaves/128,sheaves/linux7");
 	KT_EQ_S("default sweep_work=mix,hackbench,replay", d.sweep_work, "mix,hackbench,replay");
 	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
 	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");

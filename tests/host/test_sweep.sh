@@ -17,18 +17,18 @@ py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-key=icount-cpus2-mix+hackbench+replay-builtin
+key=icount-cpus2-mix+hackbench+replay@builtin
 
 grid_is_the_studys() {
     local g
     g=$("$py" "$root/tools/sweep.py" --dry-run) || { echo "--dry-run failed"; return 1; }
-    for want in "^tcg-cpus1024-mix\+hackbench\+replay-builtin: SMP=1024 MEM=3G tcg " \
+    for want in "^tcg-cpus1024-mix\+hackbench\+replay@builtin: SMP=1024 MEM=3G tcg " \
         "^tcg-cpus256-" "^icount-cpus64-" "^icount-cpus16-" "^icount-cpus4-" "^icount-cpus1-" \
-        "sweep=lock,partial,partial/30,partial/480,sheaves/4,sheaves/8,sheaves/16,sheaves/32,sheaves/64,sheaves/128,sheaves/linux7 " \
-        "^icount-cpus64-replay-linux-hackbench: .* TRACE=tests/traces/linux-hackbench.trace$"; do
+        "sweep=lock,partial,partial/30,partial/480,sheaves,sheaves/4,sheaves/8,sheaves/16,sheaves/32,sheaves/64,sheaves/128,sheaves/linux7 " \
+        "^icount-cpus64-replay@linux-hackbench: .* TRACE=tests/traces/linux-hackbench.trace$"; do
         grep -Eq -- "$want" <<<"$g" || { echo "no boot like: $want"; echo "$g"; return 1; }
     done
-    ! grep -q "^tcg-cpus1024-replay-linux-hackbench" <<<"$g" ||
+    ! grep -q "^tcg-cpus1024-replay@linux-hackbench" <<<"$g" ||
         { echo "the second trace at 1024 CPUs (only up to --traces-cpus)"; return 1; }
 }
 
