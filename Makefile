@@ -256,7 +256,7 @@ bench-linux:
 	  $(B)/bench-linux/compare.md | grep -v -e '| — |' || true
 
 # make sweep: bench=sweep (bench/bench_sweep.c) at 1, 4, 16, 64, 256 and 1024 CPUs, a boot
-# each (ICOUNT up to 64, TCG above on tools/qemu10.sh's QEMU), every setting and workload in
+# each (under ICOUNT; past 255 CPUs on tools/qemu10.sh's QEMU), every setting and workload in
 # each boot: tools/sweep.py keeps each boot's log in build/sweep/logs/ (a complete one is
 # not booted again: make sweep resumes) and writes build/sweep/sweep.jsonl, one point a
 # line; then tools/benchreport.py --study writes build/sweep/sheaves-study.md and its

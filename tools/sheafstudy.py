@@ -369,11 +369,13 @@ make sweep                        # tools/sweep.py --keep docs/results/sweep: ev
                                   # the grid, resumable; build/sweep/sweep.jsonl
 tools/benchreport.py --study build/sweep/sweep.jsonl -o docs   # this page and its plots
 ```
-Up to 64 CPUs each boot runs under QEMU's TCG with `-icount shift=0` (ICOUNT=1): the guest's
-clock counts instructions, so "per op" is instructions per operation (an allocation and a
-free; a replayed event), every CPU's counted, exact and repeatable. Above 64 CPUs the boots
-run under plain TCG (QEMU 10 with x2APIC past 255 CPUs, `tools/qemu10.sh`): their times
-are emulated and say little; their memory counts are exact. Memory is counted by the
+Every boot runs under QEMU's TCG with `-icount shift=0` (ICOUNT=1; QEMU 10 with x2APIC past
+255 CPUs, `tools/qemu10.sh`): the guest's clock counts instructions, one host thread runs
+every CPU in turn, so "per op" is instructions per operation (an allocation and a free; a
+replayed event), every CPU's counted, repeatable. (Under plain TCG, `--icount-max`, times
+would be emulated and say little; memory counts are exact under either.) Where CPUs wait
+for each other (hackbench's receivers, a replay's streams) the instructions of their
+waiting loops count too. Memory is counted by the
 caches themselves (`kmem_cache_mem_info`): pages held (slabs and bulk stashes, counted
 where they come from and go back to the page allocator), the most held at once, objects
 live, free objects kept per cpu (sheaves; cpu partial slabs) and per node (the barn),
