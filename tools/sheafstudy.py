@@ -400,19 +400,21 @@ objects per CPU and in the barn once the run is over; partial slabs on the node 
 their fill; the sheaves' own pages; per 1000 operations the list_lock acquisitions, barn
 misses (no full sheaf for an allocation) and cpu partial list drains."""
 
-DEFAULT = """slablab's default stays its own rule, 32 objects per sheaf up to 256 bytes, 16 up to
-1 KiB and 8 above (`sheaf_capacity=slablab`, the `sheaves` setting here); Linux 7.0's is
-one option away (`sheaf_capacity=linux7`). The table below sets the two side by side
-wherever the sweep ran both: under ICOUNT the two are within a few percent of each other
-on the mixed workload and the replay, where 32 is as fast as 60 and holds fewer pages;
-linux7's larger sheaves help hackbench, whose every message is freed on another CPU, but
-the capacities past 32 (the sheaves/64 and sheaves/128 rows of every table) show that what
-pays there is capacity itself, and it is paid for on every cache and every CPU: the memory
-each CPU keeps grows with the capacity whether the cache is busy or not (the cached/cpu and
-barn columns), which is Harry Yoo's objection, measured. A kernel that wants hackbench's
-gain can raise one cache's capacity at run time (`kmem_cache_set_sheaf_capacity`), which
-is what this study argues for instead of a larger default for all. Keeping the default also
-keeps every ICOUNT figure of docs/BENCHMARKS.md as it was."""
+DEFAULT = """slablab's default stays its own rule: 32 objects per sheaf up to 256 bytes, 16 up to
+1 KiB, 8 above (`sheaf_capacity=slablab`; the `sheaves` setting of the sweep). Linux 7.0's
+(`sheaf_capacity=linux7`: 60, 28, 12, 4) is one option away. Why, from the table below
+(instructions under ICOUNT, exact): on the mixed workload the two run within 1% of each
+other at every CPU count, and linux7 holds more pages (a sixth more at 4 CPUs); on both
+replays the smaller sheaves are as fast or faster (the capture of Linux's hackbench: 2-4%
+fewer instructions from 4 CPUs on) and hold up to 40% fewer pages. Only hackbench itself,
+every message freed on another CPU, gains from linux7's larger sheaves: 3-11% fewer
+instructions from 4 CPUs on. That gain is capacity's own (the sheaves/64 and sheaves/128
+rows go further still) and it is paid on every cache and every CPU, busy or not: the
+objects each CPU and each barn keep grow with the capacity (the cached/cpu and barn
+columns), Harry Yoo's objection in numbers. A kernel whose caches see hackbench's traffic
+can give those caches more at run time (`kmem_cache_set_sheaf_capacity`), rather than a
+larger default for all. Keeping the default also keeps every ICOUNT figure of
+docs/BENCHMARKS.md as it was."""
 
 UPSTREAM = """**Against the upstream figures.** Hao Li's will-it-scale mmap2 on 192 CPUs (+31-35%
 with opt-in sheaves, then -1.2 to -4.2% with sheaves for all) is a maple-tree workload;
