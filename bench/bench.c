@@ -653,6 +653,10 @@ static void list_benches(void)
 	printk("bench: valid: none all");
 	for (const struct bench *const *b = __benches_start; b < __benches_end; b++)
 		printk(" %s", (*b)->name);
+	printk("\nbench: not in all, by name only:");
+	for (const struct bench *const *b = __benches_start; b < __benches_end; b++)
+		if ((*b)->on_request)
+			printk(" %s", (*b)->name);
 	printk("\n");
 }
 
