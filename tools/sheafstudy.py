@@ -135,6 +135,8 @@ def write_study(points, outdir, plots=True, sources=()):
     for (w, trace), ps in sorted(by_work.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         wname = workload_name(w, trace)
         for (accel, cpus), qs in sorted(groups(ps, "accel", "cpus").items()):
+            if accel != "icount":
+                continue  # a busy host's cycles and emulated times: in the tables only
             rows = [(setting_key(p["setting"]), p) for p in qs
                     if p["speed"].get("per_op") and peak_pages(p)]
             if len(rows) < 2:
@@ -143,9 +145,9 @@ def write_study(points, outdir, plots=True, sources=()):
             for i, (_, p) in enumerate(sorted(rows, key=lambda r: r[0])):
                 blocks.append([[peak_pages(p) * PAGE / MIB, p["speed"]["per_op"],
                                 p["setting"]]])
-                parts.append("DATA index %d using 1:2 with points pt 7 ps 1.5 title %s, "
+                parts.append("DATA index %d using 1:2 with points pt %d ps 1.8 lc %d title %s, "
                              "DATA index %d using 1:2:3 with labels offset 1,0.7 notitle" %
-                             (i, gp_str(p["setting"]), i))
+                             (i, i % 13 + 1, i + 1, gp_str(p["setting"]), i))
             unit = rows[0][1]["speed"].get("unit", "cycles")
             emu = " (emulated)" if rows[0][1]["speed"].get("emulated") else ""
             name = "speed-memory-%s-%s-cpus%d" % (w if w != "replay" else "replay-" + (trace or "builtin"),
@@ -163,8 +165,8 @@ def write_study(points, outdir, plots=True, sources=()):
             rows = [[float(c), v] for c, v in rows if v is not None]
             if len(rows) < 2:
                 continue
-            parts.append("DATA index %d using 1:2 with linespoints lw 2 title %s" %
-                         (len(blocks), gp_str(s)))
+            parts.append("DATA index %d using 1:2 with linespoints lw 2 pt %d lc %d title %s" %
+                         (len(blocks), len(blocks) % 13 + 1, len(blocks) + 1, gp_str(s)))
             blocks.append(rows)
         if blocks:
             when = "with the working set live" if w == "mix" else "after the run"
@@ -403,7 +405,11 @@ Every boot runs under QEMU's TCG with `-icount shift=0` (ICOUNT=1; QEMU 10 with 
 255 CPUs, `tools/qemu10.sh`): the guest's clock counts instructions, one host thread runs
 every CPU in turn, so "per op" is instructions per operation (an allocation and a free; a
 replayed event), every CPU's counted, repeatable. (Under plain TCG, `--icount-max`, times
-would be emulated and say little; memory counts are exact under either.) Where CPUs wait
+would be emulated and say little; memory counts are exact under either.) The points marked
+"host" are the host build's (`tools/sweep.py --host`: `build/bench-host/bench-suite`, 1 and 2
+threads pinned to this machine's two cores): real cycles, but of a 2-core machine shared
+with other work while they ran, so they swing (a single run each); they are in the tables,
+not in the plots or the conclusions. Where CPUs wait
 for each other (hackbench's receivers, a replay's streams) the instructions of their
 waiting loops count too. Memory is counted by the
 caches themselves (`kmem_cache_mem_info`): pages held (slabs and bulk stashes, counted
