@@ -288,7 +288,7 @@ def default_rows(points):
                                                               kv[0][3], kv[0][2])):
         d = next((p for p in ps if p["setting"] == "sheaves"), None)
         l7 = next((p for p in ps if p["setting"] == "sheaves/linux7"), None)
-        if not d or not l7:
+        if not d or not l7 or accel != "icount":
             continue
         rows.append([workload_name(w, trace), cpus, accel, fmt(d["speed"].get("per_op")),
                      fmt(l7["speed"].get("per_op")), fmt(peak_pages(d)), fmt(peak_pages(l7))])
@@ -333,22 +333,29 @@ def conclusions(points, settings):
         out.append("**Memory at %d CPUs** (the mixed workload, its working set live, every CPU "
                    "still; exact under %s): " % (cpus, ps[0]["accel"]) + "; ".join(items) + ".")
     # Fragmentation (Lameter): the mix's pages at its peak, partial lists against sheaves.
-    frag = []
+    frag, frag_cmp = [], []
     for (accel, cpus), ps in sorted(groups([p for p in points if p["workload"] == "mix"],
                                           "accel", "cpus").items(), key=lambda kv: kv[0][1]):
         pa = next((p for p in ps if p["setting"] == "partial"), None)
         sh = next((p for p in ps if p["setting"] == "sheaves"), None)
         l7 = next((p for p in ps if p["setting"] == "sheaves/linux7"), None)
         if pa and sh and l7 and accel == "icount":
+            frag_cmp.append((cpus, held_mib(pa, "peak"), held_mib(sh, "peak")))
             frag.append("%s: %.1f MiB with partial lists, %.1f with sheaves (32/16/8), %.1f "
                         "with linux7's" % (cpus_text(cpus), held_mib(pa, "peak"),
                                            held_mib(sh, "peak"), held_mib(l7, "peak")))
     if frag:
+        more = [c for c, pa, sh in frag_cmp if sh > pa]
+        less = [c for c, pa, sh in frag_cmp if sh <= pa]
         out.append("**Fragmentation.** Christoph Lameter expected sheaves to spread a working "
                    "set over more slabs than partial lists do. In the mixed workload, the "
                    "same working set live, the pages held at its peak: " + "; ".join(frag) +
-                   ". Per-cpu partial lists keep whole partial slabs frozen per CPU; sheaves "
-                   "keep objects, which leave the rest of their slabs to others.")
+                   ". Sheaves (32/16/8) hold fewer pages than per-cpu partial lists at %s, "
+                   "more at %s: partial lists keep whole slabs frozen per CPU, partly "
+                   "used; sheaves keep single objects, which leave their slabs to others, "
+                   "but two sheaves a CPU and a barn of ten per cache grow with the CPUs." %
+                   (", ".join(map(cpus_text, less)) or "no CPU count",
+                    ", ".join(map(cpus_text, more)) or "no CPU count"))
     # Where per-cpu partial lists win.
     wins, losses, over_default = [], [], []
     for (w, trace, accel, cpus), ps in sorted(groups(points, "workload", "trace", "accel",
@@ -439,18 +446,25 @@ misses (no full sheaf for an allocation) and cpu partial list drains."""
 DEFAULT = """slablab's default stays its own rule: 32 objects per sheaf up to 256 bytes, 16 up to
 1 KiB, 8 above (`sheaf_capacity=slablab`; the `sheaves` setting of the sweep). Linux 7.0's
 (`sheaf_capacity=linux7`: 60, 28, 12, 4) is one option away. Why, from the table below
-(instructions under ICOUNT, exact): on the mixed workload the two run within 1% of each
-other at every CPU count, and linux7 holds more pages (a sixth more at 4 CPUs); on both
-replays the smaller sheaves are as fast or faster (the capture of Linux's hackbench: 2-4%
-fewer instructions from 4 CPUs on) and hold up to 40% fewer pages. Only hackbench itself,
-every message freed on another CPU, gains from linux7's larger sheaves: 3-11% fewer
-instructions from 4 CPUs on. That gain is capacity's own (the sheaves/64 and sheaves/128
-rows go further still) and it is paid on every cache and every CPU, busy or not: the
-objects each CPU and each barn keep grow with the capacity (the cached/cpu and barn
-columns), Harry Yoo's objection in numbers. A kernel whose caches see hackbench's traffic
-can give those caches more at run time (`kmem_cache_set_sheaf_capacity`), rather than a
-larger default for all. Keeping the default also keeps every ICOUNT figure of
-docs/BENCHMARKS.md as it was."""
+(instructions under ICOUNT): up to 64 CPUs, on the mixed workload the two run within about
+2% of each other and linux7 holds more pages (a sixth more at 4 CPUs); on both replays the
+smaller sheaves are as fast (within 1% at 1 CPU) or faster (the capture of Linux's
+hackbench: 2-4% fewer instructions from 4 CPUs on) and hold up to about 40% fewer pages. Only hackbench, every
+message freed on another CPU, gains from linux7's larger sheaves: 3-11% fewer
+instructions from 4 to 64 CPUs. That gain is capacity's own (the sheaves/64 and
+sheaves/128 rows go further still) and it is paid on every cache and every CPU, busy or
+not: the objects each CPU and each barn keep grow with the capacity (the cached/cpu and
+barn columns), Harry Yoo's objection in numbers. At 256 and 1024 CPUs neither rule wins
+throughout (hackbench: 32/16/8 ahead at 256, linux7 at 1024), and both fall far behind
+per-cpu partial lists on the mixed workload at 1024 CPUs (417 and 420 instructions an
+operation against 227): one barn per node serves every CPU. A kernel whose caches see hackbench's traffic can give those caches more at run
+time (`kmem_cache_set_sheaf_capacity`), rather than a larger default for all. Keeping the
+default also keeps every ICOUNT figure of docs/BENCHMARKS.md as it was.
+
+At 256 and 1024 CPUs the instruction counts include those of CPUs spinning on a lock (a
+barn's, a node list's) while the CPU holding it waits for its turn on QEMU's one thread:
+they measure contention as this emulator serializes the CPUs, which exaggerates it
+against a real machine's; the memory counts do not depend on it."""
 
 UPSTREAM = """**Against the upstream figures.** Hao Li's will-it-scale mmap2 on 192 CPUs (+31-35%
 with opt-in sheaves, then -1.2 to -4.2% with sheaves for all) is a maple-tree workload;
