@@ -229,8 +229,7 @@ static bool list_has(const char *filter, const char *name)
 	return false;
 }
 
-/* Is name itself in the comma list ("all" does not count)? */
-static bool list_has_exactly(const char *filter, const char *name)
+bool bench_list_names(const char *filter, const char *name)
 {
 	size_t nl = strlen(name);
 
@@ -697,7 +696,7 @@ int bench_run_selected(const char *filter)
 
 		if (!list_has(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
 			continue;
-		if ((*b)->on_request && !list_has_exactly(filter, (*b)->name))
+		if ((*b)->on_request && !bench_list_names(filter, (*b)->name))
 			continue;
 		while (i > 0 && runs_before(*b, run[i - 1])) { /* insertion sort */
 			run[i] = run[i - 1];

@@ -63,6 +63,9 @@ const char *bench_arch_figure_extra(void);
 void bench_arch_meta(void);
 void bench_arch_end(void);
 
+/* Is name itself an item of the comma list filter ("all" does not count)? */
+bool bench_list_names(const char *filter, const char *name);
+
 /* -1: a name that is not a benchmark, or a benchmark's self-check failed (bench_fail). */
 int bench_run_selected(const char *filter);
 

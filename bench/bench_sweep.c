@@ -202,17 +202,7 @@ static int sweep_work_check(const char *val, char *err, size_t errlen)
 
 static bool work_chosen(const char *name)
 {
-	size_t nl = strlen(name);
-
-	for (const char *p = sweep_work; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if (len == nl && !strncmp(p, name, len))
-			return true;
-		p += len + (end ? 1 : 0);
-	}
-	return false;
+	return bench_list_names(sweep_work, name);
 }
 
 /* ---- the setting of the caches being created (bench_cache_tune) ---- */

@@ -751,6 +751,18 @@ static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	}
 }
 
+/* Every sheaf of the barn onto *taken (a stack of the caller's), under barn->lock once. */
+static void barn_take_all(struct node_barn *barn, struct barn_stack *taken)
+{
+	struct slab_sheaf *sheaf;
+
+	spin_lock(&barn->lock);
+	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
+		while ((sheaf = barn_pop(&barn->stack[kind])))
+			barn_push(taken, sheaf);
+	spin_unlock(&barn->lock);
+}
+
 /* After every cpu was flushed: empty one node's barn. */
 static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 {
@@ -761,11 +773,7 @@ static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	spin_lock(&barn->lock);
-	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
-		while ((sheaf = barn_pop(&barn->stack[kind])))
-			barn_push(&taken, sheaf);
-	spin_unlock(&barn->lock);
+	barn_take_all(barn, &taken);
 	while ((sheaf = barn_pop(&taken))) {
 		if (sheaf->size)
 			flush(s, c, sheaf, __builtin_return_address(0));
@@ -828,11 +836,7 @@ static void sheaves_fit_barn(struct kmem_cache *s, struct node_barn *barn)
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	spin_lock(&barn->lock);
-	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
-		while ((sheaf = barn_pop(&barn->stack[kind])))
-			barn_push(&taken, sheaf);
-	spin_unlock(&barn->lock);
+	barn_take_all(barn, &taken);
 	while ((sheaf = barn_pop(&taken))) {
 		struct barn_stack *st;
 		bool kept = false;
