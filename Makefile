@@ -9,6 +9,9 @@
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
+#   make sweep      partial lists against sheaves over a grid of settings and CPU counts (1 to
+#                   1024): build/sweep/sweep.jsonl, a point a line, and the study from it
+#                   (docs/sheaves-study.md); resumes where it stopped (hours on a 2-core host)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
 #                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
@@ -84,7 +87,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench replay trace-linux bench-linux handout grade test-labs lava-job test-lava netboot
+	fuzz bench replay trace-linux bench-linux handout grade test-labs lava-job test-lava netboot sweep
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -254,6 +257,20 @@ bench-linux:
 	@grep -E -e '^\| scheme \|' -e '\| 256 \| alloc_free_pair \| cycles' \
 	  -e '\| (16|250) \| bulk_per_object \| cycles' -e '\| (throughput|per_object) \|' \
 	  $(B)/bench-linux/compare.md | grep -v -e '| — |' || true
+
+# make sweep: bench=sweep (bench/bench_sweep.c) at 1, 4, 16, 64, 256 and 1024 CPUs, a boot
+# each (under ICOUNT; past 255 CPUs on tools/qemu10.sh's QEMU), every setting and workload in
+# each boot: tools/sweep.py keeps each boot's log in build/sweep/logs/ (a complete one is
+# not booted again: make sweep resumes) and writes build/sweep/sweep.jsonl, one point a
+# line; then tools/benchreport.py --study writes build/sweep/sheaves-study.md and its
+# plots. SWEEP_ARGS for tools/sweep.py (--cpus 1,4, --host for real cycles from the host
+# build, --keep DIR for the big boots' logs, --help). docs/sheaves-study.md is made the
+# same way from docs/results/sweep/sweep.jsonl.
+SWEEP_ARGS ?=
+sweep:
+	@tools/deps.sh test
+	@python3 tools/sweep.py $(SWEEP_ARGS)
+	@python3 tools/benchreport.py --study build/sweep/sweep.jsonl -o build/sweep
 
 debug:
 	@tools/deps.sh run
