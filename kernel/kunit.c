@@ -9,6 +9,7 @@
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
@@ -309,6 +310,7 @@ static int run_suite(struct kunit_suite *suite, int n, const char *filter, int *
 			if (suite->exit)
 				suite->exit(&test);
 		}
+		rcu_quiescent_state(); /* between cases: no reader, the case's callbacks may run */
 		switch (test.status) {
 		case KUNIT_SUCCESS:
 			pass++;

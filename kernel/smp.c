@@ -17,6 +17,7 @@
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
@@ -375,6 +376,11 @@ void smp_run_on_all_cpus(void (*fn)(void *arg), void *arg)
 	smp_run_on_cpus(&all, fn, arg);
 }
 
+/*
+ * The idle loop: work posted by smp_run_on_cpus, and RCU (kernel/rcu.h): each time round is
+ * a quiescent state, and callbacks whose grace period has ended run here (the grace
+ * period's end sends the wake-up).
+ */
 void cpu_idle_loop(void)
 {
 	struct cpu_work *w = this_cpu_ptr(&cpu_work);
@@ -384,6 +390,11 @@ void cpu_idle_loop(void)
 		if (__atomic_load_n(&w->fn, __ATOMIC_ACQUIRE)) {
 			local_irq_enable();
 			run_work(w);
+			continue;
+		}
+		if (rcu_idle_enter()) {
+			local_irq_enable();
+			rcu_quiescent_state();
 			continue;
 		}
 		arch_idle(); /* sti; hlt: a wake-up IPI cannot slip in between */

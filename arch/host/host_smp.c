@@ -29,6 +29,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -183,6 +184,21 @@ void arch_idle(void)
 	pthread_sigmask(SIG_UNBLOCK, &ipi_set, NULL);
 }
 
+/* arch_idle, woken at the latest after ns: ppoll swaps the mask as sigsuspend does. */
+void arch_idle_timeout(u64 ns)
+{
+	sigset_t wait;
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	pthread_sigmask(SIG_BLOCK, &ipi_set, &wait);
+	sigdelset(&wait, SIG_CALL);
+	sigdelset(&wait, SIG_WAKE);
+	sigdelset(&wait, SIG_HANDLER);
+	host_irq_off = 0;
+	ppoll(NULL, 0, &ts, &wait);
+	pthread_sigmask(SIG_UNBLOCK, &ipi_set, NULL);
+}
+
 #else /* HOST_SMP_SOFT */
 
 void host_irq_replay(void)
@@ -275,6 +291,41 @@ void arch_idle(void)
 	sigdelset(&wait, SIG_WAKE);
 	sigdelset(&wait, SIG_HANDLER);
 	sigsuspend(&wait);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * arch_idle, woken at the latest after ns. With host_ipi=poll a bounded futex wait; with
+ * signals ppoll, which swaps the mask as sigsuspend does.
+ */
+void arch_idle_timeout(u64 ns)
+{
+	sigset_t old, wait;
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	if (host_ipi_poll) {
+		int *w = &cpu_state[host_cpu].halted;
+
+		host_irq_off = 0;
+		__atomic_store_n(w, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&host_irq_pending, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+		host_irq_replay();
+		return;
+	}
+	pthread_sigmask(SIG_BLOCK, &ipi_set, &old);
+	host_irq_off = 0;
+	if (host_irq_pending) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		host_irq_replay();
+		return;
+	}
+	wait = old;
+	sigdelset(&wait, SIG_CALL);
+	sigdelset(&wait, SIG_WAKE);
+	sigdelset(&wait, SIG_HANDLER);
+	ppoll(NULL, 0, &ts, &wait);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Per-cpu descriptor tables. Each CPU has its own GDT (null, code, data, 16-byte TSS), its
- * own TSS whose IST entries point at per-cpu stacks for #DF, NMI and #MC (so those run on a
- * known-good stack even when the current one is broken), and its own copy of the IDT.
+ * own TSS whose IST entries point at per-cpu stacks for #DF and #MC (so those run on a
+ * known-good stack even when the current one is broken), and its own copy of the IDT. NMIs
+ * have no IST stack on purpose: arch/x86/traps.c says why.
  */
 #include "arch/x86/traps.h"
 #include "arch/x86/x86.h"
@@ -75,7 +76,6 @@ void cpu_tables_init(void)
 	for (int v = 0; v < 256; v++)
 		set_gate(&t->idt[v], isr_stub_table[v], 0);
 	t->idt[8].ist = IST_DOUBLE_FAULT;
-	t->idt[2].ist = IST_NMI;
 	t->idt[18].ist = IST_MACHINE_CHECK;
 
 	lgdt(&gdtr);
