@@ -7,10 +7,14 @@
  * Whose NMI is it? NMIs carry no vector or payload, and two sent before the first is taken
  * arrive as one. So every reason is state the handler looks at: slablab's own sends count
  * up the target's `sent` (nmi_send), and an NMI that finds sent ahead of the count it last
- * saw is slablab's (all outstanding ones at once: coalesced NMIs); a spinlock kick, an armed
- * probe and a registered handler that says yes claim it too. An NMI that nothing claims came
- * from outside (a watchdog, a front-panel button, a parity or bus error): it is reported
- * with what the arch can tell about its source, counted, and the CPU goes on.
+ * saw is slablab's (it takes all outstanding ones at once: coalesced NMIs). A sender counts
+ * before it sends, so a pass of the handler can take the count of an NMI still on its way;
+ * that NMI finds nothing to take, and is slablab's if slablab sent this CPU one in the last
+ * NMI_LATE_NS (the sender notes the time before it counts and after it sends). A spinlock
+ * kick, an armed probe and a registered handler that says yes claim an NMI too. One that
+ * nothing claims came from outside (a watchdog, a front-panel button, a parity or bus
+ * error): it is reported with what the arch can tell about its source, counted, and the
+ * CPU goes on. (An outside NMI within NMI_LATE_NS of one of slablab's is counted as slablab's.)
  */
 #include "kernel/irq_work.h"
 #include "kernel/kallsyms.h"
@@ -24,11 +28,14 @@
 
 #define NMI_UNKNOWN_REPORTS 8 /* per cpu; after that unknown NMIs are only counted */
 #define NMI_WAIT_ONE_NS 50000000ULL /* a probe's wait for one NMI to be taken */
+#define NMI_LATE_NS 100000000ULL    /* how late one of slablab's NMIs may come (above) */
 
 struct nmi_cpu {
 	struct nmi_stats stats; /* written by this cpu's NMI handler only */
 	u64 sent;               /* NMIs slablab sent here (atomic, any cpu) */
 	u64 seen;               /* the handler's copy of sent */
+	u64 last_sent_tsc;      /* when slablab last sent this cpu an NMI */
+	u64 passes;             /* handler passes finished (a probe's sender waits on it) */
 	struct nmi_probe *probe; /* armed probe (compare-and-swap by the sender) */
 	int probe_busy;         /* the handler is looking at probe */
 	u32 latched;            /* an NMI arrived inside the handler: run it again */
@@ -152,6 +159,10 @@ static void nmi_handle(struct nmi_cpu *nc, const struct nmi_frame *f)
 		nc->seen = sent;
 		nc->stats.ours++;
 		claimed = true;
+	} else if (get_cycles() - __atomic_load_n(&nc->last_sent_tsc, __ATOMIC_ACQUIRE) <
+		   ns_to_cycles(NMI_LATE_NS)) {
+		nc->stats.ours++; /* late: an earlier pass took its count */
+		claimed = true;
 	}
 	if (spin_kick_received()) {
 		nc->stats.kicks++;
@@ -163,6 +174,7 @@ static void nmi_handle(struct nmi_cpu *nc, const struct nmi_frame *f)
 	claimed |= run_handlers(nc, f);
 	if (!claimed)
 		report_unknown(nc, f);
+	__atomic_store_n(&nc->passes, nc->passes + 1, __ATOMIC_RELEASE);
 }
 
 void nmi_entry(const struct nmi_frame *f)
@@ -199,8 +211,12 @@ again:
 
 void nmi_send(int cpu)
 {
-	__atomic_fetch_add(&per_cpu(nmi_cpu, cpu).sent, 1, __ATOMIC_SEQ_CST);
+	struct nmi_cpu *nc = per_cpu_ptr(&nmi_cpu, cpu);
+
+	__atomic_store_n(&nc->last_sent_tsc, get_cycles(), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&nc->sent, 1, __ATOMIC_SEQ_CST);
 	arch_send_nmi(cpu);
+	__atomic_store_n(&nc->last_sent_tsc, get_cycles(), __ATOMIC_RELEASE);
 }
 
 void nmi_send_unasked(int cpu)
@@ -208,9 +224,9 @@ void nmi_send_unasked(int cpu)
 	arch_send_nmi(cpu);
 }
 
-static u64 target_received(struct nmi_cpu *nc)
+static u64 target_passes(struct nmi_cpu *nc)
 {
-	return __atomic_load_n(&nc->stats.received, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&nc->passes, __ATOMIC_ACQUIRE);
 }
 
 int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns)
@@ -228,12 +244,12 @@ int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns)
 		return -2;
 	deadline = get_cycles() + ns_to_cycles(timeout_ns);
 	while (__atomic_load_n(&p->hits, __ATOMIC_ACQUIRE) < hits && get_cycles() < deadline) {
-		u64 before = target_received(nc);
+		u64 before = target_passes(nc);
 		u64 wait = get_cycles() + ns_to_cycles(NMI_WAIT_ONE_NS);
 
 		p->sent++;
 		nmi_send(cpu);
-		while (target_received(nc) == before && get_cycles() < MIN(wait, deadline))
+		while (target_passes(nc) == before && get_cycles() < MIN(wait, deadline))
 			cpu_relax();
 	}
 	__atomic_store_n(&nc->probe, NULL, __ATOMIC_SEQ_CST);

@@ -96,7 +96,7 @@ void nmi_send_unasked(int cpu); /* one NMI that slablab does not count as its ow
 
 struct nmi_stats {
 	u64 received;    /* NMIs this cpu's handler ran for (coalesced ones count once) */
-	u64 ours;        /* of them, with an NMI slablab sent outstanding (nmi_send) */
+	u64 ours;        /* of them, slablab's (nmi_send; kernel/nmi.c says how it tells) */
 	u64 kicks;       /* spinlock wake-ups (kernel/spinlock.c's halted waiters) */
 	u64 probe_landed, probe_in_range, probe_hits; /* while a probe was armed on this cpu */
 	u64 handled;     /* claimed by a registered handler */
