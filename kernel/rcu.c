@@ -42,7 +42,7 @@ struct rcu_data {
 	struct rcu_head **tail;      /* &last->next, or &head; NULL before first use */
 	struct rcu_seg seg[RCU_SEGS];
 	int nseg;
-	long ncbs;                   /* callbacks on the list */
+	long ncbs;                   /* callbacks on the list (not yet taken to run) */
 	unsigned long sync_gp;       /* a wait on this CPU needs this grace period (0: none) */
 	int in_callbacks;            /* run_callbacks is running them (no recursion) */
 	/* read by other CPUs */
@@ -125,6 +125,7 @@ static struct rcu_head *cb_take_ready(struct rcu_data *rd, unsigned long done, l
 		rd->tail = &rd->head;
 	for (struct rcu_head *h = list; h; h = h->next)
 		(*n)++;
+	rd->ncbs -= *n; /* taken to run: rcu_barrier looks at in_callbacks for these */
 	for (int i = k; i < rd->nseg; i++)
 		rd->seg[i - k] = rd->seg[i];
 	rd->nseg -= k;
@@ -346,10 +347,7 @@ static void run_callbacks(void)
 			list->func(list);
 			list = next;
 		}
-		local_irq_save(flags);
-		rd->ncbs -= n;
-		rd->stats.cbs_invoked += (u64)n;
-		local_irq_restore(flags);
+		WRITE_ONCE(rd->stats.cbs_invoked, rd->stats.cbs_invoked + (u64)n);
 	}
 	rd->in_callbacks = 0;
 }

@@ -6,8 +6,9 @@
 #   tools/model/rcu.sh          what make test runs (tests/host/test_rcu_model.sh; about
 #                               20 s on one CPU): 2 cpus exhaustive, 3 cpus bitstate (a
 #                               partial search), and the three seeded bugs, each caught
-#   tools/model/rcu.sh --full   make model: 2 cpus with more operations, 3 cpus exhaustive,
-#                               and bitstate with a big bit array
+#   tools/model/rcu.sh --full   make model: 2 cpus with more operations exhaustive, 3 cpus
+#                               by bitstate with big bit arrays (an exhaustive 3-cpu search
+#                               did not end in 20 minutes on the busy development host)
 #
 # Every run checks that no reader sees its object freed, that no cpu waits forever
 # (invalid end states) and that, once nothing can move, every grace period asked for has
@@ -30,7 +31,7 @@ bugs=("" "the RCU IPI ignores rcu_nesting (a grace period ends under a reader)"
     "call_rcu waits for gp_num, not gp_num + 1" "a waiter sets wake_gp after it looks at gp_done")
 # "NCPU MAXOPS IRQ_READER SEARCH BUG": SEARCH is exhaustive or bitstate:W (2^W bits).
 if [ "$full" = 1 ]; then
-    runs=("2 3 1 exhaustive 0" "3 2 1 exhaustive 0" "3 3 1 bitstate:31 0")
+    runs=("2 3 1 exhaustive 0" "3 2 1 bitstate:30 0" "3 3 1 bitstate:31 0")
 else
     runs=("2 2 1 exhaustive 0" "3 2 0 bitstate:22 0")
 fi
