@@ -5,16 +5,16 @@
  * every NMI once it has handled what only it knows.
  *
  * Whose NMI is it? NMIs carry no vector or payload, and two sent before the first is taken
- * arrive as one. So every reason is state the handler looks at: slablab's own sends count
- * up the target's `sent` (nmi_send), and an NMI that finds sent ahead of the count it last
- * saw is slablab's (it takes all outstanding ones at once: coalesced NMIs). A sender counts
- * before it sends, so a pass of the handler can take the count of an NMI still on its way;
- * that NMI finds nothing to take, and is slablab's if slablab sent this CPU one in the last
- * NMI_LATE_NS (the sender notes the time before it counts and after it sends). A spinlock
- * kick, an armed probe and a registered handler that says yes claim an NMI too. One that
- * nothing claims came from outside (a watchdog, a front-panel button, a parity or bus
- * error): it is reported with what the arch can tell about its source, counted, and the
- * CPU goes on. (An outside NMI within NMI_LATE_NS of one of slablab's is counted as slablab's.)
+ * arrive as one. So every reason is state the handler looks at. slablab keeps at most one
+ * NMI of its own outstanding per target: nmi_send() sets the target's `outstanding` from 0
+ * to 1 and only then sends (when it is 1 already, the NMI on its way will do, and none is
+ * sent); the handler's exchange of it back to 0 says the NMI is slablab's. With no two of
+ * slablab's NMIs ever pending at one CPU, none coalesce with each other, and the count is
+ * exact. A spinlock kick, an armed probe and a registered handler that says yes claim an
+ * NMI too. One that nothing claims came from outside (a watchdog, a front-panel button, a
+ * parity or bus error): it is reported with what the arch can tell about its source,
+ * counted, and the CPU goes on. (An outside NMI that arrives between a sender's exchange
+ * and its send is taken for slablab's, and slablab's then for an outside one.)
  */
 #include "kernel/irq_work.h"
 #include "kernel/kallsyms.h"
@@ -28,13 +28,11 @@
 
 #define NMI_UNKNOWN_REPORTS 8 /* per cpu; after that unknown NMIs are only counted */
 #define NMI_WAIT_ONE_NS 50000000ULL /* a probe's wait for one NMI to be taken */
-#define NMI_LATE_NS 100000000ULL    /* how late one of slablab's NMIs may come (above) */
 
 struct nmi_cpu {
 	struct nmi_stats stats; /* written by this cpu's NMI handler only */
+	u32 outstanding;        /* 1: an NMI of slablab's is on its way here (above) */
 	u64 sent;               /* NMIs slablab sent here (atomic, any cpu) */
-	u64 seen;               /* the handler's copy of sent */
-	u64 last_sent_tsc;      /* when slablab last sent this cpu an NMI */
 	u64 passes;             /* handler passes finished (a probe's sender waits on it) */
 	struct nmi_probe *probe; /* armed probe (compare-and-swap by the sender) */
 	int probe_busy;         /* the handler is looking at probe */
@@ -149,19 +147,13 @@ static void report_unknown(struct nmi_cpu *nc, const struct nmi_frame *f)
 
 static void nmi_handle(struct nmi_cpu *nc, const struct nmi_frame *f)
 {
-	u64 sent = __atomic_load_n(&nc->sent, __ATOMIC_ACQUIRE);
 	bool claimed = false;
 	u64 ws = READ_ONCE(watch_start), we = READ_ONCE(watch_end);
 
 	/* Release: a probe's sender waits for this count, and then reads what the pass did. */
 	__atomic_store_n(&nc->stats.received, nc->stats.received + 1, __ATOMIC_RELEASE);
-	if (sent != nc->seen) {
-		nc->seen = sent;
+	if (__atomic_exchange_n(&nc->outstanding, 0, __ATOMIC_ACQ_REL)) {
 		nc->stats.ours++;
-		claimed = true;
-	} else if (get_cycles() - __atomic_load_n(&nc->last_sent_tsc, __ATOMIC_ACQUIRE) <
-		   ns_to_cycles(NMI_LATE_NS)) {
-		nc->stats.ours++; /* late: an earlier pass took its count */
 		claimed = true;
 	}
 	if (spin_kick_received()) {
@@ -209,14 +201,17 @@ again:
 
 /* ---- sending ---- */
 
-void nmi_send(int cpu)
+bool nmi_send(int cpu)
 {
 	struct nmi_cpu *nc = per_cpu_ptr(&nmi_cpu, cpu);
+	u32 none = 0;
 
-	__atomic_store_n(&nc->last_sent_tsc, get_cycles(), __ATOMIC_RELAXED);
-	__atomic_fetch_add(&nc->sent, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&nc->outstanding, &none, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false; /* one is on its way: it will do */
+	__atomic_fetch_add(&nc->sent, 1, __ATOMIC_RELAXED);
 	arch_send_nmi(cpu);
-	__atomic_store_n(&nc->last_sent_tsc, get_cycles(), __ATOMIC_RELEASE);
+	return true;
 }
 
 void nmi_send_unasked(int cpu)
@@ -309,6 +304,7 @@ void nmi_stats_get(int cpu, struct nmi_stats *out)
 
 	/* Field by field: each is written whole by one cpu; a snapshot need not be atomic. */
 	out->received = READ_ONCE(s->received);
+	out->sent = __atomic_load_n(&per_cpu(nmi_cpu, cpu).sent, __ATOMIC_RELAXED);
 	out->ours = READ_ONCE(s->ours);
 	out->kicks = READ_ONCE(s->kicks);
 	out->probe_landed = READ_ONCE(s->probe_landed);

@@ -90,13 +90,16 @@ void nmi_handler_unregister(struct nmi_handler *h);
  */
 void nmi_watch_range(u64 start, u64 end);
 
-void nmi_send(int cpu);        /* one NMI to cpu, counted as slablab's own (this cpu too) */
+/* One NMI to cpu (this one too), slablab's own; false when one of slablab's is on its way
+ * there already (not yet taken), which then serves: none is sent. */
+bool nmi_send(int cpu);
 void nmi_send_unasked(int cpu); /* one NMI that slablab does not count as its own, as a
 				 * watchdog or a front-panel button sends: for tests */
 
 struct nmi_stats {
+	u64 sent;        /* NMIs slablab sent this cpu (nmi_send) */
 	u64 received;    /* NMIs this cpu's handler ran for (coalesced ones count once) */
-	u64 ours;        /* of them, slablab's (nmi_send; kernel/nmi.c says how it tells) */
+	u64 ours;        /* of them, slablab's (kernel/nmi.c says how it tells) */
 	u64 kicks;       /* spinlock wake-ups (kernel/spinlock.c's halted waiters) */
 	u64 probe_landed, probe_in_range, probe_hits; /* while a probe was armed on this cpu */
 	u64 handled;     /* claimed by a registered handler */

@@ -89,9 +89,9 @@ void rcu_quiescent_state(void);
 bool rcu_idle_enter(void);
 
 /*
- * Stalls: a grace period older than rcu_stall_ms (boot option, default 10000) is reported
- * by its waiters, naming each CPU it waits for and what that CPU is doing, and again each
- * rcu_stall_ms while it lasts. The timeout can be changed at run time (tests do).
+ * Stalls: a grace period older than the stall timeout (10 s) is reported by its waiters,
+ * naming each CPU it waits for and what that CPU is doing, and again each timeout while it
+ * lasts. The timeout can be changed at run time (tests do); 0 sets it back to 10 s.
  */
 void rcu_set_stall_timeout_ms(u64 ms);
 /* Where a stalled cpu is ("func+off ..."), for the report: kernel/nmi.c asks it by NMI. */
