@@ -36,7 +36,7 @@ struct cpu_tables {
 	u64 gdt[5] __aligned(16);
 	struct tss64 tss __aligned(16);
 	struct idt_gate idt[256] __aligned(16);
-	u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+	u8 ist_stacks[IST_STACKS][IST_STACK_SIZE] __aligned(16);
 };
 
 static DEFINE_PER_CPU(struct cpu_tables, cpu_tables);
@@ -70,7 +70,7 @@ void cpu_tables_init(void)
 
 	memset(&t->tss, 0, sizeof(t->tss));
 	t->tss.iomap_base = sizeof(t->tss); /* no I/O bitmap */
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < IST_STACKS; i++)
 		t->tss.ist[i] = (u64)(uptr)(t->ist_stacks[i] + IST_STACK_SIZE);
 
 	for (int v = 0; v < 256; v++)
