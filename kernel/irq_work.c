@@ -7,6 +7,7 @@
  */
 #include "kernel/arch.h"
 #include "kernel/irq_work.h"
+#include "kernel/list.h"
 #include "kernel/percpu.h"
 
 struct irq_work_cpu {
@@ -39,19 +40,12 @@ bool irq_work_queue(struct irq_work *w)
 void irq_work_run(void)
 {
 	struct irq_work_cpu *c = this_cpu_ptr(&irq_work_cpu);
-	struct irq_work *list = __atomic_exchange_n(&c->list, NULL, __ATOMIC_ACQUIRE), *prev = NULL;
+	struct irq_work *list = slist_reverse(__atomic_exchange_n(&c->list, NULL, __ATOMIC_ACQUIRE));
 
-	while (list) { /* reverse: the oldest first */
-		struct irq_work *next = list->next;
+	while (list) {
+		struct irq_work *w = list;
 
-		list->next = prev;
-		prev = list;
-		list = next;
-	}
-	while (prev) {
-		struct irq_work *w = prev;
-
-		prev = w->next;
+		list = w->next;
 		/* Pending drops before func runs, so func (or an NMI meanwhile) may queue it again. */
 		__atomic_store_n(&w->pending, 0, __ATOMIC_RELEASE);
 		w->func(w);

@@ -15,6 +15,7 @@
  */
 #include "kernel/arch.h"
 #include "kernel/irqflags.h"
+#include "kernel/list.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
@@ -124,25 +125,18 @@ void smp_init(void)
 static void flush_call_queue(void)
 {
 	struct cpu_calls *me = this_cpu_ptr(&cpu_calls);
-	struct call_single_data *list, *prev = NULL;
+	struct call_single_data *list;
 
 	irq_enter();
-	list = __atomic_exchange_n(&me->queue, NULL, __ATOMIC_ACQUIRE);
-	while (list) { /* reverse: run the oldest first */
-		struct call_single_data *next = list->next;
-
-		list->next = prev;
-		prev = list;
-		list = next;
-	}
-	while (prev) {
-		struct call_single_data *csd = prev;
+	list = slist_reverse(__atomic_exchange_n(&me->queue, NULL, __ATOMIC_ACQUIRE));
+	while (list) {
+		struct call_single_data *csd = list;
 		smp_call_func_t fn = csd->fn;
 		void *info = csd->info;
 
 		int owner = csd->owner;
 
-		prev = csd->next; /* read before unlocking: the owner may reuse csd at once */
+		list = csd->next; /* read before unlocking: the owner may reuse csd at once */
 		fn(info);
 		this_cpu(ipi_stats).calls_run++;
 		if (__atomic_exchange_n(&csd->flags, 0, __ATOMIC_ACQ_REL) & CSD_SLEEPER)
