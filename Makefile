@@ -307,8 +307,8 @@ test:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
-# The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
-# pass of it): docs/ipi-protocol.md.
+# The ipi schemes' protocol and RCU's grace periods in Promela, checked with spin at length
+# (make test does a short pass of each): docs/ipi-protocol.md, docs/rcu.md.
 # make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab
 # (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
 # minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
@@ -330,6 +330,7 @@ test-numa:
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full
+	@tools/model/rcu.sh --full
 
 # The course labs (docs/labs/, tools/lab.py). OUT is also iso-cmdline's: its default here is
 # build/labN. TREE: the tree to grade (default this one), built with its own Makefile and
