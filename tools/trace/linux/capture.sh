@@ -113,7 +113,8 @@ done
 
 case "$workload" in
 fswalk)
-    setup='mount -t ext4 /dev/vdb /mnt || echo "capture: mount of /dev/vdb failed"
+    setup='waitdev /dev/vdb
+mount -t ext4 /dev/vdb /mnt || echo "capture: mount of /dev/vdb failed"
 mkdir -p /mnt/tree
 for a in 0 1 2 3 4 5 6 7 8 9; do for b in 0 1 2 3 4 5 6 7 8 9; do
     mkdir -p /mnt/tree/$a/$b
@@ -141,6 +142,8 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs -o size=90% tmp /tmp
 mount -t tracefs tracefs /sys/kernel/tracing
+# virtio_blk finds its disks after insmod returns: wait for the node (10 s at most)
+waitdev() { i=0; while [ ! -b \$1 ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; [ -b \$1 ] || echo "capture: no \$1"; }
 $insmods
 $setup
 T=/sys/kernel/tracing
@@ -180,7 +183,8 @@ for tracer in $tracers; do
         ;;
     esac
 done
-cd /tmp/out && tar -cf /dev/vda . && sync && echo "capture: done"
+waitdev /dev/vda
+[ -b /dev/vda ] && cd /tmp/out && tar -cf /dev/vda . && sync && echo "capture: done"
 poweroff -f
 INIT
 chmod +x "$root/init"
