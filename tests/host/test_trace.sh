@@ -275,12 +275,13 @@ record_exit_code() {
 # tools/trace/linux/capture.sh, each 2000 lines from the middle of its text): each gives a trace both
 # readers accept, with a stream per CPU, caches named as Linux named them (learned from
 # the frees: 6.1's kmem_cache_alloc has no name=), and the counts a cut-out trace has.
+# linux_sample WORKLOAD.FORMAT STREAMS CACHE...: tests/traces/linux/WORKLOAD.FORMAT.txt
 linux_sample() {
-    local fmt=$1 o k
-    shift
-    o=$("$py" "$tool" from-linux "$root/tests/traces/linux/hackbench.$fmt.txt" -o "$out/l-$fmt.trace" 2>&1) ||
+    local fmt=$1 streams=$2 o k
+    shift 2
+    o=$("$py" "$tool" from-linux "$root/tests/traces/linux/$fmt.txt" -o "$out/l-$fmt.trace" 2>&1) ||
         { echo "$o"; return 1; }
-    [[ $o == *"slabtrace: $out/l-$fmt.trace: 4 streams (CPUs), "* ]] || { echo "from-linux said: $o"; return 1; }
+    [[ $o == *"slabtrace: $out/l-$fmt.trace: $streams streams (CPUs), "* ]] || { echo "from-linux said: $o"; return 1; }
     [[ $o == *"frees of objects allocated before the trace began (skipped): "* ]] ||
         { echo "no frees from before the trace counted: $o"; return 1; }
     [[ $o == *"objects live at the end (freed at the end of the replay): "* ]] ||
@@ -360,9 +361,24 @@ linux_checked_in() {
     "$py" "$tool" from-linux "$root/tests/traces/linux/hackbench.trace-cmd.txt" -o "$out/lh.trace" \
         --source linux-6.1:hackbench >/dev/null && cmp "$out/lh.trace" "$root/tests/traces/linux-hackbench.trace"
 }
-t linux_tracefs linux_sample tracefs "skbuff_head_cache size 232 align 0 flags 0x0"
-t linux_trace_cmd linux_sample trace-cmd "skbuff_head_cache size 232 align 0 flags 0x0"
-t linux_perf linux_sample perf "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_tracefs linux_sample hackbench.tracefs 4 "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_trace_cmd linux_sample hackbench.trace-cmd 4 "skbuff_head_cache size 232 align 0 flags 0x0"
+t linux_perf linux_sample hackbench.perf 4 "skbuff_head_cache size 232 align 0 flags 0x0"
+# make trace-linux's other workloads (2000 lines from the middle of each trace-cmd text):
+# loopback networking, fork/exec, a filesystem walk
+t linux_net linux_sample net.trace-cmd 4 "TCP size 2280 align 0 flags 0x0" \
+    "skbuff_fclone_cache size 512 align 0 flags 0x0" "request_sock_TCP size 304 align 0 flags 0x0"
+t linux_forkexec linux_sample forkexec.trace-cmd 3 "task_struct size 8392 align 0 flags 0x0" \
+    "mm_struct size 1104 align 0 flags 0x0" "vm_area_struct size 152 align 0 flags 0x0"
+t c_converter_net c_same "$root/tests/traces/linux/net.trace-cmd.txt"
+t c_converter_forkexec c_same "$root/tests/traces/linux/forkexec.trace-cmd.txt"
+# the checked-in conversions: forkexec's sample, net's whole capture (8952 events)
+forkexec_checked_in() {
+    "$ctool" from-linux "$root/tests/traces/linux/forkexec.trace-cmd.txt" -o "$out/lf.trace" \
+        --source linux-6.1:forkexec >/dev/null && cmp "$out/lf.trace" "$root/tests/traces/linux-forkexec.trace"
+}
+t linux_forkexec_checked_in forkexec_checked_in
+t linux_net_checked_in same "$root/tests/traces/linux-net.trace"
 t linux_not_kmem linux_not_kmem
 t linux_checked_in_trace linux_checked_in
 t c_converter_tracefs c_same "$root/tests/traces/linux/hackbench.tracefs.txt"

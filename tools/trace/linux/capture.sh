@@ -104,7 +104,7 @@ add_mod() {
     mods+=("$path")
 }
 for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do add_mod "$m"; done
-[ "$workload" = fswalk ] && add_mod ext4
+[ "$workload" = fswalk ] && add_mod crc32c_generic && add_mod ext4 # ext4 asks the crypto API for crc32c at every mount
 insmods=
 for m in "${mods[@]}"; do
     cp "$moddir/$m" "$root/mod/"
