@@ -310,8 +310,6 @@ test:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
-# The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
-# pass of it): docs/ipi-protocol.md.
 # make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab
 # (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
 # minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
@@ -330,6 +328,8 @@ test-numa:
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_NUMA=1 \
 	  TEST_FILTER='^numa\[(scheme=|x2apic)' tools/test.sh
 
+# The Promela models (tools/model/: the ipi schemes' protocol, the sheaves barn), checked
+# with spin at length (make test does a short pass of each): docs/models.md.
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full
