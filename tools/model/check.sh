@@ -132,10 +132,11 @@ one() {
 
 # The runs are independent: as many at once as there are CPUs (MODEL_JOBS=N to choose),
 # each printing into its own file, printed in order at the end. Each model's runs go into
-# a directory of their own (build/model/NAME/), so two models can be checked at once.
+# a directory of their own (build/model/NAME/, build/model/full-NAME/), so two models, or a
+# short pass and make model, can be checked at once.
 jobs=${MODEL_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
-work=$work/$(IFS=-; echo "${models[*]}")
+work=$work/$([ "$full" = 1 ] && echo full-)$(IFS=-; echo "${models[*]}")
 mkdir -p "$work"
 echo "KTAP version 1"
 echo "1..${#runs[@]}"
