@@ -543,6 +543,8 @@ def from_linux(lines, source):
             e["name"] = a.get("name")
             if ev in ALLOC_EVENTS:
                 e["size"] = _num(n, "bytes_req", a.get("bytes_req", "0"))
+                if not 0 <= e["size"] <= 0xFFFFFFFF:
+                    raise TraceError(f"line {n}: bytes_req out of range")
                 e["node"] = _num(n, "node", a.get("node", "-1"))
                 if e["node"] >= MAX_NODES:
                     raise TraceError(f"line {n}: node={e['node']}, the format allows 0..{MAX_NODES - 1}")
