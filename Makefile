@@ -226,6 +226,7 @@ replay:
 # SCALE=N repeats the workload N times and traces it with trace-cmd alone (TRACERS= to
 # choose): build/trace/linux-xN/ and build/trace/linux-WORKLOAD-xN.trace (SCALE=150 of
 # hackbench: 10 million events, MEM=3G for the guest's copy of the trace).
+WORKLOAD ?= hackbench
 SCALE ?= 1
 TRACERS ?=
 tl_dir = $(B)/trace/linux$(if $(filter-out 1,$(SCALE)),-x$(SCALE))
