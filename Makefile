@@ -227,8 +227,8 @@ replay:
 # report and perf script are kept in build/trace/linux/ and trace-cmd's is converted to
 # build/trace/linux-WORKLOAD.trace, ready for make replay TRACE=build/trace/linux-WORKLOAD.trace.
 # SCALE=N repeats the workload N times and traces it with trace-cmd alone (TRACERS= to
-# choose): build/trace/linux-xN/ and build/trace/linux-WORKLOAD-xN.trace (SCALE=150 of
-# hackbench: 10 million events, MEM=3G for the guest's copy of the trace).
+# choose): build/trace/linux-xN/ and build/trace/linux-WORKLOAD-xN.trace (SCALE=160 of
+# hackbench: 10.5 million events, MEM=3G for the guest's copy of the trace).
 WORKLOAD ?= hackbench
 SCALE ?= 1
 TRACERS ?=

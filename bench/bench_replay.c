@@ -104,6 +104,7 @@ struct rp_slot {
 	u16 cache;
 	u16 cpu;
 };
+_Static_assert(sizeof(struct rp_slot) == 16, "docs/traces.md: 16 bytes an id");
 
 struct rp_stream {
 	struct trace_cursor cur;
@@ -812,6 +813,7 @@ static void run_replay(void)
 	u64 *samples = NULL;
 	char src[40], params[320], pace[48], a[24], b[24], c[24];
 	struct rp_result *res = NULL;
+	unsigned long table_free0, table_kib;
 
 	if (boot_param_given(replay_scale) && strcmp(replay_pace, "original")) {
 		bench_fail("replay", "replay_scale=%u scales the recorded times of "
@@ -849,6 +851,7 @@ static void run_replay(void)
 			goto out;
 		}
 	}
+	table_free0 = nr_free_pages();
 	if (bench_table_alloc(&r.state, t.nr_ids ? t.nr_ids : 1, 1) ||
 	    bench_table_alloc(&r.slots, t.nr_ids ? t.nr_ids : 1, sizeof(struct rp_slot))) {
 		bench_fail("replay", "no memory for the table of %llu objects: it needs %llu MiB, "
@@ -859,6 +862,7 @@ static void run_replay(void)
 			   bench_free_mib());
 		goto out;
 	}
+	table_kib = (table_free0 - MIN(table_free0, nr_free_pages())) * (PAGE_SIZE / 1024);
 	cursors = kcalloc(t.nr_streams, sizeof(*cursors), GFP_KERNEL);
 	r.streams = kcalloc(t.nr_streams, sizeof(*r.streams), GFP_KERNEL);
 	r.cpus = kcalloc((size_t)nr_cpu_ids, sizeof(*r.cpus), GFP_KERNEL);
@@ -895,6 +899,12 @@ static void run_replay(void)
 	       (unsigned long long)sum.double_free, (unsigned long long)sum.size_zero,
 	       (unsigned long long)sum.size_too_big, (unsigned long long)(RP_MAX_SIZE >> 10),
 	       (unsigned long long)sum.page_allocs, (unsigned long long)sum.live_at_end, reps);
+	printk("replay: memory beside the trace: the table of %llu ids, %llu bytes (16 bytes an "
+	       "id, a byte of state and the pointers to its pieces); the page allocator gave it "
+	       "%lu KiB\n", (unsigned long long)t.nr_ids,
+	       (unsigned long long)(bench_table_bytes(t.nr_ids, 1) +
+				    bench_table_bytes(t.nr_ids, sizeof(struct rp_slot))),
+	       table_kib);
 	if (t.version >= 2)
 		printk("replay: trace version %u: %llu kfree_rcu, each object freed at its rcu_free "
 		       "event (%llu of them; %llu still handed to RCU at the end, freed then): "
