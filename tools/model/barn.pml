@@ -1,6 +1,6 @@
 /*
- * A model of mm/scheme_sheaves.c's sheaves and barn, checked with spin (tools/model/check.sh,
- * docs/ipi-protocol.md's neighbour: docs/traces.md names the models). Build with
+ * A model of mm/scheme_sheaves.c's sheaves and barn, checked with spin (tools/model/check.sh;
+ * docs/models.md says what it covers and what it found). Build with
  * -DNCPU=2|3, -DOPS=N (operations per cpu), -DROLES=0|1, -DBUG=0 or a seeded bug. With
  * ROLES=1 cpu 0 only frees and cpu 1 only allocates (a producer and a consumer: sheaves go
  * from one to the other through the barn in few steps; a third cpu does both), with ROLES=0
@@ -56,7 +56,7 @@
 
 #define NOBJ 4        /* objects of the cache */
 #define NINUSE 2      /* of them held by the program at the start (so frees come first too) */
-#define CAP 1         /* objects a sheaf holds (s->sheaf_capacity) */
+#define CAP 1         /* objects a sheaf holds (the C's capacity_of(s)) */
 #define NSHEAF 4      /* pages the page allocator has for sheaves */
 #define BARN_MAX 1    /* full sheaves a barn keeps, and empty ones */
 #define NONE 255
