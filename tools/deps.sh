@@ -47,7 +47,8 @@ checks_bench=(
     cmd:gnuplot:gnuplot-nox
 )
 # make trace-linux (tools/trace/linux/capture.sh): Debian's kernel booted in QEMU with an
-# initramfs of busybox (static), hackbench, trace-cmd and perf.
+# initramfs of busybox (static), hackbench, trace-cmd and perf; mke2fs makes the file system
+# of WORKLOAD=fswalk.
 checks_trace=(
     glob:/boot/vmlinuz-*-amd64:linux-image-amd64
     file:/bin/busybox:busybox-static
@@ -55,6 +56,7 @@ checks_trace=(
     cmd:trace-cmd:trace-cmd
     cmd:perf:linux-perf
     cmd:cpio:cpio
+    file:/usr/sbin/mke2fs:e2fsprogs
     py:python3:python3
 )
 # make bench-linux (tools/bench-linux/run.sh): a module built by kbuild against Debian's
