@@ -82,7 +82,11 @@ FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
 	fuzz bench replay trace-linux bench-linux handout grade test-labs
-all: $(B)/slablab.elf $(B)/slablab.iso
+# Like every target below, the default one first checks its tools (tools/deps.sh: installs
+# what is missing as root, else prints the apt-get line and stops).
+all:
+	@tools/deps.sh build
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
@@ -320,6 +324,7 @@ TREE ?= .
 CHECK ?=
 handout:
 	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
+	@tools/deps.sh build
 	@python3 tools/lab.py handout $(call sq,$(LAB)) \
 	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/lab$(LAB),$(OUT)))
 
