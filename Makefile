@@ -5,7 +5,9 @@
 #   make run        boot in QEMU, serial console on stdout; exit 0 iff the kernel reports success
 #   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
-#   make deps       install the Debian packages the above need (as root), or print the apt line
+#   make deps       install the Debian packages the above need (as root), or print the apt
+#                   line; fetch QEMU 10 for the x2APIC boots (tools/qemu10.sh). Every target
+#                   checks its own tools first (tools/deps.sh GROUP), make alone the build group
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
