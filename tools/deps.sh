@@ -61,6 +61,11 @@ checks_run=(
     cmd:qemu-system-x86_64:qemu-system-x86
     file:/usr/share/ovmf/OVMF.fd:ovmf
 )
+# make run SCREEN=1: QEMU's window is its GTK module (Debian's qemu-system-gui, one of
+# qemu-system-x86's recommends, which the run group does not install).
+checks_screen=(
+    file:/usr/lib/x86_64-linux-gnu/qemu/ui-gtk.so:qemu-system-gui
+)
 # make test, and make test-big, test-numa, test-labs, fuzz, model: the host tests' builds
 # (objcopy for build/host's strlcpy.o, clang and libFuzzer for fuzz_slab), what they check
 # with (zbarimg reads the screen's QR code, spin checks the IPI protocol's model,
@@ -141,6 +146,7 @@ for group in "$@"; do
     build) want+=("${checks_build[@]}") ;;
     run)
         want+=("${checks_build[@]}" "${checks_run[@]}")
+        [ "${SCREEN:-0}" != 1 ] || want+=("${checks_screen[@]}")
         # The knobs make run exports: x2APIC under TCG needs QEMU 8 or later (below).
         if [ "${APIC:-}" = x2apic ] || { [[ ${SMP:-} =~ ^[0-9]+$ ]] && [ "$SMP" -gt 255 ]; }; then
             want_qemu10=1
