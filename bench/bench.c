@@ -157,14 +157,13 @@ static bool list_has(const char *filter, const char *name)
 static const char *schemes[MAX_SCHEMES];
 static int nr_schemes;
 
-void bench_select_schemes(const char *list)
+void bench_select_schemes(void)
 {
 	const char *name;
 
 	nr_schemes = 0;
-	for (unsigned i = 0; (name = slab_scheme_name(i)) && nr_schemes < MAX_SCHEMES; i++)
-		if (list_has(list, name))
-			schemes[nr_schemes++] = name;
+	for (unsigned i = 0; (name = slab_scheme_chosen(i)) && nr_schemes < MAX_SCHEMES; i++)
+		schemes[nr_schemes++] = name;
 }
 
 void bench_select_peer(const char *name)
@@ -414,7 +413,7 @@ static void print_meta(const char *benches)
 	snprintf(opts, sizeof(opts),
 		 "fastpath=%s bench_reps=%u hackbench_groups=%u hackbench_loops=%u "
 		 "remote_objects=%u scaling_ops=%u latency_samples=%u",
-		 slab_boot_fastpath, reps_option, hackbench_groups, hackbench_loops,
+		 slab_fastpath_name(slab_boot_fastpath()), reps_option, hackbench_groups, hackbench_loops,
 		 remote_objects, scaling_ops, latency_samples);
 	printk("bench: cpu \"%s\", %d CPUs, TSC %llu.%llu MHz, accel %s%s, seed %llu\n",
 	       arch_cpu_model(), nr_cpu_ids, (unsigned long long)(tsc_khz / 1000),
@@ -437,7 +436,9 @@ static void print_meta(const char *benches)
 		cmd[c] = '\0';
 		printk("%s", cmd);
 	}
-	printk("\",\"benches\":\"%s\",\"schemes\":\"%s\",", benches, sch);
+	/* baseline: the scheme the summary's ratios are to (SLAB_SCHEME_BASELINE) */
+	printk("\",\"benches\":\"%s\",\"schemes\":\"%s\",\"baseline\":\"%s\",", benches, sch,
+	       slab_scheme_with(SLAB_SCHEME_BASELINE) ?: "");
 	printk("\"options\":\"%s\",\"figure\":\"run\",\"value\":0,\"unit\":\"none\","
 	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d}\n", opts, bench_accel(),
 	       bench_emulated() ? "true" : "false", nr_cpu_ids);
@@ -610,6 +611,8 @@ int bench_run_selected(const char *filter)
 	if (bench_emulated())
 		printk("bench: running under QEMU's TCG: the TSC runs at host time, every figure is "
 		       "emulated (\"emulated\":true); ICOUNT=1 makes it count instructions\n");
+	if (!nr_schemes) /* no peer chosen (the host build's): scheme='s */
+		bench_select_schemes();
 	print_meta(names);
 	for (int i = 0; i < nr_run; i++) {
 		u64 t0 = ktime_ns();

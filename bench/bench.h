@@ -49,7 +49,7 @@ bool bench_emulated(void);
 
 /* What a boot with neither test= nor bench= runs (make run), and how long it takes. */
 #define BENCH_DEFAULT "fastpath,bulk,hackbench,remote,scaling,latency,memory,replay"
-#define BENCH_DEFAULT_TIME "about a minute under QEMU's TCG with 4 CPUs on a 2-core host, six schemes"
+#define BENCH_DEFAULT_TIME "about a minute under QEMU's TCG with 4 CPUs on a 2-core host"
 
 /*
  * Arch hooks, empty in the kernel (weak in bench.c): the host build's noise figures
@@ -65,10 +65,11 @@ void bench_arch_end(void);
 int bench_run_selected(const char *filter);
 
 /*
- * scheme=: the schemes every benchmark compares, in slab_scheme_name() order (so schemes
- * added later need no edit here): those in list, which slab_boot_schemes() checked.
+ * The schemes every benchmark compares: slab_scheme_chosen()'s (scheme=, parsed and checked
+ * by the slab allocator), so a scheme added later needs no edit here; bench_run_selected
+ * takes them unless bench_select_peer chose a peer.
  */
-void bench_select_schemes(const char *list);
+void bench_select_schemes(void);
 /* The host build's peers (tools/bench-host/peer.c): one "scheme", an allocator's name,
  * whose caches are that process's malloc/free. */
 void bench_select_peer(const char *name);
@@ -91,7 +92,8 @@ void bench_fail(const char *bench, const char *fmt, ...) __printf(2, 3);
 
 /*
  * The summary at the end: a benchmark's headline figure per scheme, printed with its ratio
- * to the "lock" scheme's. value in tenths.
+ * to the baseline scheme's (SLAB_SCHEME_BASELINE: lock; the meta line's "baseline").
+ * value in tenths.
  */
 void bench_headline(const char *bench, const char *scheme, const char *figure, u64 value,
 		    const char *unit);

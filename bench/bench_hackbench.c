@@ -461,18 +461,13 @@ out:
 
 #define HB_REPS_DEFAULT 5
 
-static enum slab_fastpath boot_fastpath(void)
-{
-	return strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ : SLAB_FASTPATH_CMPXCHG;
-}
-
 /* A scheme's two caches: sk_buff-like headers, and kmalloc-128's shape for the payload. */
 int hackbench_caches(const char *scheme, struct kmem_cache **header, struct kmem_cache **payload)
 {
 	*header = kmem_cache_create_scheme("hb-skbuff", HB_HEADER_SIZE, 0, SLAB_HWCACHE_ALIGN,
-					   NULL, scheme, boot_fastpath());
+					   NULL, scheme, slab_boot_fastpath());
 	*payload = kmem_cache_create_scheme("hb-kmalloc-128", 128, 0, 0, NULL, scheme,
-					    boot_fastpath());
+					    slab_boot_fastpath());
 	if (*header && *payload)
 		return 0;
 	if (*header)
@@ -500,7 +495,7 @@ static void run_hackbench(void)
 	       "loops; a message = a %d-byte header (own cache) + a %d-byte payload from a "
 	       "kmalloc-128-shaped cache of the scheme (the real kmalloc caches have the boot "
 	       "scheme); fastpath %s; median of %u runs\n", nr_cpu_ids, HB_HEADER_SIZE,
-	       HB_PAYLOAD_SIZE, slab_boot_fastpath, reps);
+	       HB_PAYLOAD_SIZE, slab_fastpath_name(slab_boot_fastpath()), reps);
 	for (int si = 0; si < ns && si < 16; si++) {
 		const char *scheme = bench_scheme(si);
 

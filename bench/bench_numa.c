@@ -268,8 +268,7 @@ static void numa_mix(int scope)
 
 static void run_numa(void)
 {
-	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
-								       : SLAB_FASTPATH_CMPXCHG;
+	enum slab_fastpath fp = slab_boot_fastpath();
 	struct numa_run *r;
 
 	if (nr_node_ids < 2)

@@ -56,8 +56,7 @@ static void run_remote(void)
 {
 	int pairs = nr_cpu_ids / 2, reps = (int)bench_reps(REMOTE_REPS_DEFAULT);
 	u64 objects = remote_objects;
-	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
-								       : SLAB_FASTPATH_CMPXCHG;
+	enum slab_fastpath fp = slab_boot_fastpath();
 	struct remote_run *r;
 	struct cpumask mask;
 	u64 *thr, *per, *ipi;
@@ -87,7 +86,7 @@ static void run_remote(void)
 		cpumask_set_cpu(cpu, &mask);
 	printk("%d pairs (cpu 2k allocates, cpu 2k+1 frees), %llu objects of %d bytes per pair, "
 	       "fastpath %s, median of %d runs%s\n", pairs, (unsigned long long)objects, OBJ_SIZE,
-	       slab_boot_fastpath, reps, bench_emulated() ? ", emulated" : "");
+	       slab_fastpath_name(slab_boot_fastpath()), reps, bench_emulated() ? ", emulated" : "");
 	printk("%-14s %16s %14s %14s\n", "scheme", "objects/s", "cycles/object", "IPIs/1000 frees");
 	for (int si = 0; si < bench_nr_schemes(); si++) {
 		const char *scheme = bench_scheme(si);

@@ -542,11 +542,6 @@ static void destroy_caches(struct rp_run *r, u32 nr)
 	memset(r->classes, 0, sizeof(r->classes));
 }
 
-static enum slab_fastpath boot_fastpath(void)
-{
-	return strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ : SLAB_FASTPATH_CMPXCHG;
-}
-
 static int create_caches(struct rp_run *r, const char *scheme)
 {
 	char name[32];
@@ -560,7 +555,7 @@ static int create_caches(struct rp_run *r, const char *scheme)
 		r->caches[i] = kmem_cache_create_scheme(c.name, c.size, c.align,
 							(c.flags & TRACE_CACHE_HWCACHE_ALIGN) ?
 								SLAB_HWCACHE_ALIGN : 0,
-							NULL, scheme, boot_fastpath());
+							NULL, scheme, slab_boot_fastpath());
 		if (!r->caches[i]) {
 			bench_fail("replay", "cannot create the trace's cache %u (%s, %u bytes) with "
 				   "scheme %s", i, c.name, c.size, scheme);
@@ -571,7 +566,7 @@ static int create_caches(struct rp_run *r, const char *scheme)
 	for (unsigned i = 0; i < RP_NR_CLASSES; i++) {
 		snprintf(name, sizeof(name), "rp-kmalloc-%u", rp_classes[i]);
 		r->classes[i] = kmem_cache_create_scheme(name, rp_classes[i], 0, 0, NULL, scheme,
-							 boot_fastpath());
+							 slab_boot_fastpath());
 		if (!r->classes[i]) {
 			bench_fail("replay", "cannot create %s with scheme %s", name, scheme);
 			destroy_caches(r, r->t->nr_caches);

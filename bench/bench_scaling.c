@@ -64,8 +64,7 @@ struct mix_run {
 
 int mix_caches(struct mix_setup *m, const char *scheme)
 {
-	enum slab_fastpath fp = strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_IRQ
-								       : SLAB_FASTPATH_CMPXCHG;
+	enum slab_fastpath fp = slab_boot_fastpath();
 
 	memset(m->caches, 0, sizeof(m->caches));
 	for (int c = 0; c < MIX_CLASSES; c++) {
@@ -347,7 +346,7 @@ static void run_scaling(void)
 	counts[nc++] = nr_cpu_ids;
 	printk("mixed workload: %u ops per CPU (free a random slot of 128, allocate 16..1024 "
 	       "bytes; %d%% of frees done by another CPU), fastpath %s, median of %d runs%s\n",
-	       scaling_ops, MIX_REMOTE_PCT, slab_boot_fastpath, reps,
+	       scaling_ops, MIX_REMOTE_PCT, slab_fastpath_name(slab_boot_fastpath()), reps,
 	       bench_emulated() ? ", emulated: past the host's cores, added vCPUs share them" : "");
 	printk("%-14s %6s %18s %14s\n", "scheme", "CPUs", "ops/s", "% of linear");
 	for (int si = 0; si < ns; si++) {

@@ -27,35 +27,35 @@ struct variant {
 };
 
 /*
- * Every selected scheme (scheme=), with each fastpath; a cache with a layer in front of the
- * cpu slab (SLAB_SCHEME_LAYER, or the debug checks) bypasses the fastpaths, so it is
- * measured once.
+ * mm/slab.h's variants (slab_variant) of the selected schemes (scheme=). A cache with a
+ * layer in front of the cpu slab bypasses the fastpaths: a scheme's own layer is one
+ * variant already; with the debug checks on every cache (slub_debug=) any scheme's cache
+ * has one, and is measured once, as "layer".
  */
 static struct variant variants[32];
 static unsigned int nr_variants;
 
 static void make_variants(void)
 {
-	nr_variants = 0;
-	for (int i = 0; i < bench_nr_schemes() && nr_variants + 2 <= ARRAY_SIZE(variants); i++) {
-		const char *name = bench_scheme(i);
-		struct kmem_cache *probe =
-			kmem_cache_create_scheme("bench-probe", 64, 0, 0, NULL, name, 0);
-		bool layer = probe && kmem_cache_has_layer(probe);
+	const struct slab_variant *v;
 
+	nr_variants = 0;
+	for (unsigned int i = 0; (v = slab_variant(i)) && nr_variants < ARRAY_SIZE(variants); i++) {
+		struct kmem_cache *probe;
+		bool layer;
+
+		if (!bench_scheme_selected(v->scheme))
+			continue;
+		probe = kmem_cache_create_scheme("bench-probe", 64, 0, 0, NULL, v->scheme, v->fastpath);
+		layer = probe && kmem_cache_has_layer(probe);
 		if (probe)
 			kmem_cache_destroy(probe);
-		if (layer) {
-			/* "sheaf" for a layer of object arrays, "layer" for any other. */
-			bool arrays = (slab_scheme_flags(name) & (SLAB_SCHEME_LAYER | SLAB_SCHEME_OWNER)) ==
-				      SLAB_SCHEME_LAYER;
-
-			variants[nr_variants++] =
-				(struct variant){ name, SLAB_FASTPATH_IRQ, arrays ? "sheaf" : "layer" };
+		if (layer && !(v->scheme_flags & SLAB_SCHEME_LAYER)) {
+			if (v->fastpath == SLAB_FASTPATH_IRQ)
+				variants[nr_variants++] = (struct variant){ v->scheme, v->fastpath, "layer" };
 			continue;
 		}
-		variants[nr_variants++] = (struct variant){ name, SLAB_FASTPATH_IRQ, "irq" };
-		variants[nr_variants++] = (struct variant){ name, SLAB_FASTPATH_CMPXCHG, "cmpxchg" };
+		variants[nr_variants++] = (struct variant){ v->scheme, v->fastpath, v->path };
 	}
 }
 
@@ -64,7 +64,7 @@ static bool headline_variant(const struct variant *v)
 {
 	return strcmp(v->fp_name, "irq") && strcmp(v->fp_name, "cmpxchg")
 		       ? true
-		       : !strcmp(v->fp_name, slab_boot_fastpath);
+		       : v->fastpath == slab_boot_fastpath();
 }
 
 static void emit(const char *bench, const char *params, const char *figure,

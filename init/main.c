@@ -30,15 +30,8 @@ boot_param(crash, crash_kind, enum, crash_kinds, "",
 
 void kmain(void)
 {
-	const char *schemes;
 	int failed;
 
-	/* scheme= names are checked by the slab code, which knows its schemes. Not given: the
-	 * benchmarks compare every scheme, the boot caches keep the default (partial). */
-	schemes = slab_boot_schemes();
-	if (!schemes)
-		kernel_exit(KEXIT_FAIL);
-	bench_select_schemes(schemes);
 	slab_init();
 	if (crash_kind[0]) {
 		crash(crash_kind);

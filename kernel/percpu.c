@@ -65,6 +65,6 @@ void percpu_assign(int slot, int cpu, u32 apic_id)
 
 	h->cpu = cpu;
 	h->apic_id = apic_id;
-	h->slub_off = (unsigned long)cpu * PERCPU_SLUB_STRIDE;
+	h->slub_off = (unsigned long)cpu * percpu_slub_stride;
 	__per_cpu_offset[cpu] = h->offset;
 }

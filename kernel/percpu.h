@@ -20,8 +20,8 @@ struct percpu_hdr {
 	int cpu;              /* logical CPU number, 0..nr_cpus-1 */
 	u32 apic_id;          /* local APIC id (x2APIC id when in x2APIC mode) */
 	struct percpu_hdr *self;
-	/* cpu * PERCPU_SLUB_STRIDE: this cpu's struct kmem_cache_cpu in any cache's array
-	 * (mm/slub.c's this_cpu_slab: one %gs load and an add, no multiply) */
+	/* cpu * percpu_slub_stride: this cpu's struct kmem_cache_cpu in any cache's array
+	 * (mm/slub.h's this_cpu_slab: one %gs load and an add, no multiply) */
 	unsigned long slub_off;
 	/*
 	 * The slab fastpaths' interrupt mask (kernel/irqflags.h's irq_soft_mask; x86 reads it
@@ -31,8 +31,12 @@ struct percpu_hdr {
 	u32 irq_soft;
 };
 
-/* sizeof(struct kmem_cache_cpu) (mm/slub.h checks it): the stride of slub_off. */
-#define PERCPU_SLUB_STRIDE 384
+/*
+ * The stride of slub_off: sizeof(struct kmem_cache_cpu), which mm/slub.c defines this
+ * constant as (the struct is mm's; its size is known where it is declared, and checked
+ * there at compile time).
+ */
+extern const unsigned long percpu_slub_stride;
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DEFINE_PER_CPU_ALIGNED(type, name)                                                         \

@@ -75,8 +75,8 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "mm/slub.h"
 #include "mm/scheme_ipi.h"
+#include "mm/scheme_partial.h"
 
 enum ipi_mode { MODE_IPI, MODE_BATCH, MODE_ATOMIC };
 
@@ -127,15 +127,31 @@ static inline int slab_owner(struct slab *slab)
 	return __atomic_load_n(&slab->owner, __ATOMIC_ACQUIRE);
 }
 
-/* Owned slabs a cpu keeps before others may ask for some; empty ones it keeps. */
+/*
+ * Owned slabs a cpu keeps before others may ask for some, and the empty ones it keeps: from
+ * the partial scheme's budget (cpu_partial=), set when the cache is created (s->priv).
+ */
+struct ipi_cache {
+	unsigned int owned_budget, empty_budget;
+};
+
 static inline unsigned int owned_budget(struct kmem_cache *s)
 {
-	return MAX(2u, s->cpu_partial / s->objects);
+	return ((const struct ipi_cache *)s->priv)->owned_budget;
 }
 
 static inline unsigned int empty_budget(struct kmem_cache *s)
 {
-	return MIN(2u, owned_budget(s));
+	return ((const struct ipi_cache *)s->priv)->empty_budget;
+}
+
+static int ipi_init_cache(struct kmem_cache *s)
+{
+	struct ipi_cache *i = s->priv;
+
+	i->owned_budget = MAX(2u, cpu_partial_objects(s) / s->objects);
+	i->empty_budget = MIN(2u, i->owned_budget);
+	return 0;
 }
 
 /* Tell cpu `cpu` that its structure oc has work; with an IPI if `ipi`. */
@@ -401,7 +417,7 @@ static FASTPATH_FN void ipi_free(struct kmem_cache *s, void *object, void *calle
  * free_entry): an object start in this cpu's slab is this cache's object, of a slab this
  * cpu owns (a cpu slab is never handed over), so it goes onto the cpu freelist without a
  * lookup, as in the core's fastpath. Anything else is looked up and checked in full, then
- * ipi_free. The calls are jumps: slab_report_bad and slab_free_layer_checked find
+ * ipi_free. The calls are jumps: slab_report_bad and slab_free_checked find
  * kmem_cache_free's caller as their own.
  */
 static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
@@ -423,7 +439,7 @@ static FASTPATH_FN void ipi_free_entry(struct kmem_cache *s, void *object)
 		return;
 	}
 	irq_soft_unmask();
-	slab_free_layer_checked(s, object);
+	slab_free_checked(s, object);
 }
 
 /* ---- allocation ---- */
@@ -548,32 +564,16 @@ static __noinline void *ipi_alloc_slow_soft(struct kmem_cache *s, struct kmem_ca
 	return ipi_alloc_slow_irq(s, c, gfp, irq_soft_to_hard());
 }
 
-static inline __attribute__((always_inline)) void *__ipi_alloc(struct kmem_cache *s, gfp_t gfp, bool hardened)
-{
-	struct kmem_cache_cpu *c;
-	void *object;
-
-	irq_soft_mask();
-	c = this_cpu_slab(s);
-	object = c->freelist;
-	if (unlikely(!object))
-		return ipi_alloc_slow_soft(s, c, gfp);
-	c->freelist = hardened ? get_fp(s, object) : *(void **)((char *)object + s->offset);
-	stat(s, c, ALLOC_FASTPATH);
-	irq_soft_unmask();
-	return object;
-}
-
 /* Any cache of the scheme, hardened ones (the debug layer's) included. */
 static FASTPATH_FN void *ipi_alloc(struct kmem_cache *s, gfp_t gfp)
 {
-	return __ipi_alloc(s, gfp, true);
+	return slab_alloc_fast_irq(s, gfp, true, ipi_alloc_slow_soft);
 }
 
 /* kmem_cache_alloc itself for a plain cache (struct slab_scheme's alloc_entry). */
 static FASTPATH_FN void *ipi_alloc_entry(struct kmem_cache *s, gfp_t gfp)
 {
-	return __ipi_alloc(s, gfp, false);
+	return slab_alloc_fast_irq(s, gfp, false, ipi_alloc_slow_soft);
 }
 
 static int ipi_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
@@ -776,7 +776,7 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.summary = what,                                                                   \
 		.flags = SLAB_SCHEME_OWNER | (fl),                                                 \
 		.order = ord,                                                                      \
-		.flush_cpu_partial = ipi_flush_hook,                                               \
+		.flush_cpu = ipi_flush_hook,                                                       \
 		.alloc = ipi_alloc,                                                                \
 		.free = ipi_free,                                                                  \
 		.free_entry = ipi_free_entry,                                                      \
@@ -785,7 +785,9 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \
 		.shrink = ipi_shrink,                                                              \
+		.cache_size = sizeof(struct ipi_cache),                                            \
 		.cpu_size = sizeof(struct ipi_cpu),                                                \
+		.init_cache = ipi_init_cache,                                                      \
 		.init_cpu = ipi_init_cpu,                                                          \
 		.exit_cpu = ipi_exit_cpu,                                                          \
 		.stat_names = ipi_stat_names,                                                      \

@@ -504,7 +504,7 @@ static const struct slab_scheme lab5_scheme __used = {
 		   "with one IPI (lab 5)",
 	.flags = SLAB_SCHEME_OWNER | SLAB_SCHEME_IPI_BATCH | SLAB_SCHEME_ON_REQUEST,
 	.order = 70,
-	.flush_cpu_partial = lab5_flush,
+	.flush_cpu = lab5_flush,
 	.alloc = lab5_alloc,
 	.free = lab5_free,
 	.alloc_bulk = lab5_alloc_bulk,

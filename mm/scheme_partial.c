@@ -4,21 +4,61 @@
  *
  * A slow free that turns a full slab partial freezes it and puts it on the freeing cpu's
  * partial list, without list_lock (the core's __slab_free does the freeze with cmpxchg16b;
- * put_cpu_partial below only links it, interrupts off, on its own cpu). The list is bounded:
- * s->cpu_partial objects (120, 52, 24 or 6 by object size, or the boot option cpu_partial=),
+ * put_frozen below only links it, interrupts off, on its own cpu). The list is bounded:
+ * cpu_partial(s) objects (120, 52, 24 or 6 by object size, or the boot option cpu_partial=),
  * counted as Linux does in slabs, twice the objects over objects per slab; when a free would
  * go past it, the whole list drains to the node list first (CPU_PARTIAL_DRAIN). A cpu that
  * runs out takes its next slab from its own partial list (CPU_PARTIAL_ALLOC), and only then
  * from the node list, where it takes several slabs in one list_lock hold: the first as its
  * cpu slab, more onto its partial list until it holds half its budget (CPU_PARTIAL_NODE).
  *
- * The cpu partial list is a singly linked list through slab->next; its head's slabs field
- * counts the slabs on it. It is this scheme's per-cpu state (struct partial_cpu, c->priv).
+ * The cpu partial list is a singly linked list through slab->next; its head's scheme_state
+ * counts the slabs on it. It is this scheme's per-cpu state (struct partial_cpu, c->priv),
+ * with its counters; the budget is its per-cache state (struct partial_cache, s->priv).
  */
-#include "mm/slub.h"
+#include "kernel/cmdline.h"
+#include "mm/scheme_partial.h"
+
+unsigned int slub_cpu_partial_override;
+boot_param(cpu_partial, slub_cpu_partial_override, uint, (1, 100000), 0,
+	   "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)");
+
+/* Linux's budget by object size (set_cpu_partial), or cpu_partial=. */
+unsigned int cpu_partial_objects(const struct kmem_cache *s)
+{
+	if (slub_cpu_partial_override)
+		return slub_cpu_partial_override;
+	if (s->size >= PAGE_SIZE)
+		return 6;
+	if (s->size >= 1024)
+		return 24;
+	if (s->size >= 256)
+		return 52;
+	return 120;
+}
+
+/* The counters (struct partial_cpu's stat), in slabinfo by these names (Linux's). */
+enum partial_stat {
+	CPU_PARTIAL_ALLOC, /* cpu slab taken from the cpu partial list */
+	CPU_PARTIAL_FREE,  /* slow free put a full slab on the cpu partial list */
+	CPU_PARTIAL_NODE,  /* slab moved from the node list to the cpu partial list */
+	CPU_PARTIAL_DRAIN, /* cpu partial list drained to the node list */
+	NR_PARTIAL_STATS
+};
+
+static const char *const partial_stat_names[NR_PARTIAL_STATS] = {
+	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
+};
 
 struct partial_cpu {
 	struct slab *partial; /* frozen slabs, linked by slab->next */
+	u64 stat[NR_PARTIAL_STATS];
+};
+
+/* The budget of a cache's cpu partial lists, set when it is created (init_cache). */
+struct partial_cache {
+	unsigned int objects; /* cpu_partial_objects() */
+	unsigned int slabs;   /* in slabs, as Linux counts it: twice objects over objects per slab */
 };
 
 static inline struct partial_cpu *pc(struct kmem_cache_cpu *c)
@@ -26,9 +66,28 @@ static inline struct partial_cpu *pc(struct kmem_cache_cpu *c)
 	return c->priv;
 }
 
+static inline void pstat(struct kmem_cache_cpu *c, enum partial_stat item)
+{
+	pc(c)->stat[item]++;
+}
+
+static inline unsigned int cpu_partial(struct kmem_cache *s)
+{
+	return ((const struct partial_cache *)s->priv)->objects;
+}
+
 static inline unsigned int budget_slabs(struct kmem_cache *s)
 {
-	return MAX(1u, DIV_ROUND_UP(s->cpu_partial * 2, s->objects));
+	return ((const struct partial_cache *)s->priv)->slabs;
+}
+
+static int partial_init_cache(struct kmem_cache *s)
+{
+	struct partial_cache *pcache = s->priv;
+
+	pcache->objects = cpu_partial_objects(s);
+	pcache->slabs = MAX(1u, DIV_ROUND_UP(pcache->objects * 2, s->objects));
+	return 0;
 }
 
 static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
@@ -41,7 +100,7 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 
 	pc(c)->partial = slab->next;
 	if (pc(c)->partial)
-		pc(c)->partial->slabs = slab->slabs - 1;
+		pc(c)->partial->scheme_state = slab->scheme_state - 1;
 	/* Frozen and ours: others only push onto its freelist. Take all of it. */
 	do {
 		slab_read_freelist(slab, &freelist, &counters);
@@ -49,7 +108,7 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		new.inuse = new.objects;
 	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	c->slab = slab;
-	stat(s, c, CPU_PARTIAL_ALLOC);
+	pstat(c, CPU_PARTIAL_ALLOC);
 	return freelist;
 	/* LAB4: END */
 }
@@ -82,12 +141,12 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		} else {
 			acquire_slab(s, n, slab, false, &objects);
 			slab->next = pc(c)->partial;
-			slab->slabs = (pc(c)->partial ? pc(c)->partial->slabs : 0) + 1;
+			slab->scheme_state = (pc(c)->partial ? pc(c)->partial->scheme_state : 0) + 1;
 			pc(c)->partial = slab;
-			stat(s, c, CPU_PARTIAL_NODE);
+			pstat(c, CPU_PARTIAL_NODE);
 		}
 		available += objects;
-		if ((unsigned)available > s->cpu_partial / 2)
+		if ((unsigned)available > cpu_partial(s) / 2)
 			break;
 	}
 	spin_unlock(&n->list_lock);
@@ -108,17 +167,18 @@ static void *partial_get_partial_numa(struct kmem_cache *s, struct kmem_cache_cp
 static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				    struct slab *slab)
 {
+	pstat(c, CPU_PARTIAL_FREE);
 	/* LAB4: BEGIN */
 	struct slab *old = pc(c)->partial;
 
-	if (old && (unsigned)old->slabs >= budget_slabs(s)) {
+	if (old && (unsigned)old->scheme_state >= budget_slabs(s)) {
 		pc(c)->partial = NULL;
 		unfreeze_partials(s, c, old);
-		stat(s, c, CPU_PARTIAL_DRAIN);
+		pstat(c, CPU_PARTIAL_DRAIN);
 		old = NULL;
 	}
 	slab->next = old;
-	slab->slabs = (old ? old->slabs : 0) + 1;
+	slab->scheme_state = (old ? old->scheme_state : 0) + 1;
 	pc(c)->partial = slab;
 	/* LAB4: END */
 }
@@ -147,9 +207,14 @@ static const struct slab_scheme partial_scheme = {
 	.flags = SLAB_SCHEME_CPU_PARTIAL | SLAB_SCHEME_DEFAULT | SLAB_SCHEME_DEBUG_PARTIAL,
 	.order = 20,
 	.get_partial = partial_get_partial_numa,
-	.put_cpu_partial = partial_put_cpu_partial,
-	.flush_cpu_partial = partial_flush_cpu_partial,
+	.put_frozen = partial_put_cpu_partial,
+	.flush_cpu = partial_flush_cpu_partial,
 	.count_free = partial_count_free,
+	.cache_size = sizeof(struct partial_cache),
 	.cpu_size = sizeof(struct partial_cpu),
+	.init_cache = partial_init_cache,
+	.stat_names = partial_stat_names,
+	.nr_stats = NR_PARTIAL_STATS,
+	.stat_offset = offsetof(struct partial_cpu, stat),
 };
 slab_scheme_register(partial_scheme);

@@ -35,7 +35,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
-#include "mm/slub.h"
+#include "mm/sheaf.h"
 
 #define BARN_MAX 10 /* full sheaves in a barn, and empty ones */
 
@@ -121,6 +121,16 @@ static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 	return scheme_cpu_area(c, struct sheaves_cpu);
 }
 
+/* Per cache (s->priv): objects per sheaf (mm/sheaf.c's sheaf_capacity, at create time). */
+struct sheaves_cache {
+	unsigned int capacity;
+};
+
+static inline unsigned int capacity_of(struct kmem_cache *s)
+{
+	return ((const struct sheaves_cache *)s->priv)->capacity;
+}
+
 /*
  * main when this cpu has no sheaf (at first, after a flush, when none could be allocated):
  * empty and of no room, so the fastpaths' size tests send every call to the slow halves,
@@ -157,10 +167,10 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s, struct kmem_cache_cpu 
 	if (!page)
 		return NULL;
 	sheaf = (void *)((char *)page_address(page) +
-			 sheaf_offset_in_page((uptr)c, sizeof(*c), s->sheaf_capacity));
+			 sheaf_offset_in_page((uptr)c, sizeof(*c), capacity_of(s)));
 	sheaf->barn_next = NULL;
 	sheaf->size = 0;
-	sheaf->capacity = s->sheaf_capacity;
+	sheaf->capacity = capacity_of(s);
 	sheaf->below = NULL;
 	return sheaf;
 }
@@ -571,7 +581,7 @@ static inline bool quick_check(struct kmem_cache *s, const void *object)
  * sheaves_free_entry's half for an object outside the cpu slab, masked since there (a jump
  * from there: its return address is kmem_cache_free's caller's). The core's checks
  * in their cheap form: a slab's page, of this cache, at an object start (the size is a
- * power of two); anything that fails one goes to the full check (slab_free_layer_checked),
+ * power of two); anything that fails one goes to the full check (slab_free_checked),
  * which says what is wrong.
  */
 static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void *object,
@@ -579,7 +589,7 @@ static __noinline FASTPATH_FN void sheaves_free_other(struct kmem_cache *s, void
 {
 	if (unlikely(!quick_check(s, object))) {
 		irq_soft_unmask();
-		slab_free_layer_checked(s, object);
+		slab_free_checked(s, object);
 		return;
 	}
 	push_checked(s, c, object, false);
@@ -728,6 +738,12 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 	return n;
 }
 
+static int sheaves_init_cache(struct kmem_cache *s)
+{
+	((struct sheaves_cache *)s->priv)->capacity = sheaf_capacity(s);
+	return 0;
+}
+
 static int sheaves_init_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu)
 {
 	sc(c)->main = &no_sheaf;
@@ -758,17 +774,20 @@ static const struct slab_scheme sheaves_scheme = {
 	.summary = "per-cpu arrays of objects in front of the slabs, a barn per node (Babka 2025, Linux 6.18)",
 	.order = 30,
 	.get_partial = get_partial_node,
-	.flush_cpu_partial = sheaves_flush_cpu,
+	.flush_cpu = sheaves_flush_cpu,
 	.alloc = sheaves_alloc,
 	.free = sheaves_free,
+	.layer_name = "sheaf",
 	.free_entry = sheaves_free_entry,
 	.alloc_bulk = sheaves_alloc_bulk,
 	.free_bulk = sheaves_free_bulk,
 	.count_free = sheaves_count_free,
 	.count_node_free = sheaves_count_node_free,
 	.shrink = sheaves_shrink,
+	.cache_size = sizeof(struct sheaves_cache),
 	.cpu_size = sizeof(struct sheaves_cpu),
 	.node_size = sizeof(struct node_barn),
+	.init_cache = sheaves_init_cache,
 	.init_cpu = sheaves_init_cpu,
 	.init_node = sheaves_init_node,
 	.exit_node = sheaves_exit_node,

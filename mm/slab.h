@@ -193,11 +193,15 @@ unsigned long slab_bad_input_count(void); /* bad frees detected and refused so f
 					 * (lab5), not a design under study */
 
 /*
- * The schemes the suites and benchmarks compare, in registry order: slab_scheme_name(0), (1),
- * ... then NULL. Every registered scheme but the SLAB_SCHEME_ON_REQUEST ones that scheme=
- * does not name.
+ * The schemes the suites test, in registry order: slab_scheme_name(0), (1), ... then NULL.
+ * Every registered scheme but the SLAB_SCHEME_ON_REQUEST ones that scheme= does not name.
  */
 const char *slab_scheme_name(unsigned int i);
+/*
+ * The schemes the benchmarks compare: those scheme= names, in registry order (all: every one
+ * slab_scheme_name gives, and so with scheme= not given). The same numbering, then NULL.
+ */
+const char *slab_scheme_chosen(unsigned int i);
 /* Every registered scheme, on-request ones too (the registry's own listing). */
 const char *slab_scheme_registered(unsigned int i);
 /* The SLAB_SCHEME_* flags of the scheme called name; 0 and a message if there is none. */
@@ -214,14 +218,31 @@ unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s);
  */
 const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i);
 /*
- * The boot option scheme=, checked against the schemes above: the list the benchmarks
- * compare ("all" when scheme= was not given), or NULL after a message that names the valid
- * ones. Call it before slab_init, which gives the boot caches the first scheme named.
+ * The boot options: scheme= (parsed once, at boot: a name that is no registered scheme's is
+ * a command-line error that lists the valid ones) chooses the schemes above and the boot
+ * caches' scheme, the first it names (not given, or all: the SLAB_SCHEME_DEFAULT one);
+ * fastpath= the boot caches' fastpath; slabinfo= (1: slabinfo at the end).
  */
-const char *slab_boot_schemes(void);
-/* Boot options: fastpath= ("irq" or "cmpxchg") and slabinfo= (1: slabinfo at the end). */
-extern char slab_boot_fastpath[];
+enum slab_fastpath slab_boot_fastpath(void);
+const char *slab_fastpath_name(enum slab_fastpath fastpath); /* "irq", "cmpxchg" */
 extern unsigned int slabinfo_at_end;
+
+/*
+ * The variants the suites and benchmarks run, one list for all of them, in the manner of
+ * KUnit's KUNIT_ARRAY_PARAM: every scheme of slab_scheme_name() in registry order with the
+ * irq fastpath, and with the cmpxchg one too where it makes a difference (no layer of its
+ * own). slab_variant(0), (1), ... then NULL. A suite adds its own runs to these (under
+ * slab_lock, say, with SLAB_NO_CMPXCHG); a benchmark keeps those of the chosen schemes.
+ */
+struct slab_variant {
+	const char *scheme;
+	enum slab_fastpath fastpath;
+	/* "irq", "cmpxchg", or for a scheme with a layer of its own (which no fastpath= reaches)
+	 * the name it gives its layer ("sheaf", "layer"): the benchmarks' column */
+	const char *path;
+	unsigned long scheme_flags; /* SLAB_SCHEME_* */
+};
+const struct slab_variant *slab_variant(unsigned int i);
 
 /*
  * Debug caches leave the fastpath (as Linux's do), in one of two modes, the boot option

@@ -21,9 +21,8 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
 	"alloc_refill", "free_slab", "cpuslab_flush", "deactivate_full", "deactivate_empty",
 	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
-	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail",
-	"cpu_partial_alloc", "cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
-	"list_lock", "list_lock_contended", "sheaf_prefill",
+	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail", "list_lock",
+	"list_lock_contended",
 };
 _Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
@@ -34,14 +33,16 @@ static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 
 /* Boot options (README.md's table): the schemes, the fastpath and slabinfo at the end. */
 static char scheme_list[128];
-char slab_boot_fastpath[16];
+static char fastpath_option[16];
 unsigned int slabinfo_at_end;
-static const char *const fastpath_options[] = { "irq", "cmpxchg", NULL };
+/* The fastpaths by enum slab_fastpath, the words of fastpath= (NULL-ended for it). */
+static const char *const fastpath_options[NR_SLAB_FASTPATHS + 1] = { "irq", "cmpxchg", NULL };
+static int check_schemes(const char *val, char *err, size_t errlen);
 
-boot_param(scheme, scheme_list, list, NULL, "partial",
+boot_param(scheme, scheme_list, list, check_schemes, "partial",
 	   "slab schemes: all, or a comma list (lock,partial,...); the first is the boot "
 	   "caches' scheme, benchmarks compare them all");
-boot_param(fastpath, slab_boot_fastpath, enum, fastpath_options, "irq",
+boot_param(fastpath, fastpath_option, enum, fastpath_options, "irq",
 	   "slab fastpath of the caches created at boot: irq cmpxchg");
 boot_param(slabinfo, slabinfo_at_end, uint, (0, 1), 0, "1: print slabinfo at the end of the run");
 
@@ -85,8 +86,8 @@ static const char *scheme_problem(const struct slab_scheme *sch)
 		return "a layer needs alloc_bulk and free_bulk too (the core's bulk paths bypass it)";
 	if (!sch->alloc && !sch->get_partial)
 		return "a scheme without a layer needs get_partial";
-	if ((sch->flags & SLAB_SCHEME_CPU_PARTIAL) && !sch->put_cpu_partial)
-		return "SLAB_SCHEME_CPU_PARTIAL needs put_cpu_partial";
+	if ((sch->flags & SLAB_SCHEME_CPU_PARTIAL) && !sch->put_frozen)
+		return "SLAB_SCHEME_CPU_PARTIAL needs put_frozen";
 	if ((sch->flags & SLAB_SCHEME_OWNER) && !sch->alloc)
 		return "SLAB_SCHEME_OWNER needs its own alloc and free";
 	if (sch->nr_stats && !sch->stat_names)
@@ -140,34 +141,115 @@ const char *slab_scheme_registered(unsigned int i)
 	return i < nr_schemes ? schemes[i]->name : NULL;
 }
 
-/* Does the boot option scheme= name `name` (not as part of "all")? */
-static bool scheme_named(const char *name)
+/*
+ * scheme=, parsed once, by its check below when the command line is: named[k], whether it
+ * names registry entry k; named_all, whether it is "all"; named_first, the first it names.
+ * Meaningful while boot_param_given(scheme).
+ */
+static bool named[MAX_SCHEMES], named_all;
+static const struct slab_scheme *named_first;
+
+static int check_schemes(const char *val, char *err, size_t errlen)
 {
-	size_t n = strlen(name);
-
-	if (!boot_param_given(scheme))
-		return false;
-	for (const char *p = scheme_list; *p;) {
+	registry_init();
+	memset(named, 0, sizeof(named));
+	named_all = false;
+	named_first = NULL;
+	for (const char *p = val; *p;) {
 		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
+		size_t len = end ? (size_t)(end - p) : strlen(p), n = 0;
+		unsigned int k;
 
-		if (len == n && !strncmp(p, name, n))
-			return true;
+		for (k = 0; k < nr_schemes; k++)
+			if (strlen(schemes[k]->name) == len && !strncmp(schemes[k]->name, p, len))
+				break;
+		if (k < nr_schemes) {
+			named[k] = true;
+			named_first = named_first ?: schemes[k];
+		} else if (len == 3 && !strncmp(p, "all", 3)) {
+			named_all = true;
+		} else {
+			n = (size_t)snprintf(err, errlen, "no scheme named '%.*s' in this kernel; valid: all",
+					     (int)len, p);
+			for (k = 0; k < nr_schemes && n < errlen; k++)
+				n += (size_t)snprintf(err + n, errlen - n, " %s", schemes[k]->name);
+			return -1;
+		}
 		p += len + (end ? 1 : 0);
 	}
-	return false;
+	return 0;
+}
+
+/* Registry entry k in the suites' list (slab_scheme_name): all but the on-request ones that
+ * scheme= does not name. */
+static bool scheme_tested(unsigned int k)
+{
+	return !(schemes[k]->flags & SLAB_SCHEME_ON_REQUEST) ||
+	       (boot_param_given(scheme) && named[k]);
+}
+
+/* ... in the benchmarks' (slab_scheme_chosen): the ones scheme= names, unless all. */
+static bool scheme_chosen(unsigned int k)
+{
+	return scheme_tested(k) && (!boot_param_given(scheme) || named_all || named[k]);
+}
+
+static const char *nth_scheme(unsigned int i, bool (*in)(unsigned int k))
+{
+	registry_init();
+	for (unsigned int k = 0; k < nr_schemes; k++)
+		if (in(k) && i-- == 0)
+			return schemes[k]->name;
+	return NULL;
 }
 
 const char *slab_scheme_name(unsigned int i)
 {
+	return nth_scheme(i, scheme_tested);
+}
+
+const char *slab_scheme_chosen(unsigned int i)
+{
+	return nth_scheme(i, scheme_chosen);
+}
+
+enum slab_fastpath slab_boot_fastpath(void)
+{
+	return default_fastpath;
+}
+
+const char *slab_fastpath_name(enum slab_fastpath fastpath)
+{
+	return fastpath < NR_SLAB_FASTPATHS ? fastpath_options[fastpath] : "?";
+}
+
+/* The variants (mm/slab.h): built at the first call, once the registry and scheme= are. */
+#define MAX_VARIANTS (2 * MAX_SCHEMES)
+static struct slab_variant variants[MAX_VARIANTS];
+static unsigned int nr_variants;
+
+const struct slab_variant *slab_variant(unsigned int i)
+{
+	static bool built;
+
 	registry_init();
-	for (unsigned int k = 0; k < nr_schemes; k++) {
-		if ((schemes[k]->flags & SLAB_SCHEME_ON_REQUEST) && !scheme_named(schemes[k]->name))
+	for (unsigned int k = 0; !built && k < nr_schemes; k++) {
+		const struct slab_scheme *sch = schemes[k];
+		unsigned long flags = scheme_flags(sch);
+
+		if (!scheme_tested(k))
 			continue;
-		if (i-- == 0)
-			return schemes[k]->name;
+		if (flags & SLAB_SCHEME_LAYER) {
+			variants[nr_variants++] = (struct slab_variant){
+				sch->name, SLAB_FASTPATH_IRQ, sch->layer_name ?: "layer", flags };
+			continue;
+		}
+		for (int f = 0; f < NR_SLAB_FASTPATHS; f++)
+			variants[nr_variants++] = (struct slab_variant){
+				sch->name, (enum slab_fastpath)f, fastpath_options[f], flags };
 	}
-	return NULL;
+	built = true;
+	return i < nr_variants ? &variants[i] : NULL;
 }
 
 static const struct slab_scheme *find_scheme(const char *name)
@@ -231,29 +313,6 @@ unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s)
 	const struct slab_scheme *sch = find_scheme(s->scheme->name);
 
 	return scheme_flags(sch ? sch : s->scheme);
-}
-
-const char *slab_boot_schemes(void)
-{
-	const char *name;
-
-	for (const char *p = scheme_list; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		bool found = len == 3 && !strncmp(p, "all", 3);
-
-		for (unsigned i = 0; !found && (name = slab_scheme_registered(i)); i++)
-			found = strlen(name) == len && !strncmp(name, p, len);
-		if (!found) {
-			printk("scheme: no scheme named '%.*s' in this kernel; valid: all", (int)len, p);
-			for (unsigned i = 0; (name = slab_scheme_registered(i)); i++)
-				printk(" %s", name);
-			printk("\n");
-			return NULL;
-		}
-		p += len + (end ? 1 : 0);
-	}
-	return boot_param_given(scheme) ? scheme_list : "all";
 }
 
 /* ---- caches ---- */
@@ -447,6 +506,104 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 
 /* ---- information ---- */
 
+struct count_free {
+	struct kmem_cache *s;
+	unsigned long free;
+};
+
+/* On each cpu: free objects it holds (cpu freelist, cpu partial slabs). Interrupts off. */
+static void count_cpu_free(void *arg)
+{
+	struct count_free *cf = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
+	unsigned long n = 0;
+
+	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
+		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
+	for (void *p = cpu_freelist(c); p; p = get_freepointer(cf->s, p))
+		n++;
+	if (c->slab)
+		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
+	if (cf->s->scheme->count_free)
+		n += cf->s->scheme->count_free(cf->s, c);
+	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
+}
+
+int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
+{
+	struct kmem_cache_node *n;
+	struct count_free cf = { .s = s, .free = 0 };
+	unsigned long flags, node_free = 0;
+	struct slab *slab;
+	int nid;
+
+	on_each_cpu(count_cpu_free, &cf, 1);
+	out->partial_slabs = 0;
+	out->slabs = out->objects = 0;
+	for_each_kmem_cache_node(s, nid, n) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry(slab, &n->partial, slab_list)
+			node_free += slab->objects - slab->inuse;
+		out->partial_slabs += n->nr_partial;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		out->slabs += (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+		out->objects += (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
+	}
+	if (s->scheme->count_node_free)
+		node_free += s->scheme->count_node_free(s);
+	out->name = s->name;
+	out->scheme = s->scheme->name;
+	out->fastpath = fastpath_options[s->fastpath];
+	out->object_size = s->object_size;
+	out->size = s->size;
+	out->objects_per_slab = s->objects;
+	out->order = s->order;
+	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
+	return 0;
+}
+
+int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)
+{
+	struct kmem_cache_node *n;
+
+	memset(out, 0, sizeof(*out));
+	if (nid < 0 || nid >= kmem_cache_nr_nodes(s))
+		return -1;
+	n = &s->node[nid];
+	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+	out->partial_slabs = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+	out->alloc_remote = __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED);
+	out->free_remote = __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED);
+	out->list_lock = READ_ONCE(n->list_lock.acquisitions);
+	return 0;
+}
+
+u64 kmem_cache_stat(struct kmem_cache *s, int item)
+{
+	u64 sum = 0;
+
+	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
+		return 0;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
+	return sum;
+}
+
+u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i)
+{
+	const char *name = s->scheme->stat_names[i];
+	size_t len = strlen(name);
+	bool max = len > 4 && !strcmp(name + len - 4, "_max");
+	u64 sum = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		u64 v = READ_ONCE(scheme_stats(s->scheme, &s->cpu_slab[cpu])[i]);
+
+		sum = max ? MAX(sum, v) : sum + v;
+	}
+	return sum;
+}
+
 const char *kmem_cache_stat_name(const struct kmem_cache *s, unsigned int i)
 {
 	if (i < NR_SLUB_STAT_ITEMS)
@@ -594,25 +751,14 @@ static unsigned long slab_reclaim_stashes(void)
 
 void slab_init(void)
 {
-	/* scheme= is a list: the first name is the boot caches' scheme ("all", or scheme= not
-	 * given: the one registered as SLAB_SCHEME_DEFAULT). */
+	/* The boot caches' scheme: the first scheme= names (its check parsed it), else the
+	 * one registered as SLAB_SCHEME_DEFAULT; their fastpath: fastpath='s. */
 	registry_init();
 	page_alloc_set_reclaim(slab_reclaim_stashes);
-	if (boot_param_given(scheme) && scheme_list[0]) {
-		char first[sizeof(scheme_list)];
-		char *comma;
-
-		strlcpy(first, scheme_list, sizeof(first));
-		comma = strchr(first, ',');
-		if (comma)
-			*comma = '\0';
-		if (strcmp(first, "all")) {
-			default_scheme = find_scheme(first);
-			BUG_ON(!default_scheme); /* kmain checked the names (slab_boot_schemes) */
-		}
-	}
-	default_fastpath = !strcmp(slab_boot_fastpath, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
-								   : SLAB_FASTPATH_IRQ;
+	if (boot_param_given(scheme) && named_first)
+		default_scheme = named_first;
+	default_fastpath = !strcmp(fastpath_option, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG
+							       : SLAB_FASTPATH_IRQ;
 	slub_debug_boot_init(); /* slub_debug=, hardening options, the random source */
 	if (!arch_has_cmpxchg_double())
 		printk("slab: this CPU has no CMPXCHG16B: slab freelists are updated under a "

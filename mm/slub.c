@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * SLUB, written from scratch after Linux's 2011-2025 design (before Linux 7.0 replaced the
- * per-cpu slabs with arrays of objects). The interface is mm/slab.h; the structures are in mm/slub.h; the
- * schemes (where partial slabs live) are mm/scheme_*.c, one file each, registered with
+ * per-cpu slabs with arrays of objects). The interface is mm/slab.h; the structures are in
+ * mm/slub.h; the bulk calls and their stash are mm/slub_bulk.c, debugging mm/slub_debug.c;
+ * the schemes (where partial slabs live) are mm/scheme_*.c, one file each, registered with
  * slab_scheme_register() (docs/writing-a-scheme.md); what does not depend on how slabs
  * are kept (kmem_cache_create's checks, destroy, kmalloc's classes and large sizes,
- * slabinfo) is mm/slab_common.c, as in Linux.
+ * slabinfo and the counters) is mm/slab_common.c, as in Linux.
  *
  * Lock order
  *   1. kmem_cache_node->list_lock (taken with interrupts off)
  *   2. zone.lock of the page allocator (allocate_slab/discard_slab may run under 1)
  *   slab_lock (SLAB_NO_CMPXCHG caches) is innermost: held only across one freelist update.
- *   A cpu's stash_lock ("the stash") is held across nothing else.
+ *   A cpu's stash_lock (the bulk calls' stash, mm/slub_bulk.c) is held across nothing else.
  *   slab_mutex (the list of caches) is never held with either, but for the page allocator's
  *   reclaim hook (mm/slab_common.c), which only trylocks it, then frees stashed pages.
  *
@@ -60,13 +61,14 @@
  *   2. the cpu slab's own freelist: objects other cpus freed to it (ALLOC_REFILL)
  *   3. the scheme's get_partial: the cpu partial list, then the node partial list
  *   4. a new slab from the page allocator (ALLOC_SLAB); none: NULL
- *   A bulk allocation takes this cpu's stash of bare slabs before 3 ("the stash" below).
+ *   A bulk allocation takes this cpu's stash of bare slabs before 3 (mm/slub_bulk.c).
  *
  * Entry points: kmem_cache_alloc/free and their bulk forms (inline, mm/slab.h) call
  *   s->entry.alloc/free/alloc_bulk/free_bulk, chosen at creation by slab_choose_paths: the
  *   irq or cmpxchg fastpath, a layer's hooks, or for a size that is not a power of two a
- *   free that checks first; the bulk ones the core's fast parts (bulk_core) or the scheme's. The fastpaths keep no frame
- *   and end their slow halves in jumps (FASTPATH_FN), so they save no registers.
+ *   free that checks first; the bulk ones the core's fast parts (bulk_core, mm/slub_bulk.c)
+ *   or the scheme's. The fastpaths keep no frame and end their slow halves in jumps
+ *   (FASTPATH_FN), so they save no registers.
  *
  * Free (slab_free)
  *   - to this cpu's slab: push on the cpu freelist (fastpath); kmem_cache_free's fastpath
@@ -74,7 +76,7 @@
  *     the cpu slab (on_cpu_slab), and only what fails it is looked up and checked
  *   - otherwise __slab_free: push on slab->freelist with cmpxchg16b; if that makes a full
  *     unfrozen slab partial, a SLAB_SCHEME_CPU_PARTIAL scheme gets it frozen onto this
- *     cpu's partial list (put_cpu_partial, no list_lock), any other has it put on the node
+ *     cpu's partial list (put_frozen, no list_lock), any other has it put on the node
  *     list under list_lock; if it
  *     empties an unfrozen slab and the node keeps min_partial slabs already, the slab goes
  *     back to the page allocator.
@@ -114,50 +116,12 @@
 #include "mm/slub_debug.h"
 
 
-static const char *const fastpath_names[NR_SLAB_FASTPATHS] = { "irq", "cmpxchg" };
+/* kernel/percpu.h's stride of each cpu's slub_off (this_cpu_slab). */
+const unsigned long percpu_slub_stride = sizeof(struct kmem_cache_cpu);
 
 static unsigned long bad_input;
-unsigned int slub_cpu_partial_override;
-unsigned int slub_sheaf_capacity_override;
-boot_param(cpu_partial, slub_cpu_partial_override, uint, (1, 100000), 0,
-	   "per-cpu partial list budget in objects (default: 120, 52, 24 or 6 by size)");
-boot_param(sheaf_capacity, slub_sheaf_capacity_override, uint, (1, 500), 0,
-	   "objects per sheaf for the sheaves scheme (default: 32, 16 or 8 by size)");
 
 /* ---- small helpers ---- */
-
-/*
- * The inlined fastpaths read and write free pointers without the hardening test
- * (get_freepointer in slub.h) unless instantiated with hardened true: a hardened cache
- * takes those copies only (slab_alloc_hardened, through the layer hooks).
- */
-static __always_inline void *get_freepointer_fast(struct kmem_cache *s, void *object,
-						  bool hardened)
-{
-	if (hardened)
-		return get_freepointer(s, object);
-	return *(void **)((char *)object + s->offset);
-}
-
-static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp,
-						 bool hardened)
-{
-	if (hardened)
-		set_freepointer(s, object, fp);
-	else
-		*(void **)((char *)object + s->offset) = fp;
-}
-
-/* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
-static inline bool object_start(struct kmem_cache *s, struct slab *slab, const void *p)
-{
-	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
-	unsigned long idx = (off * s->reciprocal_size) >> 32;
-
-	/* s->objects, not slab->objects: the same, and never written while others read it
-	 * (an owner scheme's owner updates the counters word beside it without atomics). */
-	return idx * s->size == off && idx < s->objects;
-}
 
 /*
  * Does head go onto this cpu's freelist? With its slab known (kfree, bulk, the hardened and
@@ -276,26 +240,7 @@ const char *slab_freelist_method(void)
 
 /* ---- slabs from and to the page allocator ---- */
 
-/*
- * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
- * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
- */
-static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *slab)
-{
-	struct page *page = (struct page *)slab;
-	struct kmem_cache_node *n = slab_node(s, slab);
-
-	mark_compound(page, s->order, PG_slab, s);
-	slab->slab_cache = s;
-	slab->locked = 0;
-	slab->counters = 0;
-	slab->objects = s->objects;
-	slab->next = NULL;
-	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
-}
-
-static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
+struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 {
 	/* From this CPU's node (the nearest with memory when it has none or is out). */
 	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
@@ -310,7 +255,7 @@ static struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 }
 
 /* No slab to be had for an allocation: said once per failure, unless gfp asks for quiet. */
-static __noinline void slab_oom(struct kmem_cache *s, gfp_t gfp)
+void __noinline slab_oom(struct kmem_cache *s, gfp_t gfp)
 {
 	if (!(gfp & __GFP_NOWARN))
 		printk("slab: %s: out of memory (order-%u slab)\n", s->name, s->order);
@@ -340,142 +285,12 @@ struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
-/*
- * A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared) and no
- * cache's (slab_cache and the later pages' private_[0] cleared: in_slab_of reads that word
- * alone, and a stashed slab's pages stay out of the page allocator a while).
- */
-static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
-{
-	struct kmem_cache_node *n = slab_node(s, slab);
-
-	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
-	__atomic_store_n(&slab->slab_cache, NULL, __ATOMIC_RELAXED);
-	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
-		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
-	else
-		unmark_compound((struct page *)slab, s->order, PG_slab);
-}
-
-/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
-static void slab_pages_free(struct kmem_cache *s, struct slab *slab)
-{
-	struct page *page = (struct page *)slab;
-
-	memset(page->private_, 0, sizeof(page->private_));
-	__free_pages(page, s->order);
-}
-
 void discard_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
 	slab_unset(s, slab);
 	if (c)
 		stat(s, c, FREE_SLAB);
 	slab_pages_free(s, slab);
-}
-
-/*
- * The stash: bare slabs between a bulk free and the next bulk allocation. A whole slab that
- * a bulk free empties (free_bulk_whole) goes onto this cpu's stash while it has room
- * (s->stash_max slabs, SLAB_STASH_PAGES pages at most) and the slab is of this cpu's node;
- * the next bulk allocation that hands out a new slab whole (alloc_bulk_refill) takes one
- * from there before it asks the page allocator. A stashed slab has left the cache as a
- * discarded one has (FREE_SLAB counted, nr_slabs and total_objects down, PG_slab cleared: a
- * later free of one of its objects is refused as not a slab object's), but its pages are
- * not free ones: they are in use (nr_used_pages, the memory and held benchmarks count
- * them). Taken again it is set up as a new slab (ALLOC_SLAB counted, the constructor run)
- * without the page allocator's two trips. The stash goes back to the page allocator on
- * kmem_cache_shrink and destroy (flush_cpu_slab, on each cpu) and when the page allocator
- * runs out (slub_drain_stashes, every cpu's, through mm/slab_common.c's reclaim hook). Its
- * cpu uses it with interrupts off and stash_lock taken by one xchg (a trylock: if a drainer
- * holds it, the slab goes to the page allocator, or comes from it, as without a stash); a
- * drainer on any cpu spins for the lock, which is never held across anything else.
- */
-static inline bool stash_trylock(struct kmem_cache_cpu *c)
-{
-	return !__atomic_exchange_n(&c->stash_lock, 1, __ATOMIC_ACQUIRE);
-}
-
-static inline void stash_unlock(struct kmem_cache_cpu *c)
-{
-	__atomic_store_n(&c->stash_lock, 0, __ATOMIC_RELEASE);
-}
-
-/* An emptied slab on no list, its counters claimed, onto c's stash; false: lock held. */
-static __always_inline bool stash_put(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				      struct slab *slab)
-{
-	if (unlikely(!stash_trylock(c)))
-		return false;
-	slab_unset(s, slab);
-	slab->next = c->stash;
-	c->stash = slab;
-	__atomic_store_n(&c->stash_nr, c->stash_nr + 1, __ATOMIC_RELAXED);
-	stash_unlock(c);
-	stat(s, c, FREE_SLAB);
-	return true;
-}
-
-/* A slab off c's stash, set up as a new one (slab->freelist and counters for the caller). */
-static __always_inline struct slab *stash_take(struct kmem_cache *s, struct kmem_cache_cpu *c)
-{
-	struct slab *slab;
-
-	if (!c->stash || unlikely(!stash_trylock(c)))
-		return NULL;
-	slab = c->stash; /* again, under the lock: a drainer may have taken it */
-	if (likely(slab)) {
-		c->stash = slab->next;
-		__atomic_store_n(&c->stash_nr, c->stash_nr - 1, __ATOMIC_RELAXED);
-	}
-	stash_unlock(c);
-	if (likely(slab))
-		slab_setup_bare(s, slab);
-	return slab;
-}
-
-/* c's stash (any cpu's) to the page allocator; returns the pages it held. */
-static unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c)
-{
-	struct slab *list, *slab;
-	unsigned long flags, pages = 0;
-
-	local_irq_save(flags);
-	while (!stash_trylock(c))
-		while (__atomic_load_n(&c->stash_lock, __ATOMIC_RELAXED))
-			cpu_relax();
-	list = c->stash;
-	c->stash = NULL;
-	__atomic_store_n(&c->stash_nr, 0, __ATOMIC_RELAXED);
-	stash_unlock(c);
-	local_irq_restore(flags);
-	while (list) {
-		slab = list;
-		list = slab->next;
-		slab_pages_free(s, slab);
-		pages += 1ul << s->order;
-	}
-	return pages;
-}
-
-unsigned long slub_stashed_pages(struct kmem_cache *s)
-{
-	unsigned long slabs = 0;
-
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		slabs += __atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED);
-	return slabs << s->order;
-}
-
-unsigned long slub_drain_stashes(struct kmem_cache *s)
-{
-	unsigned long pages = 0;
-
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (__atomic_load_n(&s->cpu_slab[cpu].stash_nr, __ATOMIC_RELAXED))
-			pages += stash_drain(s, &s->cpu_slab[cpu]);
-	return pages;
 }
 
 /* ---- freezing and unfreezing ---- */
@@ -510,7 +325,7 @@ void *acquire_slab(struct kmem_cache *s, struct kmem_cache_node *n, struct slab 
  * Take everything on the cpu slab's freelist (objects other cpus freed). If there is
  * nothing, unfreeze it: it is full and goes on no list.
  */
-static void *get_freelist(struct kmem_cache *s, struct slab *slab)
+void *__noinline get_freelist(struct kmem_cache *s, struct slab *slab)
 {
 	void *freelist;
 	unsigned long counters;
@@ -680,32 +495,6 @@ void *get_partial_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 
 /* ---- allocation ---- */
 
-/*
- * The slow path up to the page allocator, interrupts off, the cpu freelist empty: the cpu
- * slab's remote frees, else (the cpu slab full: left unfrozen on no list) a partial slab
- * from the scheme, which becomes the cpu slab. The freelist to load, or NULL: a new slab.
- */
-static __always_inline void *refill_from_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c)
-{
-	struct slab *slab = c->slab;
-	void *freelist;
-
-	if (slab) {
-		freelist = get_freelist(s, slab);
-		if (freelist) {
-			stat(s, c, ALLOC_REFILL);
-			return freelist;
-		}
-		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
-		cpu_tid_step(s, c);
-		stat(s, c, DEACTIVATE_BYPASS);
-	}
-	freelist = s->scheme->get_partial(s, c);
-	/* The scheme (or lab 4's code) sets c->slab alone; the fastpath's range follows it. */
-	cpu_slab_set(s, c, c->slab);
-	return freelist;
-}
-
 /* ___slab_alloc: the cpu freelist is empty. Interrupts off. */
 static __always_inline void *__slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 						gfp_t gfp, bool hardened)
@@ -737,7 +526,7 @@ load:
 }
 
 /* Two copies: plain caches never pay for the hardening test (slab_alloc_hardened). */
-static __noinline void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
+void *__noinline slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp)
 {
 	return __slab_alloc_slow(s, c, gfp, false);
 }
@@ -792,36 +581,11 @@ static __noinline void *slab_alloc_slow_soft_hardened(struct kmem_cache *s,
 	return object;
 }
 
-static __always_inline void *slab_alloc_slow_soft(struct kmem_cache *s, struct kmem_cache_cpu *c,
-						  gfp_t gfp, bool hardened)
-{
-	return hardened ? slab_alloc_slow_soft_hardened(s, c, gfp)
-			: slab_alloc_slow_soft_plain(s, c, gfp);
-}
-
 static __always_inline void *slab_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
 						 gfp_t gfp, unsigned long flags, bool hardened)
 {
 	return hardened ? slab_alloc_slow_irq_hardened(s, c, gfp, flags)
 			: slab_alloc_slow_irq_plain(s, c, gfp, flags);
-}
-
-static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened)
-{
-	/* LAB3: BEGIN */
-	struct kmem_cache_cpu *c;
-	void *object;
-
-	irq_soft_mask();
-	c = this_cpu_slab(s);
-	object = c->freelist;
-	if (unlikely(!object))
-		return slab_alloc_slow_soft(s, c, gfp, hardened); /* unmasks */
-	c->freelist = get_freepointer_fast(s, object, hardened);
-	stat(s, c, ALLOC_FASTPATH);
-	irq_soft_unmask();
-	return object;
-	/* LAB3: END */
 }
 
 static __always_inline void *slab_alloc_cmpxchg(struct kmem_cache *s, gfp_t gfp, bool hardened)
@@ -892,7 +656,7 @@ void *kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp)
 
 static FASTPATH_FN void *alloc_entry_irq(struct kmem_cache *s, gfp_t gfp)
 {
-	return slab_alloc_fast_irq(s, gfp, false);
+	return slab_alloc_fast_irq(s, gfp, false, slab_alloc_slow_soft_plain);
 }
 
 static FASTPATH_FN void *alloc_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp)
@@ -957,10 +721,8 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 	if (n && n != get_node(s))
 		__atomic_fetch_add(&n->free_remote, 1, __ATOMIC_RELAXED);
 	if (!n) {
-		if (new.frozen && !was_frozen) {
-			s->scheme->put_cpu_partial(s, c, slab);
-			stat(s, c, CPU_PARTIAL_FREE);
-		}
+		if (new.frozen && !was_frozen)
+			s->scheme->put_frozen(s, c, slab);
 		if (was_frozen)
 			stat(s, c, FREE_FROZEN);
 		return;
@@ -981,15 +743,12 @@ static __always_inline void __slab_free_body(struct kmem_cache *s, struct kmem_c
 	spin_unlock(&n->list_lock);
 }
 
-static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller);
-
 /*
  * Two copies, as for slab_alloc_slow. A NULL slab: one object (head) that the fastpath of
  * kmem_cache_free found not to be in the cpu slab, unchecked yet (on_cpu_slab).
  */
-static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				   struct slab *slab, void *head, void *tail, unsigned int cnt,
-				   void *caller)
+void __noinline __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			    void *head, void *tail, unsigned int cnt, void *caller)
 {
 	if (!slab) {
 		if (!head)
@@ -1011,22 +770,11 @@ static __noinline void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *
 	__slab_free_body(s, c, slab, head, tail, cnt, caller, false);
 }
 
-static __noinline void __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					    struct slab *slab, void *head, void *tail,
-					    unsigned int cnt, void *caller)
+void __noinline __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				     struct slab *slab, void *head, void *tail, unsigned int cnt,
+				     void *caller)
 {
 	__slab_free_body(s, c, slab, head, tail, cnt, caller, true);
-}
-
-/* For the layers' paths, which serve both kinds of cache. */
-static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				   struct slab *slab, void *head, void *tail, unsigned int cnt,
-				   void *caller)
-{
-	if (unlikely(s->freeptr_xor_key))
-		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
-	else
-		__slab_free(s, c, slab, head, tail, cnt, caller);
 }
 
 /*
@@ -1142,7 +890,7 @@ void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp)
 {
 	if (s->fastpath == SLAB_FASTPATH_CMPXCHG)
 		return slab_alloc_cmpxchg(s, gfp, true);
-	return slab_alloc_fast_irq(s, gfp, true);
+	return slab_alloc_fast_irq(s, gfp, true, slab_alloc_slow_soft_hardened);
 }
 
 /* p checked by free_check (kmem_cache_free, kfree) or slab_free_check. */
@@ -1157,7 +905,7 @@ void slab_free_hardened(struct kmem_cache *s, void *p, void *caller)
 }
 
 /* Out of line: its buffer would otherwise enlarge every free's stack frame. */
-static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cache *owner,
+void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cache *owner,
 					  const void *p, void *caller)
 {
 	char what[80];
@@ -1171,37 +919,12 @@ static void __noinline report_wrong_cache(struct kmem_cache *s, struct kmem_cach
  * every free when they have a left red zone (their objects start red_left_pad into each
  * slot), so the fastpath needs no test for them: their free does its own checks.
  */
-static void __noinline free_not_at_start(struct kmem_cache *s, const void *p, void *caller)
+void __noinline free_not_at_start(struct kmem_cache *s, const void *p, void *caller)
 {
 	if (s->flags & SLAB_DEBUG_FLAGS)
 		slub_debug_free(s, (void *)p, caller);
 	else
 		slab_report_bad(s, p, caller, "free of a pointer inside an object:");
-}
-
-/* The slab of an object being freed to s, or NULL after reporting why it is not one. */
-struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
-static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
-{
-	struct slab *slab = virt_to_slab(p);
-
-	if (unlikely(!slab)) {
-		slab_report_bad(s, p, caller, "free of a pointer that is not a slab object:");
-		return NULL;
-	}
-	if (unlikely(slab->slab_cache != s)) {
-		report_wrong_cache(s, slab->slab_cache, p, caller);
-		return NULL;
-	}
-	/*
-	 * A power-of-two size (never a debug layout): the address's low bits, no multiply (a
-	 * slab of 2^order pages is aligned to its size, which such an object size divides).
-	 */
-	if (unlikely(s->size_mask ? (uptr)p & s->size_mask : !object_start(s, slab, p))) {
-		free_not_at_start(s, p, caller);
-		return NULL;
-	}
-	return slab;
 }
 
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller)
@@ -1227,11 +950,14 @@ static FASTPATH_FN void free_entry_cmpxchg(struct kmem_cache *s, void *p)
 	slab_free_cmpxchg(s, NULL, p, p, 1, NULL, false);
 }
 
-/* A scheme's layer: checked, then a jump to the layer's free (or a scheme's free_entry's
- * slow half: its caller is kmem_cache_free's too, as free_entry jumps here). */
-FASTPATH_FN void slab_free_layer_checked(struct kmem_cache *s, void *p)
+/*
+ * kmem_cache_free after the full check (free_check), for a cache with a layer (layer: a
+ * scheme's, the debug checks) or of any other size than a power of two, whose free the
+ * fastpaths' masked test cannot check. One body, a copy for each kind.
+ */
+static __always_inline void free_checked(struct kmem_cache *s, void *p, void *caller,
+					 bool layer)
 {
-	void *caller = __builtin_return_address(0);
 	struct slab *slab;
 
 	if (unlikely(!p))
@@ -1239,31 +965,23 @@ FASTPATH_FN void slab_free_layer_checked(struct kmem_cache *s, void *p)
 	slab = free_check(s, p, caller);
 	if (unlikely(!slab))
 		return;
-	s->layer_free(s, p, caller);
-}
-
-static void free_entry_checked(struct kmem_cache *s, void *p)
-{
-	void *caller = __builtin_return_address(0);
-	struct slab *slab;
-
-	if (unlikely(!p))
-		return;
-	slab = free_check(s, p, caller);
-	if (unlikely(!slab))
-		return;
-	if (unlikely(s->layer_free))
+	if (layer)
 		s->layer_free(s, p, caller);
 	else
 		slab_free(s, slab, p, p, 1, caller);
 }
 
-static int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
-static int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
-static int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p);
-static void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p);
-static void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p);
-static void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p);
+/* A layer's; also the slow half of a scheme's free_entry, which jumps here with what it
+ * cannot keep (so the caller is kmem_cache_free's, as for the entry points). */
+FASTPATH_FN void slab_free_checked(struct kmem_cache *s, void *p)
+{
+	free_checked(s, p, __builtin_return_address(0), true);
+}
+
+static void free_entry_checked(struct kmem_cache *s, void *p)
+{
+	free_checked(s, p, __builtin_return_address(0), false);
+}
 
 /* s's entry points, from its fastpath, layer and size (end of __kmem_cache_create). */
 static void slab_choose_paths(struct kmem_cache *s)
@@ -1271,25 +989,14 @@ static void slab_choose_paths(struct kmem_cache *s)
 	bool cmpxchg = s->fastpath == SLAB_FASTPATH_CMPXCHG;
 
 	s->size_mask = !(s->size & (s->size - 1)) && !s->red_left_pad ? s->size - 1 : 0;
-	/* The core's bulk fast parts: no scheme's own bulk, no debug, a power of two, the free
-	 * pointer at offset 0 (not after the object, as with a constructor). */
-	s->bulk_core = !s->scheme->alloc_bulk && !s->scheme->free_bulk && !s->dbg && s->size_mask &&
-		       !s->offset;
-	s->entry.alloc_bulk = s->bulk_core ? (cmpxchg ? alloc_bulk_entry_cmpxchg : alloc_bulk_entry_irq)
-			      : s->scheme->alloc_bulk ? s->scheme->alloc_bulk
-						      : alloc_bulk_general;
-	s->entry.free_bulk = s->bulk_core ? (cmpxchg ? free_bulk_entry_cmpxchg : free_bulk_entry_irq)
-					  : free_bulk_entry_general;
-	/* Only the bulk_core caches' whole-slab bulk free fills a stash (free_bulk_whole). */
-	s->stash_max = s->bulk_core ? MAX(1u, SLAB_STASH_PAGES >> s->order) : 0;
+	slab_choose_bulk_paths(s);
 	if (s->layer_alloc) {
 		/* A scheme's layer is called directly; a debug layer wants its caller one frame up. */
 		s->entry.alloc = s->dbg			 ? alloc_entry_layer
 				 : s->scheme->alloc_entry ? s->scheme->alloc_entry
 							  : s->layer_alloc;
-		s->entry.free = s->dbg		 ? free_entry_checked
-				: s->size_mask && s->scheme->free_entry ? s->scheme->free_entry
-								 : slab_free_layer_checked;
+		s->entry.free = !s->dbg && s->size_mask && s->scheme->free_entry ? s->scheme->free_entry
+										  : slab_free_checked;
 		return;
 	}
 	s->entry.alloc = cmpxchg ? alloc_entry_cmpxchg : alloc_entry_irq;
@@ -1297,914 +1004,6 @@ static void slab_choose_paths(struct kmem_cache *s)
 		s->entry.free = cmpxchg ? free_entry_cmpxchg : free_entry_irq;
 	else
 		s->entry.free = free_entry_checked;
-}
-
-/* ---- bulk ---- */
-
-/*
- * The slow path of a bulk allocation that wants a slab's worth or more, interrupts off: a
- * slab off this cpu's stash first (an empty one, as good as new, that a bulk free left
- * there: no list, no lock, no page allocator; so the stash goes before the partial slabs
- * here, and a bulk call that frees and allocates whole slabs in turn keeps to it), then as
- * __slab_alloc_slow up to the page allocator (the cpu slab's remote frees, then a partial
- * slab, which become the cpu freelist: returns 0 and its first object in *first); a slab
- * from the stash or a new one goes into p[] whole, no freelist threaded through it, and is
- * left full, unfrozen and on no list (as a cpu slab that filled up), and while more than a
- * slab's worth of the `want` objects p[] has room for is still wanted, the stash's next
- * slabs the same way: returns how many objects that put in p[] (0 and *first NULL: out of
- * memory).
- */
-static __noinline size_t alloc_bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					   gfp_t gfp, void **p, size_t want, void **first)
-{
-	/* Read once: the stores to p[] might alias them for the compiler. */
-	unsigned int n = s->objects, size = s->size;
-	void (*ctor)(void *) = s->ctor;
-	struct slab *slab;
-	void *freelist;
-	size_t got = 0;
-
-	stat(s, c, ALLOC_SLOWPATH);
-	slab = stash_take(s, c);
-	if (slab)
-		goto whole;
-	freelist = refill_from_slabs(s, c);
-	if (freelist)
-		goto load;
-	slab = allocate_slab_bare(s, gfp);
-	if (!slab) {
-		slab_oom(s, gfp);
-		*first = NULL;
-		return 0;
-	}
-whole:
-	for (;;) {
-		char *object = slab_address(slab);
-		void **q = p + got, **end4 = q + (n & ~3u), **end = q + n;
-
-		stat(s, c, ALLOC_SLAB);
-		slab->freelist = NULL;
-		slab->inuse = n;
-		slab->owner = smp_processor_id();
-		if (unlikely(ctor))
-			for (unsigned int k = 0; k < n; k++)
-				ctor(object + (size_t)k * size);
-		/* Four a turn: each a store of object plus a multiple of size. */
-		for (; q < end4; q += 4, object += 4 * (size_t)size) {
-			q[0] = object;
-			q[1] = object + size;
-			q[2] = object + 2 * (size_t)size;
-			q[3] = object + 3 * (size_t)size;
-		}
-		for (; q < end; q++, object += size)
-			*q = object;
-		got += n;
-		/* More than a slab's worth still wanted, and a slab on the stash: that one too,
-		 * counted as a slow path of its own (the caller counted one for the call). */
-		if (want - got <= n || !(slab = stash_take(s, c)))
-			return got;
-		stat(s, c, ALLOC_SLOWPATH);
-		c->stat[ALLOC_FASTPATH]--; /* the caller adds one for each object not slow */
-	}
-load:
-	cpu_freelist_set(s, c, get_freepointer_fast(s, freelist, false));
-	*first = freelist;
-	return 0;
-}
-
-/*
- * The last, less than a slab's worth, of a bulk allocation (interrupts off, the cpu freelist
- * empty): as slab_alloc_slow, but with a slab on this cpu's stash, that one becomes the cpu
- * slab (its freelist linked in address order), before the partial slabs, as for the whole
- * slabs of the call (alloc_bulk_refill), so a bulk free's slabs and the next bulk
- * allocation's keep to the stash. The cpu slab's remote frees are taken first, as always.
- * Returns the first object, the rest on the cpu freelist; NULL: out of memory.
- */
-static __noinline void *alloc_bulk_last(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					gfp_t gfp)
-{
-	struct slab *slab = c->slab;
-	unsigned long size = s->size, off = s->offset;
-	char *start, *o, *last;
-	void *freelist;
-
-	if (!c->stash || s->ctor)
-		return slab_alloc_slow(s, c, gfp);
-	stat(s, c, ALLOC_SLOWPATH);
-	if (slab) {
-		freelist = get_freelist(s, slab);
-		if (freelist) {
-			stat(s, c, ALLOC_REFILL);
-			cpu_freelist_set(s, c, get_freepointer_fast(s, freelist, false));
-			return freelist;
-		}
-		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
-		cpu_tid_step(s, c);
-		stat(s, c, DEACTIVATE_BYPASS);
-	}
-	slab = stash_take(s, c);
-	if (unlikely(!slab)) /* a drainer took it: the partial slabs, then a new one */
-		return slab_alloc_slow(s, c, gfp);
-	stat(s, c, ALLOC_SLAB);
-	start = slab_address(slab);
-	last = start + (size_t)(s->objects - 1) * size;
-	for (o = start + size; o < last; o += size)
-		*(void **)(o + off) = o + size; /* set_freepointer_fast, not hardened */
-	if (last != start)
-		*(void **)(last + off) = NULL;
-	slab->freelist = NULL;
-	slab->inuse = slab->objects;
-	slab->frozen = 1;
-	slab->owner = smp_processor_id();
-	cpu_slab_set(s, c, slab);
-	cpu_freelist_set(s, c, last != start ? start + size : NULL);
-	return start;
-}
-
-/*
- * What kmem_cache_alloc_bulk's fast part leaves: p[0..i) came off the cpu freelist, which is
- * now empty; interrupts off since its start (flags). The rest one object at a time through
- * the slow path (each refill of the cpu slab hands the loop a freelist again). Two copies,
- * a plain cpu freelist's and a freelist word's (tid: s->cpu_tid), so neither tests which.
- */
-static __always_inline int __alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size,
-					      void **p, size_t i, unsigned long flags, bool tid)
-{
-	struct kmem_cache_cpu *c = this_cpu_slab(s);
-	unsigned long off = s->offset;
-	size_t slow = 0;
-	void *object = NULL, *first;
-
-	for (;;) {
-		/* object heads the cpu freelist (c->freelist is behind): walk it, two a turn. */
-		for (; i + 1 < size; i += 2) {
-			if (unlikely(!object))
-				goto empty;
-			p[i] = object;
-			object = *(void **)((char *)object + off); /* get_freepointer_fast */
-			if (unlikely(!object)) {
-				i++;
-				goto empty;
-			}
-			p[i + 1] = object;
-			object = *(void **)((char *)object + off);
-		}
-		if (i < size && object) {
-			p[i++] = object;
-			object = *(void **)((char *)object + off);
-		}
-		if (i == size)
-			break;
-empty:
-		cpu_freelist_put(c, NULL, tid);
-		slow++; /* one slow path for each refill, or for a slab's worth */
-		if (size - i > s->objects && likely(!s->dbg)) {
-			size_t got = alloc_bulk_refill(s, c, gfp, p + i, size - i, &first);
-
-			if (got) {
-				i += got;
-				object = NULL; /* the next one is slow too */
-				continue;
-			}
-		} else {
-			first = alloc_bulk_last(s, c, gfp);
-		}
-		if (unlikely(!first)) {
-			slow--;
-			goto error;
-		}
-		p[i++] = first;
-		object = cpu_freelist_of(c, tid);
-	}
-	cpu_freelist_put(c, object, tid);
-	c->stat[ALLOC_FASTPATH] += size - slow; /* more than it took off the cpu freelist */
-	local_irq_restore(flags);
-	return (int)size;
-error:
-	c->stat[ALLOC_FASTPATH] += i - slow;
-	cpu_freelist_put(c, cpu_freelist_of(c, tid), tid); /* with a tid, the next */
-	local_irq_restore(flags);
-	kmem_cache_free_bulk(s, i, p);
-	return 0;
-}
-
-static __noinline int alloc_bulk_slow_plain(struct kmem_cache *s, gfp_t gfp, size_t size,
-					    void **p, size_t i, unsigned long flags)
-{
-	return __alloc_bulk_slow(s, gfp, size, p, i, flags, false);
-}
-
-static __noinline int alloc_bulk_slow_tid(struct kmem_cache *s, gfp_t gfp, size_t size,
-					  void **p, size_t i, unsigned long flags)
-{
-	return __alloc_bulk_slow(s, gfp, size, p, i, flags, true);
-}
-
-static inline int alloc_bulk_slow(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
-				  size_t i, unsigned long flags)
-{
-	return s->cpu_tid ? alloc_bulk_slow_tid(s, gfp, size, p, i, flags)
-			  : alloc_bulk_slow_plain(s, gfp, size, p, i, flags);
-}
-
-/*
- * A cache without the core's fast part below and without a bulk of its scheme's (debug
- * checks, a size that is not a power of two, the free pointer after the object): the cpu
- * freelist two objects a turn, then the slow path. (slab_choose_paths gives a scheme's own
- * alloc_bulk the entry point itself; no entry point sees __GFP_ZERO.)
- */
-static __noinline int alloc_bulk_general(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
-{
-	struct kmem_cache_cpu *c;
-	unsigned long flags;
-	unsigned int off;
-	void *object, *next;
-	size_t i;
-
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	object = cpu_freelist(c);
-	off = s->offset;
-	for (i = 0; i + 1 < size; i += 2) {
-		if (unlikely(!object))
-			return alloc_bulk_slow(s, gfp, size, p, i, flags);
-		p[i] = object;
-		next = *(void **)((char *)object + off); /* get_freepointer_fast, not hardened */
-		if (unlikely(!next))
-			return alloc_bulk_slow(s, gfp, size, p, i + 1, flags);
-		p[i + 1] = next;
-		object = *(void **)((char *)next + off);
-	}
-	if (i < size) {
-		if (unlikely(!object))
-			return alloc_bulk_slow(s, gfp, size, p, i, flags);
-		p[i] = object;
-		object = *(void **)((char *)object + off);
-	}
-	cpu_freelist_set(s, c, object); /* with a tid, the next: an interrupted cmpxchg retries */
-	c->stat[ALLOC_FASTPATH] += size;
-	local_irq_restore(flags);
-	return (int)size;
-}
-
-/*
- * The bulk_core caches' walk of the cpu freelist into p[], interrupts off (flags): four
- * objects a turn after the size's remainder, each a store, a load and a NULL test; the
- * first empty freelist hands the rest to alloc_bulk_slow in a jump. For the irq fastpath it
- * is alloc_bulk_entry_irq's when the freelist is not known to hold size objects, and sets
- * the bound to 0; the cmpxchg fastpath's entry is this, and steps the tid (an interrupted
- * cmpxchg fastpath must retry).
- */
-static __always_inline int __alloc_bulk_tested(struct kmem_cache *s, gfp_t gfp, size_t size,
-					       void **p, unsigned long flags, bool cmpxchg)
-{
-	struct kmem_cache_cpu *c = this_cpu_slab(s);
-	void *object = cpu_freelist_of(c, cmpxchg);
-	size_t i = 0;
-
-#define BULK_TAKE(k)                                                                               \
-	do {                                                                                       \
-		if (unlikely(!object))                                                             \
-			return (cmpxchg ? alloc_bulk_slow_tid : alloc_bulk_slow_plain)(           \
-				s, gfp, size, p, i + (k), flags);                                  \
-		p[i + (k)] = object;                                                               \
-		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */     \
-	} while (0)
-	if (unlikely(size & 3)) /* the remainder first, so the loop below takes fours */
-		do
-			BULK_TAKE(0);
-		while (++i != (size & 3));
-	for (; i < size; i += 4) {
-		BULK_TAKE(0);
-		BULK_TAKE(1);
-		BULK_TAKE(2);
-		BULK_TAKE(3);
-	}
-#undef BULK_TAKE
-	cpu_freelist_put(c, object, cmpxchg); /* cmpxchg: the next tid */
-	c->stat[ALLOC_FASTPATH] += size; /* one add for the run */
-	if (!cmpxchg) /* the bound was below size, so below 0 now: 0 again */
-		cpu_freelist_forget(s, c);
-	local_irq_restore(flags);
-	return (int)size;
-}
-
-/* From alloc_bulk_entry_irq, masked: interrupts off, then the walk (which reads the cpu
- * freelist afresh: an interrupt the mask held has run by then). */
-static __noinline FASTPATH_FN int alloc_bulk_tested_soft(struct kmem_cache *s, gfp_t gfp,
-							 size_t size, void **p)
-{
-	return __alloc_bulk_tested(s, gfp, size, p, irq_soft_to_hard(), false);
-}
-
-/*
- * The bulk allocation's entry points (struct kmem_cache_entry's alloc_bulk): for the
- * bulk_core caches (no scheme bulk, no debug, a power-of-two size, the free pointer at
- * offset 0) the cpu freelist into p[] masked (irq_soft_mask), in caller-saved registers (no
- * frame), the slow part in a jump; kmem_cache_alloc_bulk (mm/slab.h) sends __GFP_ZERO to
- * kmem_cache_alloc_bulk_zeroed, so these have no test of it. The irq fastpath's: when the
- * cpu freelist is known to hold size objects (cpu_freelist_known: after a bulk free of as
- * many, say), four a turn with a store and a load each and then the remainder; else the
- * tested walk. A plain cpu freelist: no tid.
- */
-static FASTPATH_FN int alloc_bulk_entry_irq(struct kmem_cache *s, gfp_t gfp, size_t size,
-					    void **p)
-{
-	struct kmem_cache_cpu *c;
-	void *object, **q, **end;
-
-	irq_soft_mask(); /* as the single allocation's irq fastpath (kernel/irqflags.h) */
-	c = this_cpu_slab(s);
-	if (unlikely(cpu_freelist_known(c) < (long)size))
-		return alloc_bulk_tested_soft(s, gfp, size, p);
-	object = c->freelist;
-	end = p + (size & ~3UL); /* fours, then the remainder */
-	for (q = p; q != end; q += 4) {
-		q[0] = object;
-		object = *(void **)object; /* get_freepointer_fast at offset 0, not hardened */
-		q[1] = object;
-		object = *(void **)object;
-		q[2] = object;
-		object = *(void **)object;
-		q[3] = object;
-		object = *(void **)object;
-	}
-	for (end = p + size; q != end; q++) {
-		*q = object;
-		object = *(void **)object;
-	}
-	c->freelist = object;
-	c->stat[ALLOC_FASTPATH] += size; /* one add for the run: the bound goes down by size */
-	irq_soft_unmask();
-	return (int)size;
-}
-
-static FASTPATH_FN int alloc_bulk_entry_cmpxchg(struct kmem_cache *s, gfp_t gfp, size_t size,
-						void **p)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	return __alloc_bulk_tested(s, gfp, size, p, flags, true);
-}
-
-/* kmem_cache_alloc_bulk with __GFP_ZERO (mm/slab.h sends it here): zeroed after. */
-int kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
-{
-	int rc = s->entry.alloc_bulk(s, gfp & ~__GFP_ZERO, n, p);
-
-	for (size_t i = 0; rc && i < n; i++)
-		memset(p[i], 0, s->object_size);
-	return rc;
-}
-
-struct detached_freelist {
-	struct slab *slab;
-	void *tail, *freelist;
-	unsigned int cnt;
-};
-
-/*
- * Link the last object of p[] with the others of the same slab, looking past at most three
- * objects of other slabs; those taken are set to NULL in p (consume), or, without consume,
- * those taken after the first one skipped (the others are past what is returned). Returns
- * how much of p is left.
- */
-static __always_inline size_t __build_detached_freelist(struct kmem_cache *s, size_t size,
-							 void **p, struct detached_freelist *df,
-							 void *caller, bool hardened, bool consume)
-{
-	size_t first_skipped_index = 0;
-	int lookahead = 3;
-	void *object;
-	uptr base;
-	unsigned long mask, slab_bytes;
-
-	df->slab = NULL;
-	do {
-		object = p[--size];
-	} while (!object && size);
-	if (!object)
-		return 0;
-	p[size] = NULL;
-	df->slab = free_check(s, object, caller);
-	if (!df->slab)
-		return size;
-	set_freepointer_fast(s, object, NULL, hardened);
-	df->tail = df->freelist = object;
-	df->cnt = 1;
-	base = (uptr)slab_address(df->slab);
-	/*
-	 * A power-of-two size: first the run of objects of this slab that ends p[], as the fast
-	 * part of kmem_cache_free_bulk takes its run (two a turn, one lea-and-mask test and the
-	 * compare with the object linked before each); the loop below takes what is left.
-	 */
-	mask = s->size_mask ? ~((PAGE_SIZE << s->order) - 1) | s->size_mask : 0;
-	if (mask && !consume) {
-		void *head = object, *a;
-		size_t end = size;
-		unsigned long off = s->offset;
-		uptr nbase = -base;
-
-		__asm__("" : "+r"(nbase)); /* kept negated: each test's add is one lea */
-		while (size >= 2) {
-			a = p[size - 1];
-			if ((((uptr)a + nbase) & mask) || a == head)
-				goto run_end;
-			*(void **)((char *)a + off) = head; /* set_freepointer_fast, not hardened */
-			head = p[size - 2];
-			if ((((uptr)head + nbase) & mask) || head == a) {
-				head = a;
-				size--;
-				goto run_end;
-			}
-			*(void **)((char *)head + off) = a;
-			size -= 2;
-		}
-		if (size) {
-			a = p[0];
-			if (!((((uptr)a + nbase) & mask) || a == head)) {
-				*(void **)((char *)a + off) = head;
-				head = a;
-				size = 0;
-			}
-		}
-run_end:
-		df->freelist = head;
-		df->cnt += (unsigned int)(end - size);
-		if (!size)
-			return 0;
-		/*
-		 * The next two objects in one other slab (slabs are aligned to their size): p[]
-		 * is in runs, as a bulk allocation leaves it, so looking past them for more of
-		 * this slab would find none; the next call takes their run. (A run that ended at
-		 * an object of this slab, a duplicate, goes on to the loop, which reports it.)
-		 */
-		if (size >= 2 && ((uptr)p[size - 1] - base) >> (PAGE_SHIFT + s->order) &&
-		    !(((uptr)p[size - 1] ^ (uptr)p[size - 2]) >> (PAGE_SHIFT + s->order)))
-			return size;
-	}
-	slab_bytes = PAGE_SIZE << s->order;
-	while (size) {
-		object = p[--size];
-		if (!object)
-			continue;
-		/* Same slab: inside its pages (one compare) and at an object start (a
-		 * power-of-two size: one test of the offset's low bits, as on_cpu_slab). */
-		if ((uptr)object - base < slab_bytes &&
-		    (s->size_mask ? !(((uptr)object - base) & s->size_mask)
-				  : object_start(s, df->slab, object))) {
-			if (object == df->freelist) { /* the same object twice in one call */
-				slab_report_bad(s, object, caller, "double free (twice in one bulk) of");
-				p[size] = NULL;
-				continue;
-			}
-			set_freepointer_fast(s, object, df->freelist, hardened);
-			df->freelist = object;
-			df->cnt++;
-			p[size] = NULL;
-			continue;
-		}
-		if (!--lookahead)
-			break;
-		if (!first_skipped_index)
-			first_skipped_index = size + 1;
-	}
-	return first_skipped_index;
-}
-
-/* For the layers, which are promised p[] back all NULL (slab_free_for_layer). */
-static __noinline size_t build_detached_freelist_consume(struct kmem_cache *s, size_t size,
-							 void **p, struct detached_freelist *df,
-							 void *caller)
-{
-	return __build_detached_freelist(s, size, p, df, caller, false, true);
-}
-
-static __noinline size_t build_detached_freelist_hardened(struct kmem_cache *s, size_t size,
-							  void **p,
-							  struct detached_freelist *df,
-							  void *caller)
-{
-	return __build_detached_freelist(s, size, p, df, caller, true, true);
-}
-
-/* Are q[0..objects) the objects of the slab at base in address order? Four a turn. */
-static __always_inline bool slab_objects_in_order(void **q, unsigned int objects, char *base,
-						  unsigned long step)
-{
-	void **end4 = q + (objects & ~3u), **end = q + objects;
-	unsigned long step2 = 2 * step, step3 = 3 * step;
-	char *o = base;
-
-	for (; q < end4; q += 4, o += 4 * step)
-		if (q[0] != o || q[1] != o + step || q[2] != o + step2 || q[3] != o + step3)
-			return false;
-	for (; q < end; q++, o += step)
-		if (*q != o)
-			return false;
-	return true;
-}
-
-/*
- * Are q[0..objects) every object of the slab at base, each once, in any order? One pass: each
- * an object start inside the slab (the masked test of the run builder) whose bit in a map of
- * the slab's objects is not set yet; objects of them, all distinct, are all of them.
- */
-static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **q,
-						   unsigned int objects, char *base)
-{
-	unsigned long mask = ~((PAGE_SIZE << s->order) - 1) | s->size_mask;
-	unsigned int shift = (unsigned int)__builtin_ctz(s->size);
-	uptr nbase = -(uptr)base;
-	u64 seen = 0, bit;
-
-	if (objects > 64)
-		return false;
-	for (unsigned int i = 0; i < objects; i++) {
-		uptr d = (uptr)q[i] + nbase;
-
-		if (d & mask)
-			return false;
-		bit = 1ull << (d >> shift);
-		if (seen & bit)
-			return false;
-		seen |= bit;
-	}
-	return objects == 64 || !(seen >> objects); /* none past the last object */
-}
-
-/*
- * A whole slab at the end of p[]: every object of one slab, in address order (as a bulk
- * allocation hands out a new slab, and a freelist linked here, or by the run builder from
- * p[], goes out again in that order), or in any other (a freelist another way linked, a slab
- * that was partial before: one more pass, slab_objects_any_order). Its slab checked once (of
- * this cache, not this cpu's; its counters: full, not frozen), then one pass that compares
- * each object with the address it must have; then, with no list to change, onto this cpu's
- * stash while it has room ("the stash" above); else in one hold of the node's lock and one
- * update of the slab's freelist and counters, what __slab_free does with a full slab that
- * empties: back to the page allocator while the node holds min_partial (no freelist linked:
- * nothing needs it), else linked in address order onto the node's partial list.
- * A scheme with cpu partial lists (cpu_partial; local: this cpu's node) takes only the first,
- * once this cpu's node holds min_partial (below it, __slab_free puts the slab on the cpu
- * partial list, the run builder linking its freelist): a drain of that list would give it
- * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
- * there straight. (The list might instead have kept it for the next allocation, which then
- * walks its freelist; a new bare slab costs less: docs/BENCHMARKS.md, "a fourth step".)
- * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
- * which reports whatever is wrong (nothing has been written then).
- */
-static __always_inline size_t free_bulk_whole(struct kmem_cache *s, struct kmem_cache_cpu *c,
-					      size_t size, void **p, bool cpu_partial,
-					      struct kmem_cache_node *local)
-{
-	unsigned int objects = s->objects;
-	unsigned long step = s->size, off = s->offset, slab_bytes = PAGE_SIZE << s->order;
-	void **q = p + size - objects;
-	char *first = q[0], *base, *o;
-	struct kmem_cache_node *n;
-	struct slab *slab, cur;
-	unsigned long counters;
-	void *prior;
-	bool discard, room = c->stash_nr < s->stash_max; /* a peek: stash_put takes the lock */
-	/* A cpu partial scheme keeps its empty slabs on the cpu partial list (__slab_free) until
-	 * the node holds min_partial; past that its drain would give them to the page allocator.
-	 * A racy peek at this cpu's node's count (re-checked under the slab's node's lock): such
-	 * a slab is taken here only for the stash. */
-	bool for_list = cpu_partial &&
-			__atomic_load_n(&local->nr_partial, __ATOMIC_RELAXED) < s->min_partial;
-
-	if (for_list && !room)
-		return size;
-	/* The first and the last in one slab (aligned to its size; a NULL is in none). */
-	if (!first || (((uptr)p[size - 1] ^ (uptr)first) & ~(slab_bytes - 1)))
-		return size;
-	base = (char *)((uptr)first & ~(slab_bytes - 1));
-	slab = virt_to_slab(base);
-	if (!slab || slab->slab_cache != s || slab == c->slab || slab_address(slab) != base)
-		return size;
-	slab_read_freelist(slab, &prior, &counters);
-	cur.counters = counters;
-	if (prior || cur.frozen || cur.inuse != objects)
-		return size;
-	if (first != base || !slab_objects_in_order(q, objects, base, step))
-		if (!slab_objects_any_order(s, q, objects, base))
-			return size;
-	if (room && slab->page_nid == numa_node_id()) {
-		/* Onto the stash: on no list before or after, so no node lock; the update
-		 * fails if a free got in since the read (a racing double free: the builder). */
-		cur.inuse = 0;
-		if (!slab_update_freelist(s, slab, NULL, counters, NULL, cur.counters))
-			return size;
-		stat(s, c, FREE_SLOWPATH);
-		if (unlikely(!stash_put(s, c, slab))) /* a drainer holds the stash */
-			discard_slab(s, c, slab);
-		return size - objects;
-	}
-	if (for_list)
-		return size;
-	n = slab_node(s, slab); /* its own node's list, wherever we are */
-	slub_lock_node(s, c, n);
-	discard = n->nr_partial >= s->min_partial;
-	if (!discard && cpu_partial) { /* taken since the peek: the builder, __slab_free */
-		spin_unlock(&n->list_lock);
-		return size;
-	}
-	if (!discard) {
-		char *last = base + (size_t)(objects - 1) * step;
-
-		for (o = base; o < last; o += step)
-			*(void **)(o + off) = o + step; /* set_freepointer_fast, not hardened */
-		*(void **)(o + off) = NULL;
-	}
-	cur.inuse = 0;
-	if (!slab_update_freelist(s, slab, NULL, counters, discard ? NULL : base, cur.counters)) {
-		spin_unlock(&n->list_lock); /* changed since (a racing double free): the builder */
-		return size;
-	}
-	stat(s, c, FREE_SLOWPATH);
-	if (n != get_node(s))
-		__atomic_fetch_add(&n->free_remote, 1, __ATOMIC_RELAXED);
-	if (discard) {
-		spin_unlock(&n->list_lock);
-		discard_slab(s, c, slab);
-	} else {
-		add_partial(n, slab, true);
-		stat(s, c, FREE_ADD_PARTIAL);
-		spin_unlock(&n->list_lock);
-	}
-	return size - objects;
-}
-
-/*
- * What the fast part of kmem_cache_free_bulk left: p[0..size), each checked, a slab's worth
- * at a time, interrupts off once for all of them (as slab_free_for_layer): off on entry, flags
- * what to restore at the end. Three copies: with
- * whole slabs of p[] taken as such (free_bulk_whole), for the bulk_core caches of a scheme
- * without cpu partial lists and (cpu_partial) of one with, and without (the run builder's
- * registers as they were; one copy for both schemes cost lock 1.5 instructions an object at
- * N=250).
- */
-static __always_inline void __free_bulk_checked(struct kmem_cache *s, size_t size, void **p,
-						void *caller, unsigned long flags, bool whole,
-						bool cpu_partial)
-{
-	struct kmem_cache_node *local = NULL;
-	struct kmem_cache_cpu *c = this_cpu_slab(s);
-
-	if (cpu_partial)
-		local = &s->node[numa_node_id()]; /* get_node: bulk_core caches have no dbg */
-	while (size) {
-		struct detached_freelist df;
-
-		if (whole && size >= s->objects) {
-			size_t left = free_bulk_whole(s, c, size, p, cpu_partial, local);
-
-			if (left != size) {
-				size = left;
-				continue;
-			}
-		}
-		/* Plain caches (hardened ones have their own free_bulk), inlined: df in registers */
-		size = __build_detached_freelist(s, size, p, &df, caller, false, false);
-		if (!df.slab)
-			continue;
-		if (df.slab != c->slab) {
-			__slab_free(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
-			continue;
-		}
-		/* df.tail is the one linked to the head (the fast part's stop at a double free) */
-		void *freelist = cpu_freelist(c);
-
-		if (unlikely(df.tail == freelist || df.freelist == freelist)) {
-			slab_report_bad(s, freelist, caller, "double free of");
-			continue;
-		}
-		set_freepointer_fast(s, df.tail, freelist, false);
-		cpu_freelist_set(s, c, df.freelist); /* with a tid, the next */
-		stat(s, c, FREE_FASTPATH);
-	}
-	local_irq_restore(flags);
-}
-
-static __noinline void free_bulk_checked(struct kmem_cache *s, size_t size, void **p, void *caller)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	__free_bulk_checked(s, size, p, caller, flags, false, false);
-}
-
-/* The bulk_core caches' two, from free_bulk_partway: interrupts off since the fast part. */
-static __noinline void free_bulk_checked_whole(struct kmem_cache *s, size_t size, void **p,
-					       void *caller, unsigned long flags)
-{
-	__free_bulk_checked(s, size, p, caller, flags, true, false);
-}
-
-static __noinline void free_bulk_checked_whole_partial(struct kmem_cache *s, size_t size,
-						       void **p, void *caller, unsigned long flags)
-{
-	__free_bulk_checked(s, size, p, caller, flags, true, true);
-}
-
-/*
- * Where the fast part of kmem_cache_free_bulk stopped: p[0..size) not freed yet (the first
- * of them, p[size - 1], failed its test), head the cpu freelist's new head, linked through
- * what was freed to the old one; interrupts off since the fast part's start (flags).
- */
-static __noinline void free_bulk_partway(struct kmem_cache *s, size_t size, void **p, void *head,
-					 unsigned long flags, void *caller)
-{
-	struct kmem_cache_cpu *c = this_cpu_slab(s);
-
-	c->stat[FREE_FASTPATH] -= size; /* the fast part counted them all */
-	if (unlikely(p[size - 1] == head && head)) {
-		/* The head freed again: only that one is refused, the others are freed. */
-		slab_report_bad(s, head, caller, "double free of");
-		size--;
-	}
-	cpu_freelist_set(s, c, head);
-	/* The rest with interrupts still off (the checked part restores them). */
-	if (!(s->scheme->flags & SLAB_SCHEME_CPU_PARTIAL)) /* a bulk_core cache here */
-		free_bulk_checked_whole(s, size, p, caller, flags);
-	else
-		free_bulk_checked_whole_partial(s, size, p, caller, flags);
-}
-
-/* Does object fail on_cpu_slab's test (nbase: minus the slab's base), or is it head? */
-#define BULK_NOT_PUSHABLE(object, head) \
-	((((uptr)(object) + nbase) & mask) || (object) == (head))
-
-/*
- * The fast part (s->bulk_core: the free pointer at offset 0): p[] from its end down, each
- * object that on_cpu_slab's test puts in this cpu's slab linked to the one before it (the
- * first to the cpu freelist's head), two a turn after the size's odd one, in caller-saved
- * registers (four a turn, as the allocation's, cost more than they saved: GCC kept three
- * values in saved registers and a second cursor); the new head goes onto the cpu freelist with one store at the end, so the
- * objects come back in p[]'s order. Each test is a lea, a mask test and the compare with the
- * object linked just before (a double free of the freelist's head, the same object twice in
- * a row). The first that fails (another slab's, NULL, a double free, a bad pointer) and all
- * before it go to free_bulk_partway in a jump.
- */
-static __always_inline void __free_bulk_fast(struct kmem_cache *s, size_t size, void **p,
-					     bool cmpxchg)
-{
-	struct kmem_cache_cpu *c;
-	unsigned long flags, mask;
-	uptr nbase;
-	void *head, *a;
-
-	local_irq_save(flags);
-	c = this_cpu_slab(s);
-	nbase = -c->slab_base;
-	__asm__("" : "+r"(nbase)); /* kept as the negated base: each test's add is one lea */
-	mask = c->slab_mask;
-	head = cpu_freelist_of(c, cmpxchg);
-	c->stat[FREE_FASTPATH] += size; /* one add for the run; free_bulk_partway takes back */
-	if (size & 1) {
-		a = p[size - 1];
-		if (BULK_NOT_PUSHABLE(a, head))
-			goto partway;
-		*(void **)a = head; /* set_freepointer_fast at offset 0, not hardened */
-		head = a;
-		size--;
-	}
-	while (size) {
-		a = p[size - 1];
-		if (BULK_NOT_PUSHABLE(a, head))
-			goto partway;
-		*(void **)a = head;
-		head = p[size - 2];
-		if (BULK_NOT_PUSHABLE(head, a)) {
-			head = a;
-			size--;
-			goto partway;
-		}
-		*(void **)head = a;
-		size -= 2;
-	}
-	cpu_freelist_put(c, head, cmpxchg); /* cmpxchg: the next tid, an interrupted one retries */
-	local_irq_restore(flags);
-	return;
-partway:
-	free_bulk_partway(s, size, p, head, flags, __builtin_return_address(0));
-}
-
-static FASTPATH_FN void free_bulk_entry_irq(struct kmem_cache *s, size_t size, void **p)
-{
-	__free_bulk_fast(s, size, p, false);
-}
-
-static FASTPATH_FN void free_bulk_entry_cmpxchg(struct kmem_cache *s, size_t size, void **p)
-{
-	__free_bulk_fast(s, size, p, true);
-}
-
-/* Any other cache: the scheme's free_bulk, else each object checked (free_bulk_checked). */
-static FASTPATH_FN void free_bulk_entry_general(struct kmem_cache *s, size_t size, void **p)
-{
-	if (s->scheme->free_bulk)
-		s->scheme->free_bulk(s, size, p, __builtin_return_address(0));
-	else
-		free_bulk_checked(s, size, p, __builtin_return_address(0));
-}
-#undef BULK_NOT_PUSHABLE
-
-/*
- * Give n objects (checked, entries may be NULL) back to their slabs, for a layer in front of
- * the cpu slab; interrupts off on this cpu. p[] is consumed (entries set to NULL).
- */
-void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
-			void *caller)
-{
-	while (n) {
-		struct detached_freelist df;
-
-		n = unlikely(s->freeptr_xor_key) ? build_detached_freelist_hardened(s, n, p, &df, caller)
-					   : build_detached_freelist_consume(s, n, p, &df, caller);
-		if (!df.slab)
-			continue;
-		if (df.slab == c->slab) {
-			set_freepointer(s, df.tail, cpu_freelist(c));
-			cpu_freelist_set(s, c, df.freelist);
-		} else {
-			__slab_free_any(s, c, df.slab, df.freelist, df.tail, df.cnt, caller);
-		}
-	}
-}
-
-/* Give one checked object back to its slab, for a layer in front of it; interrupts off. */
-void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
-			       void *object, void *caller)
-{
-	if (slab == c->slab) {
-		if (unlikely(object == cpu_freelist(c))) {
-			slab_report_bad(s, object, caller, "double free of");
-			return;
-		}
-		set_freepointer(s, object, cpu_freelist(c));
-		cpu_freelist_set(s, c, object);
-		stat(s, c, FREE_FASTPATH);
-	} else {
-		__slab_free_any(s, c, slab, object, object, 1, caller);
-	}
-}
-
-/* ---- sheaves prefilled for a caller (any scheme) ---- */
-
-struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size)
-{
-	struct slab_sheaf *sheaf;
-	struct page *page;
-
-	if (size > SLAB_SHEAF_MAX) {
-		printk("kmem_cache_prefill_sheaf(%s): %u objects, the most is %u\n", s->name, size,
-		       SLAB_SHEAF_MAX);
-		return NULL;
-	}
-	page = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, 0);
-	if (!page)
-		return NULL;
-	sheaf = page_address(page);
-	sheaf->barn_next = NULL;
-	sheaf->capacity = MAX(size, s->sheaf_capacity);
-	sheaf->size = 0;
-	sheaf->below = NULL;
-	if (size && !kmem_cache_alloc_bulk(s, gfp & ~__GFP_ZERO, size, sheaf->objects)) {
-		free_pages((unsigned long)sheaf, 0);
-		return NULL;
-	}
-	sheaf->size = size;
-	stat(s, this_cpu_slab(s), SHEAF_PREFILL);
-	return sheaf;
-}
-
-void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
-{
-	void *p;
-
-	if (!sheaf || !sheaf->size) {
-		printk("kmem_cache_alloc_from_sheaf(%s): the sheaf is empty\n", s->name);
-		return NULL;
-	}
-	p = sheaf->objects[--sheaf->size];
-	if (gfp & __GFP_ZERO)
-		memset(p, 0, s->object_size);
-	return p;
-}
-
-void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
-{
-	if (!sheaf)
-		return;
-	kmem_cache_free_bulk(s, sheaf->size, sheaf->objects);
-	free_pages((unsigned long)sheaf, 0);
-}
-
-unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf)
-{
-	return sheaf ? sheaf->size : 0;
 }
 
 /* ---- caches ---- */
@@ -2239,17 +1038,20 @@ static bool cpu_area_inline(const struct slab_scheme *sch)
 
 /*
  * One block for the per-cpu structures and the scheme's private areas after them:
- * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area], each area cache-line
- * aligned, a cpu area being the scheme's cpu_size bytes (its counters among them); none
- * when cpu_size fits kmem_cache_cpu's scheme_area, which is then the cpu area.
+ * [kmem_cache_cpu x nr_cpu_ids][cpu area x nr_cpu_ids][node area x nodes][cache area], each
+ * area cache-line aligned, a cpu area being the scheme's cpu_size bytes (its counters among
+ * them); none when cpu_size fits kmem_cache_cpu's scheme_area, which is then the cpu area.
  */
 static size_t cpu_area_size(const struct slab_scheme *sch)
 {
 	return cpu_area_inline(sch) ? 0 : ALIGN_UP(sch->cpu_size, 64);
 }
 
-/* Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up. */
-static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
+/*
+ * Undo alloc_cpu_areas for the first `cpus` cpus and `nodes` nodes that were set up, then
+ * the cache's area (cache: init_cache had succeeded).
+ */
+static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes, bool cache)
 {
 	const struct slab_scheme *sch = s->scheme;
 
@@ -2257,8 +1059,11 @@ static void free_cpu_areas(struct kmem_cache *s, int cpus, int nodes)
 		sch->exit_node(s, &s->node[nid]);
 	for (int cpu = cpus - 1; cpu >= 0 && sch->exit_cpu; cpu--)
 		sch->exit_cpu(s, &s->cpu_slab[cpu], cpu);
+	if (cache && sch->exit_cache)
+		sch->exit_cache(s);
 	free_pages((unsigned long)s->cpu_slab, s->cpu_slab_order);
 	s->cpu_slab = NULL;
+	s->priv = NULL;
 }
 
 static int alloc_cpu_areas(struct kmem_cache *s)
@@ -2267,7 +1072,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 	size_t cpus = (size_t)nr_cpu_ids, area = cpu_area_size(sch);
 	size_t node_area = ALIGN_UP(sch->node_size, 64);
 	size_t bytes = cpus * (sizeof(struct kmem_cache_cpu) + area) +
-		       node_area * (size_t)kmem_cache_nr_nodes(s);
+		       node_area * (size_t)kmem_cache_nr_nodes(s) + sch->cache_size;
 	unsigned int order = 0;
 	struct page *page;
 	char *priv;
@@ -2286,6 +1091,12 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 	s->cpu_slab = page_address(page);
 	s->cpu_slab_order = order;
 	priv = (char *)&s->cpu_slab[cpus];
+	s->priv = sch->cache_size ? priv + cpus * area + node_area * (size_t)kmem_cache_nr_nodes(s)
+				  : NULL;
+	if (sch->init_cache && sch->init_cache(s)) {
+		free_cpu_areas(s, 0, 0, false);
+		return -1;
+	}
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
 		char *mine = priv + (size_t)cpu * area;
@@ -2294,7 +1105,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 		cpu_freelist_forget(s, c);
 		c->priv = !sch->cpu_size ? NULL : cpu_area_inline(sch) ? (void *)c->scheme_area : mine;
 		if (sch->init_cpu && sch->init_cpu(s, c, cpu)) {
-			free_cpu_areas(s, cpu, 0);
+			free_cpu_areas(s, cpu, 0, true);
 			return -1;
 		}
 	}
@@ -2303,7 +1114,7 @@ static int alloc_cpu_areas(struct kmem_cache *s)
 
 		n->priv = sch->node_size ? priv + cpus * area + (size_t)nid * node_area : NULL;
 		if (sch->init_node && sch->init_node(s, n)) {
-			free_cpu_areas(s, nr_cpu_ids, nid);
+			free_cpu_areas(s, nr_cpu_ids, nid, true);
 			return -1;
 		}
 	}
@@ -2336,25 +1147,6 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 	s->objects = (unsigned)((PAGE_SIZE << s->order) / s->size);
 	s->reciprocal_size = (u32)((0x100000000ULL + s->size - 1) / s->size);
 	s->min_partial = MIN(10UL, MAX(5UL, (unsigned long)fls32(s->size) / 2));
-	if (slub_cpu_partial_override)
-		s->cpu_partial = slub_cpu_partial_override;
-	else if (s->size >= PAGE_SIZE)
-		s->cpu_partial = 6;
-	else if (s->size >= 1024)
-		s->cpu_partial = 24;
-	else if (s->size >= 256)
-		s->cpu_partial = 52;
-	else
-		s->cpu_partial = 120;
-	/*
-	 * Objects per sheaf. 32 up to 256 bytes: 64 kept a burst of 64 allocations and their 64
-	 * frees in the main sheaf (bench-host's batch-64 about 2.5 cycles an object less) but
-	 * cost bench-host's producer/consumer half again (docs/BENCHMARKS.md, twelfth session).
-	 */
-	if (slub_sheaf_capacity_override)
-		s->sheaf_capacity = slub_sheaf_capacity_override;
-	else
-		s->sheaf_capacity = s->size <= 256 ? 32 : s->size <= 1024 ? 16 : 8;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		spin_lock_init(&s->node[nid].list_lock, "list_lock");
 		INIT_LIST_HEAD(&s->node[nid].partial);
@@ -2365,7 +1157,7 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 		return -1;
 	}
 	if (s->dbg && slub_debug_init(s)) {
-		free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s));
+		free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s), true);
 		slub_debug_release(s);
 		return -1;
 	}
@@ -2381,9 +1173,9 @@ static void flush_cpu_slab(void *arg)
 
 	if (unlikely(s->flags & SLAB_DEBUG_FLAGS))
 		slub_debug_cpu_freelist(s, c); /* deactivate_slab walks it: no corrupt pointer */
-	/* First the scheme's layer: a sheaf's objects may go back to the cpu slab. */
-	if (s->scheme->flush_cpu_partial)
-		s->scheme->flush_cpu_partial(s, c);
+	/* First the scheme's: a layer's objects may go back to the cpu slab. */
+	if (s->scheme->flush_cpu)
+		s->scheme->flush_cpu(s, c);
 	if (c->slab) {
 		stat(s, c, CPUSLAB_FLUSH);
 		deactivate_slab(s, c, c->slab, cpu_freelist(c));
@@ -2480,7 +1272,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 
 void __kmem_cache_release(struct kmem_cache *s)
 {
-	free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s)); /* the scheme's exit hooks: s->scheme may be in s->dbg */
+	free_cpu_areas(s, nr_cpu_ids, kmem_cache_nr_nodes(s), true); /* the scheme's exit hooks: s->scheme may be in s->dbg */
 	if (s->dbg)
 		slub_debug_release(s);
 }
@@ -2534,104 +1326,3 @@ void kfree(const void *p)
 	}
 	slab_report_bad(NULL, p, caller, "kfree of a pointer kmalloc never returned:");
 }
-
-/* ---- information ---- */
-
-struct count_free {
-	struct kmem_cache *s;
-	unsigned long free;
-};
-
-/* On each cpu: free objects it holds (cpu freelist, cpu partial slabs). Interrupts off. */
-static void count_cpu_free(void *arg)
-{
-	struct count_free *cf = arg;
-	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
-	unsigned long n = 0;
-
-	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
-		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
-	for (void *p = cpu_freelist(c); p; p = get_freepointer(cf->s, p))
-		n++;
-	if (c->slab)
-		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
-	if (cf->s->scheme->count_free)
-		n += cf->s->scheme->count_free(cf->s, c);
-	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
-}
-
-int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
-{
-	struct kmem_cache_node *n;
-	struct count_free cf = { .s = s, .free = 0 };
-	unsigned long flags, node_free = 0;
-	struct slab *slab;
-	int nid;
-
-	on_each_cpu(count_cpu_free, &cf, 1);
-	out->partial_slabs = 0;
-	out->slabs = out->objects = 0;
-	for_each_kmem_cache_node(s, nid, n) {
-		spin_lock_irqsave(&n->list_lock, flags);
-		list_for_each_entry(slab, &n->partial, slab_list)
-			node_free += slab->objects - slab->inuse;
-		out->partial_slabs += n->nr_partial;
-		spin_unlock_irqrestore(&n->list_lock, flags);
-		out->slabs += (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
-		out->objects += (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
-	}
-	if (s->scheme->count_node_free)
-		node_free += s->scheme->count_node_free(s);
-	out->name = s->name;
-	out->scheme = s->scheme->name;
-	out->fastpath = fastpath_names[s->fastpath];
-	out->object_size = s->object_size;
-	out->size = s->size;
-	out->objects_per_slab = s->objects;
-	out->order = s->order;
-	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
-	return 0;
-}
-
-int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)
-{
-	struct kmem_cache_node *n;
-
-	memset(out, 0, sizeof(*out));
-	if (nid < 0 || nid >= kmem_cache_nr_nodes(s))
-		return -1;
-	n = &s->node[nid];
-	out->slabs = (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
-	out->partial_slabs = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
-	out->alloc_remote = __atomic_load_n(&n->alloc_remote, __ATOMIC_RELAXED);
-	out->free_remote = __atomic_load_n(&n->free_remote, __ATOMIC_RELAXED);
-	out->list_lock = READ_ONCE(n->list_lock.acquisitions);
-	return 0;
-}
-
-u64 kmem_cache_stat(struct kmem_cache *s, int item)
-{
-	u64 sum = 0;
-
-	if (item < 0 || item >= NR_SLUB_STAT_ITEMS)
-		return 0;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		sum += READ_ONCE(s->cpu_slab[cpu].stat[item]);
-	return sum;
-}
-
-u64 kmem_cache_scheme_stat(struct kmem_cache *s, unsigned int i)
-{
-	const char *name = s->scheme->stat_names[i];
-	size_t len = strlen(name);
-	bool max = len > 4 && !strcmp(name + len - 4, "_max");
-	u64 sum = 0;
-
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		u64 v = READ_ONCE(scheme_stats(s->scheme, &s->cpu_slab[cpu])[i]);
-
-		sum = max ? MAX(sum, v) : sum + v;
-	}
-	return sum;
-}
-

@@ -6,10 +6,13 @@
 #ifndef SLABLAB_SLUB_H
 #define SLABLAB_SLUB_H
 
+#include "kernel/arch.h"
+#include "kernel/irqflags.h"
 #include "kernel/list.h"
+#include "kernel/numa.h"
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
-#include "kernel/numa.h"
+#include "kernel/string.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -39,13 +42,8 @@ enum stat_item {
 	DEACTIVATE_BYPASS,       /* cpu slab exhausted, dropped without a list operation */
 	CMPXCHG_DOUBLE_CPU_FAIL, /* cmpxchg fastpath retried (an interrupt got in between) */
 	CMPXCHG_DOUBLE_FAIL,     /* cmpxchg on a slab's freelist+counters retried */
-	CPU_PARTIAL_ALLOC,       /* cpu slab taken from the cpu partial list */
-	CPU_PARTIAL_FREE,        /* slow free put a full slab on the cpu partial list */
-	CPU_PARTIAL_NODE,        /* slab moved from the node list to the cpu partial list */
-	CPU_PARTIAL_DRAIN,       /* cpu partial list drained to the node list */
 	LIST_LOCK,               /* list_lock acquisitions */
 	LIST_LOCK_CONTENDED,     /* of which found the lock held */
-	SHEAF_PREFILL,           /* sheaf prefilled for kmem_cache_prefill_sheaf */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -77,16 +75,8 @@ struct slab {
 		};
 	};
 	struct slab *next; /* the scheme's list link (a cpu partial list, a transfer list) */
-	union {
-		struct {
-			int slabs;    /* cpu partial list: slabs from here to the end */
-			int pobjects; /* cpu partial list: free objects from here to the end (approx.) */
-		};
-		struct {
-			int scheme_state; /* the scheme's own word about the slab */
-			int scheme_pad;
-		};
-	};
+	int scheme_state;  /* the scheme's own word about the slab */
+	int scheme_pad;
 };
 _Static_assert(sizeof(struct slab) == sizeof(struct page), "struct slab overlays struct page");
 _Static_assert(offsetof(struct slab, freelist) % 16 == 0, "cmpxchg16b needs 16-byte alignment");
@@ -155,8 +145,8 @@ struct kmem_cache_cpu {
 	u64 stat[NR_SLUB_STAT_ITEMS];
 	u64 scheme_area[SLAB_CPU_AREA_BYTES / 8]; /* priv, when cpu_size fits */
 } __aligned(64);
-_Static_assert(sizeof(struct kmem_cache_cpu) == PERCPU_SLUB_STRIDE,
-	       "kernel/percpu.h's PERCPU_SLUB_STRIDE is the size of struct kmem_cache_cpu");
+_Static_assert(sizeof(struct kmem_cache_cpu) % 64 == 0,
+	       "every cpu's copy starts a cache line (kernel/percpu.h's percpu_slub_stride)");
 
 struct kmem_cache_node {
 	struct spinlock list_lock;
@@ -193,9 +183,8 @@ struct kmem_cache {
 	unsigned int order;       /* of each slab */
 	unsigned int objects;     /* per slab */
 	u32 reciprocal_size;      /* (2^32 + size - 1) / size: object index without a division */
-	unsigned int cpu_partial; /* cpu partial budget, in objects */
+	void *priv;               /* the scheme's per-cache area (NULL if its cache_size is 0) */
 	unsigned long min_partial;/* empty slabs kept on the node list */
-	unsigned int sheaf_capacity; /* objects per sheaf (prefilled sheaves, layers of sheaves) */
 	void (*ctor)(void *);
 	char name[KMEM_CACHE_NAME_MAX + 1];
 	struct list_head list;    /* slab_caches; slab_mutex */
@@ -230,10 +219,10 @@ struct slab_scheme {
 	 * cpu slab (c->slab) and return the freelist. NULL: none; the core allocates a slab.
 	 * Unused (NULL) in schemes whose layer replaces the core's paths (owner schemes). */
 	void *(*get_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
-	/* A slow free froze a formerly full slab for this cpu (only with CPU_PARTIAL). */
-	void (*put_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
-	/* Give this cpu's partial slabs (or its layer) back (shrink, destroy); optional. */
-	void (*flush_cpu_partial)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	/* A slow free froze a formerly full slab for this cpu: keep it (only with CPU_PARTIAL). */
+	void (*put_frozen)(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab);
+	/* Give what this cpu keeps (partial slabs, a layer) back (shrink, destroy); optional. */
+	void (*flush_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 	/*
 	 * Optional, for schemes that put their own layer in front of the cpu slab: they
 	 * replace the fastpaths. free gets objects the core has checked. count_free adds the
@@ -242,13 +231,16 @@ struct slab_scheme {
 	 */
 	void *(*alloc)(struct kmem_cache *s, gfp_t gfp);
 	void (*free)(struct kmem_cache *s, void *object, void *caller);
+	/* With alloc: what the variants of the scheme call its path (mm/slab.h's slab_variant,
+	 * the benchmarks' columns); NULL: "layer". */
+	const char *layer_name;
 	/*
 	 * Optional, with free: kmem_cache_free's entry point itself for a plain cache of a
 	 * power-of-two size (s->size_mask set; never a debug or hardened cache, which keep
 	 * free). It does its own check: it may keep only what is certainly an object of this
 	 * cache and safe to take there (say an object start in this cpu's slab,
 	 * cpu_slab_has_object, whose base and mask the scheme then keeps with cpu_slab_set),
-	 * and must end in a jump to slab_free_layer_checked with anything else (NULL
+	 * and must end in a jump to slab_free_checked with anything else (NULL
 	 * included): the full check, then free.
 	 */
 	void (*free_entry)(struct kmem_cache *s, void *p);
@@ -261,12 +253,17 @@ struct slab_scheme {
 	unsigned long (*count_node_free)(struct kmem_cache *s);
 	void (*shrink)(struct kmem_cache *s);
 	/*
-	 * Private state: cpu_size bytes per cpu at c->priv and node_size per node at n->priv,
-	 * zeroed, set up by init_cpu/init_node when the cache is created (0: failure, the
-	 * cache is not created) and torn down by exit_cpu/exit_node when it is destroyed,
-	 * after the last flush; all optional. They run on the creating or destroying cpu.
+	 * Private state: cache_size bytes per cache at s->priv, cpu_size per cpu at c->priv
+	 * and node_size per node at n->priv, zeroed, set up by init_cache (first), init_cpu and
+	 * init_node when the cache is created (0: failure, the cache is not created) and torn
+	 * down by exit_cpu, exit_node and exit_cache (last) when it is destroyed, after the last
+	 * flush; all optional. They run on the creating or destroying cpu. init_cache is where
+	 * a scheme's settings for s come from its object size and its own boot options, the
+	 * cpu partial budget (cpu_partial=) or the objects per sheaf, say: the core has none.
 	 */
-	size_t cpu_size, node_size;
+	size_t cache_size, cpu_size, node_size;
+	int (*init_cache)(struct kmem_cache *s);
+	void (*exit_cache)(struct kmem_cache *s);
 	int (*init_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
 	void (*exit_cpu)(struct kmem_cache *s, struct kmem_cache_cpu *c, int cpu);
 	int (*init_node)(struct kmem_cache *s, struct kmem_cache_node *n);
@@ -539,8 +536,6 @@ static inline void cpu_freelist_forget(struct kmem_cache *s, struct kmem_cache_c
 		(long)(READ_ONCE(c->stat[ALLOC_FASTPATH]) - READ_ONCE(c->stat[FREE_FASTPATH]));
 }
 
-#include "kernel/arch.h"
-
 bool slab_update_freelist_locked(struct slab *slab, void *fl, unsigned long counters,
 				 void *new_fl, unsigned long new_counters);
 
@@ -602,7 +597,7 @@ void *get_partial_remote(struct kmem_cache *s, struct kmem_cache_cpu *c);
 void slab_report_bad(struct kmem_cache *s, const void *p, void *caller, const char *what);
 struct slab *slab_free_check(struct kmem_cache *s, const void *p, void *caller);
 /* A layer's kmem_cache_free after the full check (a scheme's free_entry jumps here). */
-void slab_free_layer_checked(struct kmem_cache *s, void *p);
+void slab_free_checked(struct kmem_cache *s, void *p);
 /* For layers in front of the cpu slab, interrupts off on this cpu: */
 void *slab_alloc_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
 void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
@@ -610,7 +605,6 @@ void slab_free_object_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, 
 /* For mm/slub_debug.c: */
 void *slab_alloc_hardened(struct kmem_cache *s, gfp_t gfp);
 void slab_free_hardened(struct kmem_cache *s, void *p, void *caller);
-struct slab *allocate_slab(struct kmem_cache *s, gfp_t gfp);
 void slub_flush_all(struct kmem_cache *s);
 void slab_free_for_layer(struct kmem_cache *s, struct kmem_cache_cpu *c, size_t n, void **p,
 			void *caller);
@@ -698,50 +692,6 @@ static inline bool in_slab_of(const struct kmem_cache *s, const void *p)
 	return virt_to_page(p)->private_[0] == (u64)(uptr)s;
 }
 
-extern unsigned int slub_cpu_partial_override; /* boot option cpu_partial=, 0: by size */
-extern unsigned int slub_sheaf_capacity_override; /* boot option sheaf_capacity=, 0: by size */
-
-/* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
-struct slab_sheaf {
-	struct slab_sheaf *barn_next; /* under it in its barn stack; barn->lock */
-	unsigned int size;          /* objects in it now */
-	unsigned int capacity;
-	void *below;                /* NULL: sheaf_top's word for an empty sheaf */
-	void *objects[];
-};
-
-/* The object on top of a sheaf (the last one put in), or NULL when it is empty: no test. */
-static inline void *sheaf_top(const struct slab_sheaf *sheaf)
-{
-	return ((void *const *)((const char *)sheaf->objects - sizeof(void *)))[sheaf->size];
-}
-_Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
-	       "a sheaf fits a page");
-
-/*
- * The offset in its page of a sheaf of this capacity that shares no low 12 address bits
- * with [avoid, avoid + avoid_size) (a cpu's struct kmem_cache_cpu: scheme_sheaves.c's
- * new_sheaf says why): the first multiple of 64 past that range, taken modulo the page, if
- * the sheaf fits between there and the page's end or the range's start; 0 otherwise (a
- * sheaf too big for the room).
- */
-static inline unsigned long sheaf_offset_in_page(uptr avoid, unsigned long avoid_size,
-						 unsigned int capacity)
-{
-	unsigned long need = sizeof(struct slab_sheaf) + capacity * sizeof(void *);
-	unsigned long start = avoid & (PAGE_SIZE - 1), end = start + avoid_size, off;
-
-	if (avoid_size >= PAGE_SIZE)
-		return 0;
-	if (end <= PAGE_SIZE) {
-		off = ALIGN_UP(end, 64UL);
-		return off + need <= PAGE_SIZE ? off : 0;
-	}
-	off = ALIGN_UP(end - PAGE_SIZE, 64UL); /* the range runs over into the next page */
-	return off + need <= start ? off : 0;
-}
-
-
 /*
  * Is p[i] one of the (up to) eight entries of a kmem_cache_free_bulk array before it? The
  * duplicate window of the bulk frees that take objects one at a time (sheaves' own, and the
@@ -761,5 +711,204 @@ static inline bool bulk_free_seen_recently(void *const *p, size_t i)
 			return true;
 	return false;
 }
+
+/*
+ * The inlined fastpaths read and write free pointers without the hardening test
+ * (get_freepointer in slub.h) unless instantiated with hardened true: a hardened cache
+ * takes those copies only (slab_alloc_hardened, through the layer hooks).
+ */
+static __always_inline void *get_freepointer_fast(struct kmem_cache *s, void *object,
+						  bool hardened)
+{
+	if (hardened)
+		return get_freepointer(s, object);
+	return *(void **)((char *)object + s->offset);
+}
+
+static __always_inline void set_freepointer_fast(struct kmem_cache *s, void *object, void *fp,
+						 bool hardened)
+{
+	if (hardened)
+		set_freepointer(s, object, fp);
+	else
+		*(void **)((char *)object + s->offset) = fp;
+}
+
+/*
+ * The slow half of the irq fastpath's allocation (slab_alloc_fast_irq): called with this
+ * cpu's c, still masked, when its cpu freelist is empty; unmasks before it returns.
+ */
+typedef void *slab_alloc_slow_fn(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+
+/*
+ * The irq fastpath's allocation: one pop off the cpu freelist under irq_soft_mask
+ * (kernel/irqflags.h), an empty one to slow in a jump, still masked. The core's fastpath
+ * (slow: its slow path, mm/slub.c) and the owner schemes' (a plain cpu freelist too, their
+ * own slow path) are this one body, each copy with its constants folded (always inline).
+ */
+static __always_inline void *slab_alloc_fast_irq(struct kmem_cache *s, gfp_t gfp, bool hardened,
+						 slab_alloc_slow_fn *slow)
+{
+	/* LAB3: BEGIN */
+	struct kmem_cache_cpu *c;
+	void *object;
+
+	irq_soft_mask();
+	c = this_cpu_slab(s);
+	object = c->freelist;
+	if (unlikely(!object))
+		return slow(s, c, gfp); /* unmasks */
+	c->freelist = get_freepointer_fast(s, object, hardened);
+	stat(s, c, ALLOC_FASTPATH);
+	irq_soft_unmask();
+	return object;
+	/* LAB3: END */
+}
+
+/*
+ * The core's own helpers, shared by mm/slub.c and mm/slub_bulk.c (the bulk calls and their
+ * stash), inline so that each path gets its own copy as it did in one file. Schemes need
+ * none of them.
+ */
+
+/* Does p point at the start of an object of slab? Multiply by the reciprocal: no division. */
+static inline bool object_start(struct kmem_cache *s, struct slab *slab, const void *p)
+{
+	unsigned long off = (unsigned long)((const char *)p - (char *)slab_address(slab));
+	unsigned long idx = (off * s->reciprocal_size) >> 32;
+
+	/* s->objects, not slab->objects: the same, and never written while others read it
+	 * (an owner scheme's owner updates the counters word beside it without atomics). */
+	return idx * s->size == off && idx < s->objects;
+}
+
+/*
+ * A new slab's pages, set up, with no freelist yet (slab->freelist is left for the caller):
+ * allocate_slab, and the bulk allocation, which hands a whole new slab out without one.
+ */
+static __always_inline void slab_setup_bare(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+	struct kmem_cache_node *n = slab_node(s, slab);
+
+	mark_compound(page, s->order, PG_slab, s);
+	slab->slab_cache = s;
+	slab->locked = 0;
+	slab->counters = 0;
+	slab->objects = s->objects;
+	slab->next = NULL;
+	__atomic_fetch_add(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->total_objects, s->objects, __ATOMIC_RELAXED);
+}
+
+/*
+ * A slab leaves the cache: its counts down, its pages no slab's (PG_slab cleared) and no
+ * cache's (slab_cache and the later pages' private_[0] cleared: in_slab_of reads that word
+ * alone, and a stashed slab's pages stay out of the page allocator a while).
+ */
+static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
+{
+	struct kmem_cache_node *n = slab_node(s, slab);
+
+	__atomic_fetch_sub(&n->nr_slabs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&n->total_objects, slab->objects, __ATOMIC_RELAXED);
+	__atomic_store_n(&slab->slab_cache, NULL, __ATOMIC_RELAXED);
+	if (likely(!s->order)) /* one page: unmark_compound's last store alone, inline */
+		__atomic_store_n(&slab->page_flags, slab->page_flags & ~PG_slab, __ATOMIC_RELAXED);
+	else
+		unmark_compound((struct page *)slab, s->order, PG_slab);
+}
+
+/* Everything on the cpu slab's freelist (mm/slub.c); NULL: it is full, and unfrozen. */
+void *get_freelist(struct kmem_cache *s, struct slab *slab);
+
+/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
+static __always_inline void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+{
+	struct page *page = (struct page *)slab;
+
+	memset(page->private_, 0, sizeof(page->private_));
+	__free_pages(page, s->order);
+}
+
+/* The first half of ___slab_alloc (mm/slub.c), which the bulk allocation shares. */
+/*
+ * The slow path up to the page allocator, interrupts off, the cpu freelist empty: the cpu
+ * slab's remote frees, else (the cpu slab full: left unfrozen on no list) a partial slab
+ * from the scheme, which becomes the cpu slab. The freelist to load, or NULL: a new slab.
+ */
+static __always_inline void *refill_from_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab *slab = c->slab;
+	void *freelist;
+
+	if (slab) {
+		freelist = get_freelist(s, slab);
+		if (freelist) {
+			stat(s, c, ALLOC_REFILL);
+			return freelist;
+		}
+		cpu_slab_set(s, c, NULL); /* full, unfrozen, on no list */
+		cpu_tid_step(s, c);
+		stat(s, c, DEACTIVATE_BYPASS);
+	}
+	freelist = s->scheme->get_partial(s, c);
+	/* The scheme (or lab 4's code) sets c->slab alone; the fastpath's range follows it. */
+	cpu_slab_set(s, c, c->slab);
+	return freelist;
+}
+
+/* free_check's reports (mm/slub.c), out of line. */
+void report_wrong_cache(struct kmem_cache *s, struct kmem_cache *owner, const void *p,
+			void *caller);
+void free_not_at_start(struct kmem_cache *s, const void *p, void *caller);
+
+/* The slab of an object being freed to s, or NULL after reporting why it is not one. */
+static inline struct slab *free_check(struct kmem_cache *s, const void *p, void *caller)
+{
+	struct slab *slab = virt_to_slab(p);
+
+	if (unlikely(!slab)) {
+		slab_report_bad(s, p, caller, "free of a pointer that is not a slab object:");
+		return NULL;
+	}
+	if (unlikely(slab->slab_cache != s)) {
+		report_wrong_cache(s, slab->slab_cache, p, caller);
+		return NULL;
+	}
+	/*
+	 * A power-of-two size (never a debug layout): the address's low bits, no multiply (a
+	 * slab of 2^order pages is aligned to its size, which such an object size divides).
+	 */
+	if (unlikely(s->size_mask ? (uptr)p & s->size_mask : !object_start(s, slab, p))) {
+		free_not_at_start(s, p, caller);
+		return NULL;
+	}
+	return slab;
+}
+
+struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp);
+void slab_oom(struct kmem_cache *s, gfp_t gfp);
+void *slab_alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp);
+void __slab_free(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab, void *head,
+		 void *tail, unsigned int cnt, void *caller);
+void __slab_free_hardened(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
+			  void *head, void *tail, unsigned int cnt, void *caller);
+
+/* __slab_free of either kind, for the layers' paths, which serve both kinds of cache. */
+static inline void __slab_free_any(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				   struct slab *slab, void *head, void *tail, unsigned int cnt,
+				   void *caller)
+{
+	if (unlikely(s->freeptr_xor_key))
+		__slab_free_hardened(s, c, slab, head, tail, cnt, caller);
+	else
+		__slab_free(s, c, slab, head, tail, cnt, caller);
+}
+
+/* mm/slub_bulk.c: s's bulk entry points and stash (end of __kmem_cache_create); c's stash
+ * back to the page allocator (its flush), the pages it held. */
+void slab_choose_bulk_paths(struct kmem_cache *s);
+unsigned long stash_drain(struct kmem_cache *s, struct kmem_cache_cpu *c);
 
 #endif

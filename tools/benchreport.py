@@ -86,6 +86,14 @@ SPREAD = ["p10", "p90", "min", "max"]
 # tools/test.sh read them).
 META_KEYS = ["cpu_model", "tsc_mhz", "seed", "cmdline", "benches", "schemes", "accel",
              "emulated", "cpus"]
+# The scheme the ratios are to: the meta line's "baseline" (the kernel's SLAB_SCHEME_BASELINE
+# scheme); logs from before it was printed have none, and their baseline was lock.
+OLD_BASELINE = "lock"
+
+
+def baseline(log):
+    """The log's baseline scheme (OLD_BASELINE for a log without one in its meta line)."""
+    return (log.meta or {}).get("baseline") or OLD_BASELINE
 
 # ---------------------------------------------------------------------------------------
 # Reading a log
@@ -860,12 +868,12 @@ def section_hackbench(log, figs):
             f = by.get((c, g))
             cell = "—" if f is None else fv(f) + spread(f)
             i = imp.get((c, g))
-            if i is not None and not g.startswith("lock"):
+            if i is not None and g.split("/")[0] != baseline(log):
                 cell += " (%s%s%%)" % ("" if i.value < 0 else "+", fv(i))
             row.append(cell)
         rows.append(row)
-    lines = ["Time in ms, median (p10–p90); in brackets the scheme's improvement over `lock` "
-             "as the kernel computed it (positive: faster):", ""]
+    lines = ["Time in ms, median (p10–p90); in brackets the scheme's improvement over `%s` "
+             "as the kernel computed it (positive: faster):" % baseline(log), ""]
     lines += md_table(["hackbench"] + groups, rows)
     rest = [f for f in figs if f.figure not in ("time", "improvement_vs_lock")]
     if rest:
@@ -1006,7 +1014,7 @@ def headlines(log):
     out = []
     for spec in HEADLINES:
         bench, figure, unit, sel, better, words = spec[:6]
-        key, ref = (spec[6], spec[7]) if len(spec) > 6 else ("scheme", "lock")
+        key, ref = (spec[6], spec[7]) if len(spec) > 6 else ("scheme", baseline(log))
         pool = pick(log.of(bench), figure, unit)
         if not pool:
             continue
@@ -1049,7 +1057,7 @@ def headlines(log):
             note = "geometric mean over " + ", ".join(vary) if vary else ""
             for g in ordered(f.variant() for f in pool):
                 mine = [f for f in pool if f.variant() == g]
-                refs = [reference_for(f, pool, "scheme", "lock") for f in mine]
+                refs = [reference_for(f, pool, "scheme", baseline(log)) for f in mine]
                 ratios = [f.value / r.value if r is not None and r.value else None
                           for f, r in zip(mine, refs)]
                 out.append((bench, figure, g, geomean([f.value for f in mine]), unit,
@@ -1081,16 +1089,17 @@ def write_report(log, outdir, plotter, csvs):
 
     heads = headlines(log)
     if heads:
+        base = baseline(log)
         lines += ["## Summary: each scheme's headline figure%s" % tag, "",
-                  "Ratio to `lock`: the figure divided by `lock`'s with the same parameters "
-                  "(and the same fastpath, or lock/irq for a scheme with its own); for "
+                  "Ratio to `%s`: the figure divided by `%s`'s with the same parameters "
+                  "(and the same fastpath, or %s/irq for a scheme with its own); for "
                   "`debug`, to mode `off`. Whether lower or higher is better is in the last "
-                  "column.", ""]
+                  "column." % (base, base, base), ""]
         rows = []
         for bench, words, g, value, unit, ratio, better, note in heads:
             rows.append(["%s: %s" % (bench, words) + (" (%s)" % note if note else ""), g,
                          fmt(value), unit, fmt_ratio(ratio), better])
-        lines += md_table(["figure", "variant", "value", "unit", "ratio to lock", "better"], rows)
+        lines += md_table(["figure", "variant", "value", "unit", "ratio to " + base, "better"], rows)
         lines.append("")
 
     for bench in log.benches():
@@ -1461,23 +1470,26 @@ def from_qr(source, against):
         res.get("result", "?"), res.get("cpu", "?"), res.get("cpus", "?"),
         res.get("tsc_mhz", "?"), res.get("accel", "?"), emu, res.get("seed", "?")))
     got = {}
+    log = None
+    if against:
+        try:
+            log = read_log(against)
+        except OSError as e:
+            print("benchreport: %s" % e, file=sys.stderr)
+            return 2
+    base = baseline(log) if log else OLD_BASELINE
     for h in res["summary"]:
         vals = h.get("values", {})
-        lock = vals.get("lock")
+        ref = vals.get(base)
         print("## %s: %s (%s)\n" % (h.get("of"), h.get("headline"), h.get("unit")))
-        print("| scheme | value | ratio to lock |\n|---|---:|---:|")
+        print("| scheme | value | ratio to %s |\n|---|---:|---:|" % base)
         for scheme, v in vals.items():
             got[(h.get("of"), h.get("headline"), scheme)] = v
-            ratio = "x%.2f" % (v / lock) if lock else "-"
+            ratio = "x%.2f" % (v / ref) if ref else "-"
             print("| %s | %s | %s |" % (scheme, v, ratio))
         print()
     if not against:
         return 0
-    try:
-        log = read_log(against)
-    except OSError as e:
-        print("benchreport: %s" % e, file=sys.stderr)
-        return 2
     want = {(f.params.get("of"), f.params.get("headline"), f.params.get("scheme")): f.value
             for f in log.figs if f.bench == "summary" and f.figure == "value"}
     bad = ["%s %s %s: QR %s, log %s" % (k[0], k[1], k[2], got.get(k), want.get(k))

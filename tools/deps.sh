@@ -11,6 +11,7 @@
 #   host   make bench-host: slablab's allocator built for Linux user space
 #   trace  make trace-linux: run, and Debian's kernel with the tracing tools
 #   linux  make bench-linux: build, run, and Debian's kernel with its headers
+#   lava   make test-lava: build, run, and LAVA's dispatcher with a TFTP server
 #
 #   tools/deps.sh --commands GROUP...  print the commands the groups declare, one a line
 #   tools/deps.sh --basics             print the packages whose commands no group declares
@@ -117,8 +118,17 @@ checks_linux=(
     cmd:cpio:cpio
 )
 
+# make test-lava (tools/lava/test-lava.sh): LAVA's dispatcher, lava-run (Debian 12's
+# lava-dispatcher 2023.01: about 130 packages without its recommends), and tftpd-hpa, one of
+# those recommends: the TFTP server of a worker with GRUB devices (LAVA reads its directory
+# from /etc/default/tftpd-hpa).
+checks_lava=(
+    cmd:lava-run:lava-dispatcher
+    file:/etc/default/tftpd-hpa:tftpd-hpa
+)
+
 usage() {
-    echo "usage: tools/deps.sh [build|run|test|bench|host|trace|linux]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench|host|trace|linux|lava]..." >&2
     echo "       tools/deps.sh --commands GROUP... | --basics" >&2
     exit 2
 }
@@ -161,8 +171,9 @@ for group in "$@"; do
     host) want+=("${checks_host[@]}") ;;
     trace) want+=("${checks_run[@]}" "${checks_trace[@]}") ;;
     linux) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_linux[@]}") ;;
+    lava) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_lava[@]}") ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test bench host trace linux)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench host trace linux lava)" >&2
         exit 2
         ;;
     esac

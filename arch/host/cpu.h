@@ -76,7 +76,7 @@ extern __thread unsigned long host_percpu_off; /* its copy of the per-cpu sectio
  * off: 1 while this thread's "interrupts" are off: in flavour 1 it mirrors the signal mask
  * (set and cleared only with it), in flavour 2 it is the mask. Signal handlers restore it.
  * pending (flavour 2): IPIs that arrived while off or soft was set.
- * slub_off: host_cpu * PERCPU_SLUB_STRIDE, set when the thread becomes a CPU.
+ * slub_off: host_cpu * percpu_slub_stride, set when the thread becomes a CPU.
  * soft (flavour 2): 1 under kernel/irqflags.h's soft mask (below).
  */
 struct host_fast_words {

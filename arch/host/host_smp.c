@@ -392,7 +392,7 @@ static void become_cpu(int cpu)
 	if (host_smp_pin)
 		host_pin_to_core(cpu);
 	__atomic_store_n(&cpu_state[cpu].tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	host_slub_off = (unsigned long)cpu * PERCPU_SLUB_STRIDE;
+	host_slub_off = (unsigned long)cpu * percpu_slub_stride;
 }
 
 static void *cpu_main(void *arg)

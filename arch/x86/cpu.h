@@ -30,7 +30,7 @@ static inline int arch_cpu_id(void)
 	return v;
 }
 
-/* This cpu's cpu * PERCPU_SLUB_STRIDE (struct percpu_hdr's slub_off, %gs:24). */
+/* This cpu's cpu * percpu_slub_stride (struct percpu_hdr's slub_off, %gs:24). */
 static inline unsigned long arch_slub_cpu_off(void)
 {
 	unsigned long v;

@@ -45,8 +45,10 @@ HT_OPTS_CFLAGS := $(HOST_CFLAGS) --param asan-globals=0 -ffunction-sections -fda
 $(eval $(call host_flavour,$(HT_OBJ)/opts,$(HOSTCC),$(HT_OPTS_CFLAGS),))
 $(HT_OBJ)/opts/k/arch/x86/%.o: HOST_KDIR_CFLAGS := -UARCH_HOST -DARCH_X86
 HT_OPTS_OBJS := $(patsubst %.c,$(HT_OBJ)/opts/k/%.o,$(BOOT_PARAM_SRCS))
-$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o $(HT_OPTS_OBJS) arch/host/boot_params.ld
-$(HT)/test_cmdline: HT_LDFLAGS := -Wl,--gc-sections -Wl,-T,arch/host/boot_params.ld
+$(HT)/test_cmdline: $(HT_OBJ)/plain/k/kernel/cmdline.o $(HT_OPTS_OBJS) arch/host/boot_params.ld \
+	tests/host/cmdline_schemes.ld
+$(HT)/test_cmdline: HT_LDFLAGS := -Wl,--gc-sections -Wl,-T,arch/host/boot_params.ld \
+	-Wl,-T,tests/host/cmdline_schemes.ld
 
 # ---- the slab allocator with threads as CPUs: test_slab (ASan+UBSan), test_slab_tsan (TSan) ----
 # HOST_KSRCS built again with -DHOST_SMP=1: arch/host/cpu.h then makes each thread a CPU
@@ -88,3 +90,11 @@ $(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o $(FUZZ_OBJS) $(HOST_LDS
 	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OPTS_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
 	$(HT_OBJ)/plain/t/tests/host/trace_check.o $(HT_OBJ)/plain/k/bench/trace.o \
 	$(HT_OBJ)/tsan/t/tests/host/test_slab_tsan.o $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o
+
+# tools/acpi-check's program (tools/acpi-check.c): the kernel's ACPI reading (arch/x86/acpi.c),
+# its HPET check (tsc_calib.c) and NUMA layout (kernel/numa.c) on a dump of another machine's
+# tables; tests/host/test_acpi_check.sh runs it on tests/host/acpi-samples/.
+$(HT)/acpi-check: $(HT_OBJ)/plain/t/tools/acpi-check.o $(HT_OBJ)/plain/k/arch/x86/acpi.o \
+	$(HT_OBJ)/plain/k/arch/x86/tsc_calib.o $(HT_OBJ)/plain/k/kernel/numa.o $(HT_COMMON)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)
+.SECONDARY: $(HT_OBJ)/plain/t/tools/acpi-check.o

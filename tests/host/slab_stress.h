@@ -15,21 +15,24 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch/host/host_env.h"
 #include "arch/host/host_smp.h"
+#include "kernel/cmdline.h"
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
 
 /*
- * Every scheme of the registry with every fastpath it has (the cmpxchg one only where it
- * makes a difference: no layer of its own): both host tests run all of them. no_cx16: the
- * cache is created as on a CPU without CMPXCHG16B (host_no_cmpxchg_double), so its slab
- * freelists are updated under slab_lock; the schemes that use those updates (all but the
- * owner schemes, whose owners update their slabs alone) get such a run.
+ * Every scheme of the registry with every fastpath it has: mm/slab.h's variants
+ * (slab_variant), with scheme= naming every registered scheme, so the on-request ones (lab5)
+ * too; both host tests run all of them. no_cx16: the cache is created as on a CPU without
+ * CMPXCHG16B (host_no_cmpxchg_double), so its slab freelists are updated under slab_lock;
+ * the schemes that use those updates (all but the owner schemes, whose owners update their
+ * slabs alone) get such a run.
  */
 struct variant {
 	const char *scheme;
@@ -41,39 +44,45 @@ struct variant {
 static struct variant variants[64];
 static size_t nr_variants;
 
-static void add_variant(const char *scheme, enum slab_fastpath fastpath, const char *how,
-			bool no_cx16)
+static void add_variant(const struct slab_variant *v, bool no_cx16)
 {
-	struct variant *v = &variants[nr_variants++];
+	struct variant *x = &variants[nr_variants++];
+	const char *how = v->scheme_flags & SLAB_SCHEME_LAYER ? "" : v->path;
 
-	v->scheme = scheme;
-	v->fastpath = fastpath;
-	v->no_cx16 = no_cx16;
-	snprintf(v->name, sizeof(v->name), "%s%s%s%s", scheme, *how ? "/" : "", how,
+	x->scheme = v->scheme;
+	x->fastpath = v->fastpath;
+	x->no_cx16 = no_cx16;
+	snprintf(x->name, sizeof(x->name), "%s%s%s%s", v->scheme, *how ? "/" : "", how,
 		 no_cx16 ? ", no cx16" : "");
 }
 
-/* Fills variants[] from the registry (once); returns how many there are. */
+/* The host tests' boot-time choice: scheme= every registered scheme, on-request ones too. */
+static void stress_choose_every_scheme(void)
+{
+	char line[256], err[256];
+	size_t n = (size_t)snprintf(line, sizeof(line), "scheme=");
+	const char *name;
+
+	for (unsigned int i = 0; (name = slab_scheme_registered(i)) && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", i ? "," : "", name);
+	if (n >= sizeof(line) || cmdline_parse(line, err, sizeof(err))) {
+		fprintf(stderr, "slab_stress: %s: %s\n", line, n >= sizeof(line) ? "too long" : err);
+		exit(2);
+	}
+}
+
+/* Fills variants[] (once); returns how many there are. */
 static size_t stress_variants(void)
 {
-	const char *name;
+	const struct slab_variant *v;
 
 	if (nr_variants)
 		return nr_variants;
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned int i = 0; (name = slab_scheme_registered(i)) && nr_variants + 2 <= 64; i++) {
-			unsigned long f = slab_scheme_flags(name);
-
-			if (pass && (f & SLAB_SCHEME_OWNER))
-				continue;
-			if (f & SLAB_SCHEME_LAYER) {
-				add_variant(name, SLAB_FASTPATH_IRQ, "", pass);
-				continue;
-			}
-			add_variant(name, SLAB_FASTPATH_IRQ, "irq", pass);
-			add_variant(name, SLAB_FASTPATH_CMPXCHG, "cmpxchg", pass);
-		}
-	}
+	stress_choose_every_scheme();
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int i = 0; (v = slab_variant(i)) && nr_variants < 64; i++)
+			if (!pass || !(v->scheme_flags & SLAB_SCHEME_OWNER))
+				add_variant(v, pass);
 	return nr_variants;
 }
 

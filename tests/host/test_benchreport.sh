@@ -125,6 +125,19 @@ md_ratios() {
         "| frobnicate: wobble | partial | 10.0 | furlongs | 0.80× | ? |"
 }
 
+# The baseline is the meta line's "baseline" (the kernel's SLAB_SCHEME_BASELINE scheme): with
+# partial there, every ratio is to partial's figure; a log without it (suite.log) is lock's.
+md_baseline_from_meta() {
+    sed 's/"schemes":"lock,partial,sheaves",/&"baseline":"partial",/' "$samples/suite.log" >"$out/base.log"
+    grep -q '"baseline":"partial"' "$out/base.log" || { echo "FAILED: no baseline put in"; return 1; }
+    "$py" "$root/tools/benchreport.py" "$out/base.log" -o "$out/base" >/dev/null 2>&1 || true
+    has "$out/base/report.md" \
+        "| figure | variant | value | unit | ratio to partial | better |" \
+        "| fastpath: alloc+free pair, 256 B | lock/irq | 100.0 | cycles | 1.25× | lower |" \
+        "| fastpath: alloc+free pair, 256 B | partial/irq | 80.0 | cycles | 1.00× | lower |" &&
+        has "$out/r/report.md" "| figure | variant | value | unit | ratio to lock | better |"
+}
+
 # The sources' layouts: the bulk lines as Brouer 2015 (SLAB bulk API) prints them, hackbench as
 # Lameter 2011 (per-cpu partial lists) tabulates it.
 md_source_tables() {
@@ -526,6 +539,7 @@ t csv_memory_scaling_remote csv_memory_scaling_remote
 t csv_unknown_bench_and_meta csv_unknown_bench_and_meta
 t md_machine_and_emulated md_machine_and_emulated
 t md_ratios md_ratios
+t md_baseline_from_meta md_baseline_from_meta
 t md_source_tables md_source_tables
 t plots plots
 t partial_log partial_log

@@ -5,7 +5,7 @@
 # the way GRUB 2.06's script parser reads them, and checked by grub-script-check; the
 # characters it must refuse; and the Makefile handing CMDLINE to mkiso.sh (make iso-cmdline,
 # make run, make debug, make bench) without make or the shell changing it. Real boots with
-# such command lines are in tools/test.sh (cmdline[grub metachars ...], cmdline[slub_debug=P;FZ,...]).
+# such command lines are in tests/boots.txt (cmdline[grub metachars ...], cmdline[slub_debug=P;FZ,...]).
 # Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"

@@ -25,6 +25,7 @@
 #include "arch/host/host_smp.h"
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
+#include "mm/sheaf.h"
 #include "mm/slab.h"
 #include "mm/slub.h"
 #include "tests/host/ktest.h"
@@ -600,11 +601,11 @@ static void bulk_whole_slabs(void)
 			kmem_cache_free(s, one);
 			p[n / 2] = NULL;
 		}
-		cpf = kmem_cache_stat(s, CPU_PARTIAL_FREE);
+		cpf = kmem_cache_stat_by_name(s, "cpu_partial_free");
 		discarded = kmem_cache_stat(s, FREE_SLAB);
 		kmem_cache_free_bulk(s, n, p);
 		irqs_on("kmem_cache_free_bulk (whole slabs)");
-		cpf = kmem_cache_stat(s, CPU_PARTIAL_FREE) - cpf;
+		cpf = kmem_cache_stat_by_name(s, "cpu_partial_free") - cpf;
 		discarded = kmem_cache_stat(s, FREE_SLAB) - discarded;
 		if (round == 0 && (CUR_FLAGS() & SLAB_SCHEME_CPU_PARTIAL) && s->bulk_core)
 			/* 20 whole slabs: the first go to the cpu partial list (whose drain fills
@@ -795,7 +796,7 @@ static void cross_cpu_frees(void)
 			 (unsigned long long)kmem_cache_stat(x->s, LIST_LOCK));
 	else if (IS_SHEAVES(cur->scheme))
 		kt_check(i.active_objects == 0 && kmem_cache_stat_by_name(x->s, "sheaf_free") >= XOBJ &&
-				 kmem_cache_stat(x->s, CPU_PARTIAL_FREE) == 0,
+				 kmem_cache_stat_by_name(x->s, "cpu_partial_free") == 0,
 			 N("remote frees go into the freeing CPU's sheaves, nothing left active"),
 			 "active %lu, sheaf_free %llu", i.active_objects,
 			 (unsigned long long)kmem_cache_stat_by_name(x->s, "sheaf_free"));
@@ -807,18 +808,18 @@ static void cross_cpu_frees(void)
 	if (IS_SHEAVES(cur->scheme) || IS_IPI_SCHEME(cur->scheme))
 		;
 	else if (CUR_FLAGS() & SLAB_SCHEME_CPU_PARTIAL)
-		kt_check(kmem_cache_stat(x->s, CPU_PARTIAL_FREE) > 0 &&
+		kt_check(kmem_cache_stat_by_name(x->s, "cpu_partial_free") > 0 &&
 				 kmem_cache_stat(x->s, FREE_ADD_PARTIAL) == 0,
 			 N("full slabs made partial by a remote free go to that CPU's partial list"),
 			 "cpu_partial_free %llu free_add_partial %llu",
-			 (unsigned long long)kmem_cache_stat(x->s, CPU_PARTIAL_FREE),
+			 (unsigned long long)kmem_cache_stat_by_name(x->s, "cpu_partial_free"),
 			 (unsigned long long)kmem_cache_stat(x->s, FREE_ADD_PARTIAL));
 	else
-		kt_check(kmem_cache_stat(x->s, CPU_PARTIAL_FREE) == 0 &&
+		kt_check(kmem_cache_stat_by_name(x->s, "cpu_partial_free") == 0 &&
 				 kmem_cache_stat(x->s, FREE_ADD_PARTIAL) > 0,
 			 N("full slabs made partial by a remote free go to the node list"),
 			 "cpu_partial_free %llu free_add_partial %llu",
-			 (unsigned long long)kmem_cache_stat(x->s, CPU_PARTIAL_FREE),
+			 (unsigned long long)kmem_cache_stat_by_name(x->s, "cpu_partial_free"),
 			 (unsigned long long)kmem_cache_stat(x->s, FREE_ADD_PARTIAL));
 	kmem_cache_destroy(x->s);
 	KT_EQ_U(N("cross-cpu cache: destroy gives every page back"), nr_free_pages(), base);
@@ -900,7 +901,7 @@ static void producer_consumer(void)
 	slabs_made = (unsigned long)kmem_cache_stat(x->s, ALLOC_SLAB);
 	barn_got = (unsigned long)kmem_cache_stat_by_name(x->s, "barn_get");
 	kt_check(i.active_objects == 0 && slabs_made * i.objects_per_slab < PC_OBJS / 4 &&
-			 barn_got >= PC_OBJS / x->s->sheaf_capacity,
+			 barn_got >= PC_OBJS / sheaf_capacity(x->s),
 		 N("producer/consumer: the sheaves go round through the barn, few new slabs"),
 		 "active %lu, %lu slabs made of %u objects for %d objects, barn_get %lu",
 		 i.active_objects, slabs_made, i.objects_per_slab, PC_OBJS, barn_got);
@@ -1134,7 +1135,7 @@ static void freelist_word(void)
 }
 
 /*
- * Where a new sheaf starts in its page (sheaf_offset_in_page, mm/slub.h): for every cpu's
+ * Where a new sheaf starts in its page (sheaf_offset_in_page, mm/sheaf.h): for every cpu's
  * struct kmem_cache_cpu in a page-aligned per-cpu array (1024 cpus cover every offset the
  * stride gives) and every capacity, the sheaf is 64-aligned and inside its page, and it
  * shares no page offset with that cpu's copy whenever some 64-aligned place would not
@@ -1145,23 +1146,23 @@ static void sheaf_placement(void)
 	unsigned int bad = 0, apart = 0, cases = 0;
 
 	for (unsigned long cpu = 0; cpu < 1024; cpu++) {
-		unsigned long start = (cpu * PERCPU_SLUB_STRIDE) % PAGE_SIZE;
+		unsigned long start = (cpu * sizeof(struct kmem_cache_cpu)) % PAGE_SIZE;
 
 		for (unsigned int cap = 1; cap <= SLAB_SHEAF_MAX; cap++) {
 			unsigned long need = sizeof(struct slab_sheaf) + cap * sizeof(void *);
-			unsigned long off = sheaf_offset_in_page(0x40000000UL + cpu * PERCPU_SLUB_STRIDE,
-								 PERCPU_SLUB_STRIDE, cap);
+			unsigned long off = sheaf_offset_in_page(0x40000000UL + cpu * sizeof(struct kmem_cache_cpu),
+								 sizeof(struct kmem_cache_cpu), cap);
 			bool some = false, clear = true;
 
 			for (unsigned long o = 0; o + need <= PAGE_SIZE && !some; o += 64) {
 				bool overlap = false;
 
 				for (unsigned long b = o; b < o + need && !overlap; b += 8)
-					overlap = (b - start) % PAGE_SIZE < PERCPU_SLUB_STRIDE;
+					overlap = (b - start) % PAGE_SIZE < sizeof(struct kmem_cache_cpu);
 				some = !overlap;
 			}
 			for (unsigned long b = off; b < off + need && clear; b += 8)
-				clear = (b - start) % PAGE_SIZE >= PERCPU_SLUB_STRIDE;
+				clear = (b - start) % PAGE_SIZE >= sizeof(struct kmem_cache_cpu);
 			bad += off % 64 || off + need > PAGE_SIZE || (some && !clear);
 			apart += clear;
 			cases++;
@@ -1169,8 +1170,8 @@ static void sheaf_placement(void)
 	}
 	KT_EQ_U("sheaf placement: inside the page, 64-aligned, clear of the cpu's struct when "
 		"anywhere is", bad, 0);
-	kt_check(apart > cases / 2 && sheaf_offset_in_page(0x40000000UL, PERCPU_SLUB_STRIDE, 64) ==
-					      PERCPU_SLUB_STRIDE,
+	kt_check(apart > cases / 2 && sheaf_offset_in_page(0x40000000UL, sizeof(struct kmem_cache_cpu), 64) ==
+					      sizeof(struct kmem_cache_cpu),
 		 "sheaf placement: cpu 0's sheaves of 64 start right after its struct",
 		 "%u of %u apart", apart, cases);
 }

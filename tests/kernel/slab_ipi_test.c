@@ -18,6 +18,7 @@
 #include "mm/slab.h"
 #include "mm/slub.h"
 #include "mm/scheme_ipi.h"
+#include "mm/scheme_partial.h"
 #include "mm/slub_debug.h"
 
 /* The registry's owner schemes (SLAB_SCHEME_OWNER), found once. */

@@ -12,6 +12,8 @@
 #include "kernel/smp.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "mm/scheme_partial.h"
+#include "mm/sheaf.h"
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
 #include "tests/kernel/slab_test_helpers.h"
@@ -24,9 +26,9 @@ struct variant {
 };
 
 /*
- * Every scheme of the registry with the irq fastpath, and with the cmpxchg one too where it
- * makes a difference (no layer of its own); then the default scheme with slab_lock. On a
- * CPU without CMPXCHG16B every variant's slab freelists are under slab_lock.
+ * mm/slab.h's variants (slab_variant: every scheme of the registry with the irq fastpath,
+ * and with the cmpxchg one too where it makes a difference), then the default scheme with
+ * slab_lock. On a CPU without CMPXCHG16B every variant's slab freelists are under slab_lock.
  */
 #define MAX_VARIANTS 64
 static struct variant variants[MAX_VARIANTS];
@@ -41,15 +43,12 @@ static void add_variant(const char *scheme, enum slab_fastpath fastpath, unsigne
 
 static const struct variant *all_variants(void)
 {
-	const char *name;
+	const struct slab_variant *v;
 
 	if (nr_variants)
 		return variants;
-	for (unsigned int i = 0; (name = slab_scheme_name(i)); i++) {
-		add_variant(name, SLAB_FASTPATH_IRQ, 0);
-		if (!(slab_scheme_flags(name) & SLAB_SCHEME_LAYER))
-			add_variant(name, SLAB_FASTPATH_CMPXCHG, 0);
-	}
+	for (unsigned int i = 0; (v = slab_variant(i)); i++)
+		add_variant(v->scheme, v->fastpath, 0);
 	add_variant(slab_scheme_with(SLAB_SCHEME_DEFAULT) ?: slab_scheme_name(0), SLAB_FASTPATH_IRQ,
 		    SLAB_NO_CMPXCHG);
 	return variants;
@@ -842,7 +841,7 @@ static void stats_count_paths(struct kunit *test)
 			/* Every object comes from and goes to a sheaf. */
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_alloc"), 100);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_free"), 100);
-			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(s, "sheaf_refill"), 100 / s->sheaf_capacity);
+			KUNIT_EXPECT_GE(test, kmem_cache_stat_by_name(s, "sheaf_refill"), 100 / sheaf_capacity(s));
 		} else {
 			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_stat(s, ALLOC_FASTPATH) +
 							  kmem_cache_stat(s, ALLOC_SLOWPATH), 100,
@@ -924,17 +923,17 @@ static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "sheaf_free"), 1000);
 			KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(s, "barn_put"), 0);
 			KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(s, "sheaf_flush"), 0);
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "cpu_partial_free"), 0);
 		} else if (partial) {
-			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0, "%s/%s",
+			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat_by_name(s, "cpu_partial_free"), 0, "%s/%s",
 					    VNAME(v));
-			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
+			KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(s, "cpu_partial_drain"), 0);
 			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, FREE_ADD_PARTIAL), 0);
 		} else {
 			KUNIT_EXPECT_GT_MSG(test, kmem_cache_stat(s, FREE_ADD_PARTIAL), 0, "%s/%s",
 					    VNAME(v));
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_FREE), 0);
-			KUNIT_EXPECT_EQ(test, kmem_cache_stat(s, CPU_PARTIAL_DRAIN), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "cpu_partial_free"), 0);
+			KUNIT_EXPECT_EQ(test, kmem_cache_stat_by_name(s, "cpu_partial_drain"), 0);
 		}
 		if (!sheaves && !ipi)
 			KUNIT_EXPECT_GT(test, kmem_cache_stat(s, LIST_LOCK), 0);

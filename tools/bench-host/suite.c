@@ -532,7 +532,6 @@ int main(int argc, char **argv)
 {
 	char line[BOOT_CMDLINE_MAX], err[512];
 	size_t n = 0;
-	const char *schemes;
 	int rc, ncpus;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -592,10 +591,7 @@ int main(int argc, char **argv)
 		slab_init();
 		bench_select_peer(peer_name);
 	} else {
-		schemes = slab_boot_schemes();
-		if (!schemes)
-			return 2;
-		bench_select_schemes(schemes);
+		bench_select_schemes(); /* scheme=, checked when the line was parsed */
 		slab_init();
 	}
 	if (!boot_param_given(bench))
