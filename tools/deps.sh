@@ -39,7 +39,8 @@ basics=(apt base-files base-passwd bash bsdutils coreutils dash debconf debianut
 # To add a group, add a case below and list its checks.
 # make, and every target that builds the kernel: gcc runs as and ld from PATH, make runs nm,
 # tools/font.py (python3) makes build/gen/font.c, grub-mkrescue runs xorriso, mformat and
-# mcopy and needs GRUB's BIOS and UEFI images, grub-file checks the kernel's multiboot2 header.
+# mcopy and needs GRUB's BIOS and UEFI images, grub-file checks the kernel's multiboot2 header;
+# make netboot (and make test-lava, which netboots) runs grub-mknetdir on the same images.
 checks_build=(
     cmd:make:make
     cmd:gcc:gcc
@@ -50,6 +51,7 @@ checks_build=(
     cmd:python3:python3
     cmd:grub-mkrescue:grub-common
     cmd:grub-file:grub-common
+    cmd:grub-mknetdir:grub-common
     dir:/usr/lib/grub/i386-pc:grub-pc-bin
     dir:/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin
     cmd:xorriso:xorriso
@@ -57,9 +59,14 @@ checks_build=(
     cmd:mcopy:mtools
     file:/usr/share/consolefonts/Unifont-APL8x16.psf.gz:psf-unifont
 )
-# make run (make debug, make replay, make grade): QEMU and its UEFI firmware (FIRMWARE=uefi).
+# make run (make debug, make replay, make grade): QEMU, its BIOS (SeaBIOS), the iPXE ROM of its
+# default network card (an e1000, which NETBOOT= boots from) and its UEFI firmware
+# (FIRMWARE=uefi). qemu-system-x86 depends on seabios and ipxe-qemu; they are named for the
+# files QEMU opens, should its packages change.
 checks_run=(
     cmd:qemu-system-x86_64:qemu-system-x86
+    file:/usr/share/seabios/bios-256k.bin:seabios
+    file:/usr/lib/ipxe/qemu/efi-e1000.rom:ipxe-qemu
     file:/usr/share/ovmf/OVMF.fd:ovmf
 )
 # make run SCREEN=1: QEMU's window is its GTK module (Debian's qemu-system-gui, one of
@@ -71,7 +78,8 @@ checks_screen=(
 # (objcopy for build/host's strlcpy.o, clang and libFuzzer for fuzz_slab), what they check
 # with (zbarimg reads the screen's QR code, spin checks the IPI protocol's model,
 # grub-script-check the grub.cfg of tools/mkiso.sh, gnuplot draws tools/benchreport.py's plots)
-# and git (tools/lab.py's handouts and tests/host/test_deps.sh list the tree's files with it).
+# and git (tools/lab.py's handouts and tests/host/test_deps.sh list the tree's files with it);
+# SeaBIOS's microvm build boots test_hw_reduced.sh's microvm.
 checks_test=(
     cmd:objcopy:binutils
     cmd:clang:clang
@@ -81,6 +89,7 @@ checks_test=(
     cmd:grub-script-check:grub-common
     cmd:gnuplot:gnuplot-nox
     cmd:git:git
+    file:/usr/share/seabios/bios-microvm.bin:seabios
     # The peers of tests/host/test_bench_host.sh and make bench-host (LD_PRELOAD).
     file:/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:libjemalloc2
     file:/usr/lib/x86_64-linux-gnu/libmimalloc.so.2:libmimalloc2.0

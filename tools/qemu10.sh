@@ -109,7 +109,8 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do [ -f "$f" ] &&
 mirror=
 if [ ${#sources[@]} -gt 0 ]; then
     mirror=$(awk '
-        function take() { if (uri != "" && suites ~ / bookworm / && uri !~ /security/) { print uri; exit } }
+        # exit runs END, which must not print the URI a second time.
+        function take() { if (!found && uri != "" && suites ~ / bookworm / && uri !~ /security/) { print uri; found = 1; exit } }
         FNR == 1 || /^[[:space:]]*$/ { take(); uri = ""; suites = "" }
         /^URIs:/ { uri = $2 }
         /^Suites:/ { $1 = ""; suites = $0 " " }
