@@ -11,8 +11,9 @@
 #                             place that reads a QEMU's version (tools/qemu-run.sh asks here)
 #   tools/qemu10.sh --fetch   the same as without an argument, but first fetch the copy if
 #                             there is none: QEMU 10.0 from Debian 12's backports suite
-#                             (qemu-system-x86, -common, -data, seabios) and the iPXE ROMs of
-#                             its default network card (ipxe-qemu, from bookworm). The packages
+#                             (qemu-system-x86, -common, -data, seabios, and -gui: the window
+#                             of make run SCREEN=1) and the iPXE ROMs of its default network
+#                             card (ipxe-qemu, from bookworm). The packages
 #                             come from the mirror this machine's apt sources already name
 #                             (never a host written here), with apt's own signature checks,
 #                             into a private apt state; they are unpacked (dpkg -x) beside the
@@ -20,7 +21,8 @@
 #                             running on Debian's default QEMU. No root is needed.
 #
 # The copy lives in $SLABLAB_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/slablab)/qemu-10:
-# root/ holds the unpacked packages, bin/qemu-system-x86_64 runs root/usr/bin's QEMU.
+# root/ holds the unpacked packages, bin/qemu-system-x86_64 runs root/usr/bin's QEMU, packages
+# lists them (a copy with another list is fetched again).
 #
 # The copy must not use the installed QEMU's files. QEMU loads modules (audio, display,
 # OpenGL) from its built-in module directory, /usr/lib/x86_64-linux-gnu/qemu, where Debian's
@@ -29,7 +31,9 @@
 # built-in directory (modules, firmware, data) below <its executable's directory>/qemu-bundle
 # when that exists (get_relocated_path, util/cutils.c: the layout of a build tree), so
 # root/usr/bin/qemu-bundle is a link to root/: the copy finds its own modules and firmware,
-# and a module it lacks is simply not there.
+# and a module it lacks is simply not there. qemu-system-gui's modules (GTK, SDL, PulseAudio)
+# need libraries that only a machine with Debian's own qemu-system-gui has (make run SCREEN=1
+# installs it); elsewhere QEMU passes over them as it does over any module it cannot open.
 set -euo pipefail
 
 cache=${SLABLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slablab}
@@ -37,7 +41,7 @@ dir=$cache/qemu-10
 wrapper=$dir/bin/qemu-system-x86_64
 suite=bookworm-backports
 pkgs=("qemu-system-x86/$suite" "qemu-system-common/$suite" "qemu-system-data/$suite" "seabios/$suite"
-    ipxe-qemu)
+    "qemu-system-gui/$suite" ipxe-qemu)
 
 major() {
     "$1" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p'
@@ -50,9 +54,11 @@ usable() {
 }
 
 # The copy as this script makes it: the wrapper, the bundle link (a copy without it, made by an
-# older version of this script, would load the installed QEMU's modules) and a QEMU that runs.
+# older version of this script, would load the installed QEMU's modules), the packages of
+# pkgs and a QEMU that runs.
 copy_ok() {
-    [ -x "$wrapper" ] && [ -L "$dir/root/usr/bin/qemu-bundle" ] && usable "$wrapper"
+    [ -x "$wrapper" ] && [ -L "$dir/root/usr/bin/qemu-bundle" ] &&
+        [ "$(cat "$dir/packages" 2>/dev/null)" = "${pkgs[*]}" ] && usable "$wrapper"
 }
 
 fetch=0
@@ -73,7 +79,7 @@ case "${1:-}" in
     exit 0
     ;;
 -h | --help)
-    sed -n '3,32s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '3,/^set /s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
     exit 0
     ;;
 *)
@@ -162,6 +168,7 @@ unset QEMU_MODULE_DIR
 exec "$dir/root/usr/bin/qemu-system-x86_64" "\$@"
 EOF
 chmod +x "$new/bin/qemu-system-x86_64"
+echo "${pkgs[*]}" >"$new/packages"
 rm -rf "$dir"
 # Another fetch may have put its copy there in the meantime: then that one is used.
 if ! mv -T "$new" "$dir" 2>/dev/null && ! copy_ok; then

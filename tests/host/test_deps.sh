@@ -11,7 +11,8 @@
 #          fails the case by name, even where the caller would have carried on without it
 # Also: the basics are what tools/deps.sh says (Priority required, installed); `make` with a
 # declared command missing stops at tools/deps.sh's apt-get line before it compiles anything;
-# the QEMU 10 that tools/qemu10.sh fetched loads no module of the installed QEMU.
+# the QEMU 10 that tools/qemu10.sh fetched loads no module of the installed QEMU, and its own
+# GTK window where Debian's qemu-system-gui is installed.
 # Prints its own results as KTAP (flat), like the other host tests.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/ktap.sh"
@@ -221,6 +222,15 @@ qemu10_own_modules() {
     fi
     if [ -z "$mods" ]; then
         echo "$q loaded no module of its own (LD_DEBUG=files shows none): is the test still looking?"
+        return 1
+    fi
+    # Where Debian's qemu-system-gui is installed (make run SCREEN=1 installs it), its
+    # libraries are there and the copy's own GTK module opens: SCREEN=1 gets a window too
+    # when it boots on QEMU 10.
+    if [ -f /usr/lib/x86_64-linux-gnu/qemu/ui-gtk.so ] &&
+        ! grep -qx gtk <<<"$out"; then
+        echo "$q lists no gtk display beside Debian's qemu-system-gui (SCREEN=1 would get no window):"
+        grep -v 'LD_DEBUG\|^ *[0-9]*:' <<<"$out" | head -n 12
         return 1
     fi
 }
