@@ -5,7 +5,9 @@
 #   make run        boot in QEMU, serial console on stdout; exit 0 iff the kernel reports success
 #   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
-#   make deps       install the Debian packages the above need (as root), or print the apt line
+#   make deps       install the Debian packages the above need (as root), or print the apt
+#                   line; fetch QEMU 10 for the x2APIC boots (tools/qemu10.sh). Every target
+#                   checks its own tools first (tools/deps.sh GROUP), make alone the build group
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU;
@@ -89,7 +91,11 @@ FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
 	fuzz bench replay trace-linux bench-linux handout grade test-labs lava-job test-lava netboot sweep
-all: $(B)/slablab.elf $(B)/slablab.iso
+# Like every target below, the default one first checks its tools (tools/deps.sh: installs
+# what is missing as root, else prints the apt-get line and stops).
+all:
+	@tools/deps.sh build
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
@@ -366,6 +372,7 @@ TREE ?= .
 CHECK ?=
 handout:
 	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
+	@tools/deps.sh build
 	@python3 tools/lab.py handout $(call sq,$(LAB)) \
 	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/lab$(LAB),$(OUT)))
 
