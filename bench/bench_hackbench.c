@@ -468,8 +468,11 @@ int hackbench_caches(const char *scheme, struct kmem_cache **header, struct kmem
 					   NULL, scheme, slab_boot_fastpath());
 	*payload = kmem_cache_create_scheme("hb-kmalloc-128", 128, 0, 0, NULL, scheme,
 					    slab_boot_fastpath());
-	if (*header && *payload)
+	if (*header && *payload) {
+		bench_cache_created(*header);
+		bench_cache_created(*payload);
 		return 0;
+	}
 	if (*header)
 		kmem_cache_destroy(*header);
 	if (*payload)
@@ -528,6 +531,16 @@ static void run_hackbench(void)
 			 * per-cpu partial lists were made to remove (Lameter 2011). */
 			locks = kmem_cache_stat_by_name(hb.header, "list_lock") +
 				kmem_cache_stat_by_name(hb.payload, "list_lock");
+			if (!failed) { /* the caches' memory after the last run (bench_mem_json) */
+				struct bench_mem_sum sum = { 0 };
+
+				snprintf(params, sizeof(params),
+					 "\"scheme\":\"%s\",\"groups\":%u,\"loops\":%u,\"reps\":%u",
+					 scheme, hb.groups, loops, reps);
+				bench_mem_json("hackbench", params, hb.header, 0, &sum);
+				bench_mem_json("hackbench", params, hb.payload, 0, &sum);
+				bench_mem_total("hackbench", params, &sum);
+			}
 			kmem_cache_destroy(hb.header);
 			kmem_cache_destroy(hb.payload);
 			if (failed) {
