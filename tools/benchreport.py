@@ -1524,10 +1524,14 @@ def from_qr(source, against):
 #   grid: one figure per cell. log= (repeatable; a glob is expanded in name order: several
 #     logs are read as one), bench=, figure= (A>B: the cell is "A → B"; with cols=figure a
 #     comma list, each NAME or NAME:UNIT; "_" stands for a space in a figure's name), unit=, where=KEY:VALUE,... (only those figures),
-#     rows=KEY+KEY... (default variant), cols=variant|figure|log|KEY (default variant),
+#     rows=KEY+KEY... (default variant), cols=variant|figure|log|cpus|KEY (default variant),
 #     agg=last|min|max (several figures for one cell: the last printed, or the lowest or
-#     highest, e.g. each side's fastest of several rounds), label=TEXT (the first column's
-#     heading, "_" for a space).
+#     highest, e.g. each side's fastest of several rounds), div=FIGURE (each cell over the
+#     figure FIGURE of the same parameters in the same log, to one decimal), label=TEXT (the
+#     first column's heading, "_" for a space).
+#   A log without tools/bench-doc.sh's header (one kept from make run or make sweep) is
+#   named by the kernel's command line, and taken as ICOUNT where qemu-run's line says so or,
+#   with no such line, where the TSC ran at the instruction clock's 1 GHz.
 #   boot: one row per log with a kernel's boot line: CPUs, boot_ms, ap_bringup_ms, the TSC.
 #   logs: one row per log: the command, the machine, the load average and the wall time
 #     (from the log's "# key: value" header, tools/bench-doc.sh's).
@@ -1551,18 +1555,44 @@ def log_header(path):
     return head
 
 
+def log_qemu_line(path):
+    """What tools/qemu-run.sh said it runs ("tcg-icount smp=8 ..."), from the first lines of
+    a log kept from make run's output, which has no header of tools/bench-doc.sh's."""
+    with open(path, "rb") as f:
+        for _ in range(10):
+            line = f.readline().decode("utf-8", "replace")
+            if line.startswith("qemu-run: "):
+                return line[len("qemu-run: "):].strip()
+    return ""
+
+
 def doc_variant(f):
     if "scheme" in f.params:
         return f.variant()
     return f.p("allocator")
 
 
+def doc_icount(log, head):
+    """Whether a TCG log ran under -icount shift=0: its command says ICOUNT=1, or, in a log
+    without bench-doc's header, qemu-run's line says tcg-icount or (a log of the serial port
+    alone, as make sweep keeps) the TSC ran at the instruction clock's 1 GHz, which the host's
+    TSC, what plain TCG shows, is not."""
+    if "command" in head:
+        return bool(re.search(r"\bICOUNT=1\b", head["command"]))
+    qemu = log_qemu_line(log.name)
+    if qemu:
+        return qemu.startswith("tcg-icount")
+    khz = num((log.boot or {}).get("tsc_khz"))
+    if khz is None and num((log.meta or {}).get("tsc_mhz")) is not None:
+        khz = num(log.meta["tsc_mhz"]) * 1000
+    return khz is not None and abs(khz - 1000000) <= 1000
+
+
 def doc_kind_of(log, head):
     """What a log's cycles are, in words."""
-    cmd = head.get("command", "")
     accel = text((log.meta or {}).get("accel") or (log.boot or {}).get("accel") or
                  (log.figs[0].get("accel") if log.figs else ""))
-    if accel.startswith("tcg") and re.search(r"\bICOUNT=1\b", cmd):
+    if accel.startswith("tcg") and doc_icount(log, head):
         return "ICOUNT: cycles are guest instructions, ms millions of them (exact)"
     if accel == "tcg":
         return "TCG: **emulated**, the TSC is host time on a busy host"
@@ -1618,14 +1648,26 @@ def doc_logs(args, base):
 def doc_caption(paths, base, logs):
     heads = [log_header(p) for p in paths]
     names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in paths]
-    cmds = ordered(h.get("command", "?") for h in heads)
+    cmds = ordered(doc_command(l, h) for l, h in zip(logs, heads))
     kinds = ordered(doc_kind_of(l, h) for l, h in zip(logs, heads))
-    loads = ordered(h.get("load average", "?").split(" before")[0] for h in heads)
+    loads = ordered(h["load average"].split(" before")[0] for h in heads if "load average" in h)
     if len(paths) > 3:
         names = names[:1] + ["…"] + names[-1:]
-    return "*Log%s %s: `%s`; %s; load average %s before.*" % (
-        "s" if len(paths) > 1 else "", ", ".join(names), "`, `".join(cmds), "; ".join(kinds),
-        loads[0] if len(loads) == 1 else "%s to %s" % (min(loads), max(loads)))
+    load = ""
+    if loads:
+        load = "; load average %s before" % (
+            loads[0] if len(loads) == 1 else "%s to %s" % (min(loads), max(loads)))
+    return "*Log%s %s: %s; %s%s.*" % (
+        "s" if len(paths) > 1 else "", ", ".join(names), ", ".join(cmds), "; ".join(kinds), load)
+
+
+def doc_command(log, head):
+    """The command that made a log, from bench-doc's header; in a log without one, the
+    kernel's command line (the meta line's, else GRUB's)."""
+    if "command" in head:
+        return "`%s`" % head["command"]
+    line = text((log.meta or {}).get("cmdline") or log.grub_cmdline or "")
+    return "kernel command line `%s`" % line if line else "command not recorded"
 
 
 def doc_grid(args, base):
@@ -1662,7 +1704,23 @@ def doc_grid(args, base):
             return os.path.basename(log.name)[:-4] if log.name.endswith(".log") else log.name
         if k == "figure":
             return f.figure
+        if k == "cpus":
+            return text(f.get("cpus", ""))
         return f.p(k)
+
+    # div=FIGURE: each cell is its figure over FIGURE's value with the same parameters, from
+    # the same log (bench=sweep's elapsed over ops: instructions per operation under ICOUNT)
+    div = one("div")
+    per = {}
+    if div:
+        for log in logs:
+            for f in log.of(bench):
+                if f.figure == div and f.value:
+                    per[(id(log), tuple(sorted((k, text(v)) for k, v in f.params.items())))] = f.value
+
+    def divided(f, log):
+        d = per.get((id(log), tuple(sorted((k, text(v)) for k, v in f.params.items()))))
+        return None if d is None else f.value / d
 
     cells, rowkeys, colkeys = {}, [], []
     for log in logs:
@@ -1677,6 +1735,11 @@ def doc_grid(args, base):
             ck = key(f, cols, log) if cols != "figure" else wanted[which[0]][0]
             rowkeys.append(rk)
             colkeys.append(ck)
+            if div:
+                v = divided(f, log)
+                if v is None:
+                    continue
+                f = Fig(dict(f.obj, value=decimal.Decimal(fmt(v))), f.lineno)
             slot = (rk, ck, which[0])
             old = cells.get(slot)
             if old is None or agg == "last" or (agg == "min") == (f.value < old.value):
@@ -1706,21 +1769,23 @@ def doc_logs_table(args, base):
     groups = []
     for p in paths:
         h = log_header(p)
-        key = tuple(h.get(k, "?") for k in ("command", "commit", "load average", "wall", "date"))
+        log = doc_read(p)
+        key = (doc_command(log, h),) + tuple(
+            h.get(k, "—") for k in ("commit", "load average", "wall", "date"))
         for g in groups:
             if g[0] == key:
                 g[1].append(p)
                 break
         else:
-            groups.append((key, [p], doc_kind_of(doc_read(p), h).split(":")[0]))
+            groups.append((key, [p], doc_kind_of(log, h).split(":")[0]))
     rows = []
     for (cmd, commit, load, wall, date), ps, kind in groups:
         names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in ps]
         if len(names) > 2:
             names = [names[0], "… (%d logs)" % len(names), names[-1]]
-        rows.append([", ".join(names), "`%s`" % cmd, kind, commit, load, wall, date])
-    hosts = ordered(log_header(p).get("host", "?") for p in paths)
-    return (["The machine: %s." % "; ".join(hosts), ""] +
+        rows.append([", ".join(names), cmd, kind, commit, load, wall, date])
+    hosts = ordered(log_header(p)["host"] for p in paths if "host" in log_header(p))
+    return (["The machine: %s." % "; ".join(hosts or ["not recorded"]), ""] +
             md_table(["log", "command", "kind", "commit", "load average", "wall", "date"], rows))
 
 

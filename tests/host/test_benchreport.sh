@@ -596,6 +596,42 @@ DOC
     "$py" "$root/tools/benchreport.py" --doc "$out/g/doc.md" --check >/dev/null
 }
 
+# div= and logs without bench-doc's header (make run's, make sweep's): bench=sweep's elapsed
+# over ops per cell; such a log named by the kernel's command line, taken as ICOUNT from its
+# 1 GHz TSC or from qemu-run's line, as TCG otherwise; a header's command and load win.
+doc_div_and_headerless() {
+    local d=$out/dv
+    mkdir -p "$d"
+    cp "$samples/sweep-icount-cpus2.log" "$d/ic.log"
+    sed 's/"tsc_mhz":1000,/"tsc_mhz":2096,/' "$samples/sweep-icount-cpus2.log" >"$d/tcg.log"
+    { echo "qemu-run: tcg-icount smp=2 apic=auto"; cat "$d/tcg.log"; } >"$d/qemu.log"
+    { printf '# command: make bench SMP=2\n# load average: 1.00 2.00 3.00 before, 1 1 1 after\n'
+      cat "$d/ic.log"; } >"$d/head.log"
+    cat >"$d/doc.md" <<'DOC'
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:mix rows=setting cols=cpus log=ic.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=tcg.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=qemu.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=head.log -->
+<!-- end benchreport -->
+DOC
+    "$py" "$root/tools/benchreport.py" --doc "$d/doc.md" >"$d/out" 2>&1 || { cat "$d/out"; return 1; }
+    has "$d/doc.md" "| setting | 2 |" "| lock | 234.0 |" "| partial/30 | 219.2 |" \
+        "| sheaves/8 | 257.0 |" "| sheaves | 467.9 |" 2>/dev/null || { grep -n '' "$d/doc.md"; return 1; }
+    local want
+    for want in '[`ic.log`](ic.log): kernel command line `bench=sweep bench_reps=1 sweep=lock,' \
+        '[`tcg.log`](tcg.log): kernel command line `bench=sweep' \
+        '[`head.log`](head.log): `make bench SMP=2`; TCG: **emulated**, the TSC is host time on a busy host; load average 1.00 2.00 3.00 before.*'; do
+        grep -qF -- "$want" "$d/doc.md" || { echo "FAILED: no '$want' in:"; grep -n '' "$d/doc.md"; return 1; }
+    done
+    [ "$(grep -c 'ICOUNT: cycles are guest instructions' "$d/doc.md")" = 2 ] ||
+        { echo "FAILED: want ic.log and qemu.log taken as ICOUNT, the others not"; grep -n '' "$d/doc.md"; return 1; }
+    grep -q 'tcg.log.*ICOUNT' "$d/doc.md" && { echo "FAILED: tcg.log taken as ICOUNT"; return 1; }
+    return 0
+}
+
 t ran ran
 t from_qr from_qr
 t truncated_line_reported truncated_line_reported
@@ -625,6 +661,7 @@ t check_damaged check_damaged
 t check_unparsed_and_remote check_unparsed_and_remote
 t check_sections check_sections
 t doc_grid_on_samples doc_grid_on_samples
+t doc_div_and_headerless doc_div_and_headerless
 t doc_tables_match_logs doc_tables_match_logs
 t doc_check_fails_on_changes doc_check_fails_on_changes
 
