@@ -19,16 +19,26 @@ results=docs/results
 
 # NAME|COMMAND|OUTPUT[|BUILD]: OUTPUT is the file the command's log is taken from ("-": its
 # stdout), or a directory: each *.log the command left there is kept as NAME-FILE.log (make
-# bench-linux's rounds, linux-R.log and slablab-R.log). BUILD, when given, runs first with
-# its output dropped (so that make's compile lines stay out of a stdout log). The order is
-# the doc's.
+# bench-linux's rounds, linux-R.log and slablab-R.log), or "=DIR": the command writes its
+# own logs under DIR, nothing is copied (make sweep's, whose names and points
+# tools/sweep.py keeps together). BUILD, when given, runs first with its output dropped (so
+# that make's compile lines stay out of a stdout log). NAME may hold a folder under
+# docs/results/. The order is the doc's; a new benchmark's section adds its line here.
 LOGS=(
     "tcg-smp4|make bench SMP=4|build/bench.log"
     "icount-smp4|make bench ICOUNT=1 SMP=4 CMDLINE=bench=all|build/bench.log"
     "icount-smp4-pcp0|make bench ICOUNT=1 SMP=4 CMDLINE='bench=bulk pcp=0'|build/bench.log"
     "tcg-debug|make bench SMP=4 CMDLINE=bench=debug|build/bench.log"
     "replay-linux-tcg|make replay TRACE=tests/traces/linux-hackbench.trace|build/replay.log"
+    "replay-linux-hackbench-x160-smp4|make replay TRACE=build/trace/linux-hackbench-x160.trace MEM=16G CMDLINE=bench_reps=1|build/replay.log|SCALE=160 MEM=3G TIMEOUT=2400 make trace-linux WORKLOAD=hackbench && build/trace/slabtrace from-linux build/trace/linux-x160/hackbench.trace-cmd.txt -o build/trace/linux-hackbench-x160.trace --source linux-6.1:hackbenchx160"
     "numa-tcg|make bench NODES=2 SMP=4 MEM=128M CMDLINE=bench=numa|build/bench.log"
+    "sweep|rm -rf build/sweep-doc && python3 tools/sweep.py --host --out build/sweep-doc && rm -rf docs/results/sweep/logs && cp -r build/sweep-doc/logs docs/results/sweep/logs && python3 tools/sweep.py --only-jsonl --out docs/results/sweep && python3 tools/benchreport.py --study docs/results/sweep/sweep.jsonl -o docs|=docs/results/sweep"
+    "rcu/rcu_gp-icount-smp2|make bench ICOUNT=1 SMP=2 CMDLINE=bench=rcu_gp|build/bench.log"
+    "rcu/rcu_gp-icount-smp8|make bench ICOUNT=1 SMP=8 CMDLINE=bench=rcu_gp|build/bench.log"
+    "rcu/rcu_gp-icount-smp64|make bench ICOUNT=1 SMP=64 CMDLINE='bench=rcu_gp ap_timeout_ms=60000'|build/bench.log"
+    "rcu/rcu_gp-tcg-smp2|make bench SMP=2 CMDLINE=bench=rcu_gp|build/bench.log"
+    "rcu/rcu_gp-tcg-smp8|make bench SMP=8 CMDLINE=bench=rcu_gp|build/bench.log"
+    "rcu/rcu_gp-tcg-smp64|make bench SMP=64 CMDLINE='bench=rcu_gp ap_timeout_ms=60000'|build/bench.log"
     "host|make bench-host|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
     "host-ipi-signal|make bench-host BENCH='bench=host_ipi_rtt' BENCH_HOST_MICRO=0|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
     "host-ipi-poll|make bench-host BENCH='bench=host_ipi_rtt host_ipi=poll' BENCH_HOST_MICRO=0|-|make build/bench-host/bench-host build/bench-host/bench-suite build/bench-host/bench-suite-peer"
@@ -40,8 +50,9 @@ list() {
     local e
     for e in "${LOGS[@]}"; do
         IFS='|' read -r name cmd out _ <<<"$e"
-        if [[ $out == build/*.log || $out == - ]]; then log=$name.log; else log="$name-*.log"; fi
-        printf '%-18s %s  -> %s/%s\n' "$name" "$cmd" "$results" "$log"
+        if [[ $out == =* ]]; then log=${out#=}/; log=${log#"$results"/}
+        elif [[ $out == build/*.log || $out == - ]]; then log=$name.log; else log="$name-*.log"; fi
+        printf '%-24s %s  -> %s/%s\n' "$name" "$cmd" "$results" "$log"
     done
 }
 
@@ -86,7 +97,7 @@ for e in "${LOGS[@]}"; do
     if [ "$out" = - ]; then
         bash -c "$cmd" >"$tmp/stdout" 2>"$tmp/err" || rc=$?
     else
-        [ -d "$out" ] || rm -f "$out"
+        [[ $out == =* || -d $out ]] || rm -f "$out"
         bash -c "$cmd" >"$tmp/err" 2>&1 || rc=$?
     fi
     t1=$(date +%s)
@@ -100,7 +111,9 @@ for e in "${LOGS[@]}"; do
     fi
     # (source file, log name) pairs
     pairs=()
-    if [ "$out" = - ]; then
+    if [[ $out == =* ]]; then
+        echo "bench-doc: $name: $((t1 - t0)) s, ${out#=}/"
+    elif [ "$out" = - ]; then
         pairs=("$tmp/stdout" "$name")
     elif [ -d "$out" ]; then
         rm -f "$results/$name"-*.log
@@ -109,6 +122,7 @@ for e in "${LOGS[@]}"; do
         pairs=("$out" "$name")
     fi
     for ((i = 0; i < ${#pairs[@]}; i += 2)); do
+        mkdir -p "$(dirname "$results/${pairs[i+1]}")"
         {
             echo "# command: $cmd"
             echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' 2>/dev/null || echo ' (with uncommitted changes)')"
