@@ -19,6 +19,8 @@
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
 #                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
 #                   with ICOUNT=1), side by side: each side's fastest round per figure
+#   make bench-doc  rerun every command docs/BENCHMARKS.md documents into docs/results/ and
+#                   make its tables again from those logs (tools/bench-doc.sh)
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
@@ -41,7 +43,7 @@
 #   ACCEL=auto      auto: KVM only if /dev/kvm is usable AND the CPU has vmx/svm, else TCG; tcg; kvm
 #   ICOUNT=0        1: TCG with -icount shift=0, the TSC counts guest instructions (deterministic)
 #   FIRMWARE=bios   bios (SeaBIOS) or uefi (OVMF)
-#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (see README.md); taken
+#   CMDLINE=        kernel command line, e.g. CMDLINE="test=smp cpus=2" (docs/options.md); taken
 #                   as written ($ is not make's here: CMDLINE='slub_debug=P;FZ,kmalloc-64' or
 #                   CMDLINE='test=$x' reach GRUB unchanged), each word quoted for grub.cfg
 #   TIMEOUT=300     seconds before a hung kernel is killed and reported as a failure
@@ -90,7 +92,8 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench replay trace-linux bench-linux handout grade test-labs lava-job test-lava netboot sweep
+	fuzz bench bench-doc replay trace-linux bench-linux handout grade test-labs lava-job test-lava \
+	netboot sweep
 # Like every target below, the default one first checks its tools (tools/deps.sh: installs
 # what is missing as root, else prints the apt-get line and stops).
 all:
@@ -203,6 +206,13 @@ bench:
 	@rc=0; ISO=$(B)/bench.iso LOG=$(B)/bench.log TIMEOUT=$(BENCH_TIMEOUT) tools/qemu-run.sh || rc=$$?; \
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
 	  exit $$rc
+
+# make bench-doc: the logs behind docs/BENCHMARKS.md made again (each documented command
+# into docs/results/NAME.log, tools/bench-doc.sh --list names them), then the doc's tables
+# from those logs (tools/benchreport.py --doc docs/BENCHMARKS.md). LOGS="NAME ..." for some.
+LOGS ?=
+bench-doc:
+	@tools/bench-doc.sh $(LOGS)
 
 # build/trace/slabtrace (tools/trace/slabtrace.c with the kernel's own trace reader,
 # bench/trace.c): slabtrace.py's from-linux and check in C, for traces of millions of events

@@ -85,7 +85,7 @@ bool bench_scheme_selected(const char *name);
 /* bench_reps= if given, else the benchmark's own default. */
 unsigned int bench_reps(unsigned int dflt);
 /*
- * The benchmarks' sizes, boot options of the files that use them most (README.md's table):
+ * The benchmarks' sizes, boot options of the files that use them most (docs/options.md's table):
  * hackbench_groups= and hackbench_loops= (bench_hackbench.c), remote_objects=
  * (bench_remote.c), scaling_ops= and latency_samples= (bench_scaling.c).
  */

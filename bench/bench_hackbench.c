@@ -34,7 +34,7 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-/* Boot options (README.md's table); bench_memory.c and bench_debug.c use them too. */
+/* Boot options (docs/options.md's table); bench_memory.c and bench_debug.c use them too. */
 unsigned int hackbench_groups, hackbench_loops;
 boot_param(hackbench_groups, hackbench_groups, uint, (1, 1000), 10,
 	   "hackbench: groups of 20 senders and 20 receivers (largest row)");

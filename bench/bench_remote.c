@@ -20,7 +20,7 @@
 #include "kernel/time.h"
 #include "mm/slab.h"
 
-/* Boot option (README.md's table). */
+/* Boot option (docs/options.md's table). */
 unsigned int remote_objects;
 boot_param(remote_objects, remote_objects, uint, (1, 100000000), 50000,
 	   "remote: objects per producer/consumer pair");

@@ -28,7 +28,7 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-/* Boot options (README.md's table); bench_memory.c uses scaling_ops too. */
+/* Boot options (docs/options.md's table); bench_memory.c uses scaling_ops too. */
 unsigned int scaling_ops, latency_samples;
 boot_param(scaling_ops, scaling_ops, uint, (1, 100000000), 50000,
 	   "scaling: alloc+free operations per CPU");

@@ -14,7 +14,7 @@
 #include "kernel/string.h"
 #include "mm/slab.h"
 
-/* Boot options (README.md's table). */
+/* Boot options (docs/options.md's table). */
 static char test_list[OPT_STR_MAX];
 static char bench_list[OPT_STR_MAX];
 static char crash_kind[32];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Boot options from the multiboot2 command line (the table in README.md lists them all).
+ * Boot options from the multiboot2 command line (docs/options.md lists them all).
  *
  * An option is declared beside the code that uses it, with the variable it fills:
  *
@@ -34,7 +34,7 @@
  * fuzzer, tests/host/fuzz_slab.c, is built by clang; GCC leaves every named section alone). Two options of one name do not
  * link (each descriptor is the global __boot_param_NAME). Each pointer is the symbol
  * __boot_param_ptr_NAME, from which tests/host/test_options.sh reads the options a build
- * has: one without a row in README.md's table fails it, as one without a field in
+ * has: one without a row in docs/options.md's table fails it, as one without a field in
  * tests/host/test_cmdline.c (which checks each option's type, size, range and default)
  * fails that test.
  */

@@ -128,8 +128,8 @@ u64 mem_total_usable(void)
  * below the top of a 256 MiB machine), and QEMU keeps the code it translated from a
  * page until every byte of that code has been written over: until then every store to the
  * page takes its slow path. A slab there, whose frees write 8 bytes of each object, stays
- * slow for good: a bulk free of 16 was 30-50 times its neighbours' cost in emulated cycles
- * with the same instruction count (docs/BENCHMARKS.md, "Rounds"). Zeroing the range writes
+ * slow for good: a bulk free of 16 there costs 30-50 times its neighbours' emulated cycles
+ * with the same instruction count. Zeroing the range writes
  * over all of it once. Real hardware and KVM have no such cost, and skip it.
  */
 #define TCG_SCRUB_BYTES (16 * MiB)

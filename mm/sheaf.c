@@ -55,7 +55,7 @@ enum sheaf_rule sheaf_capacity_rule(unsigned int *fixed)
 /*
  * 32 up to 256 bytes: 64 kept a burst of 64 allocations and their 64 frees in the main sheaf
  * (bench-host's batch-64 about 2.5 cycles an object less) but cost bench-host's
- * producer/consumer half again (docs/BENCHMARKS.md).
+ * producer/consumer half again (make bench-host: batch-64, spsc).
  */
 unsigned int sheaf_capacity_slablab(unsigned int size)
 {

@@ -140,8 +140,8 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 
 /*
  * How slab freelists are updated by default: "cmpxchg16b", or "slab_lock" where the CPU has
- * no CMPXCHG16B. Both fastpaths run on every x86-64 CPU (the cmpxchg one swaps one 8-byte
- * word; until 2026-12 it was a cmpxchg16b, and a CPU without CMPXCHG16B refused it).
+ * no CMPXCHG16B. Both fastpaths run on every x86-64 CPU: the cmpxchg one swaps one 8-byte
+ * word.
  */
 const char *slab_freelist_method(void);
 

@@ -31,7 +31,7 @@ static DEFINE_SPINLOCK(slab_mutex);
 static const struct slab_scheme *default_scheme;
 static enum slab_fastpath default_fastpath = SLAB_FASTPATH_IRQ;
 
-/* Boot options (README.md's table): the schemes, the fastpath and slabinfo at the end. */
+/* Boot options (docs/options.md's table): the schemes, the fastpath and slabinfo at the end. */
 static char scheme_list[128];
 static char fastpath_option[16];
 unsigned int slabinfo_at_end;

@@ -111,8 +111,8 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
  * object at a page start), and the CPU took the fastpath's load of the one, after a store
  * to the other, for a load of the same address (4K aliasing). At 8 mod 16 in every cpu's
  * copy (the stride is a multiple of 16) it shares them with no free pointer at a multiple
- * of 16. Measured on the host's AMD EPYC: the cmpxchg pair 21.6 -> 17.5 cycles
- * (docs/BENCHMARKS.md).
+ * of 16. As the first word, the cmpxchg pair costs about a fifth more on an AMD EPYC
+ * (make bench-host).
  */
 struct kmem_cache_cpu {
 	struct slab *slab;     /* the cpu slab, frozen, or NULL; set with cpu_slab_set() */

@@ -677,7 +677,7 @@ static __always_inline bool slab_objects_any_order(struct kmem_cache *s, void **
  * partial list, the run builder linking its freelist): a drain of that list would give it
  * to the page allocator after a freeze, a link of its freelist and an unfreeze, so it goes
  * there straight. (The list might instead have kept it for the next allocation, which then
- * walks its freelist; a new bare slab costs less: docs/BENCHMARKS.md, "a fourth step".)
+ * walks its freelist; a new bare slab costs fewer instructions than that walk.)
  * Returns how much of p[] is left: size itself when p[] does not end so, for the run builder,
  * which reports whatever is wrong (nothing has been written then).
  */

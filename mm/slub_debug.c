@@ -112,7 +112,7 @@ static DEFINE_SPINLOCK(report_lock);
 static enum slab_debug_mode boot_mode = SLAB_DEBUG_LOCKED;
 static bool hardened, random_order, init_alloc, init_free;
 
-/* Boot options (README.md's table), read by slub_debug_boot_init (slub_debug=: in
+/* Boot options (docs/options.md), read by slub_debug_boot_init (slub_debug=: in
  * mm/slub_debug_option.c, with its parser). */
 static char debug_mode_name[16];
 unsigned int slub_freelist_hardened, slub_freelist_random, slub_init_on_alloc, slub_init_on_free;

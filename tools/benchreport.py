@@ -26,6 +26,10 @@
                                              sweep's points (tools/sheafstudy.py)
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
+  benchreport.py --doc DOC.md [--check]      every table of DOC.md (docs/BENCHMARKS.md) made
+                                             again from the logs its comments name (--check:
+                                             nothing written, exit 1 where the doc differs);
+                                             the comments' syntax is at doc_block below
   benchreport.py --from-qr TEXT|FILE [--against LOG]
                                              the results a phone read off the screen's QR
                                              code, as markdown; --against: they must be
@@ -1505,7 +1509,384 @@ def from_qr(source, against):
     return 0
 
 
+# ---------------------------------------------------------------------------------------
+# --doc: the tables of docs/BENCHMARKS.md, each made from its logs
+#
+# A table in the doc sits between two comments that say how to make it:
+#   <!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles rows=size
+#        log=results/icount-smp4.log -->
+#   ... what doc_block() prints ...
+#   <!-- end benchreport -->
+# (the opening comment on one line). --doc FILE rewrites every block from its logs; --doc
+# FILE --check writes nothing and fails where the doc differs from what its logs give, where
+# a log is missing or gives no figure, and where a table stands outside any block. Paths are
+# relative to the doc. The kinds:
+#   grid: one figure per cell. log= (repeatable; a glob is expanded in name order: several
+#     logs are read as one), bench=, figure= (A>B: the cell is "A → B"; with cols=figure a
+#     comma list, each NAME or NAME:UNIT; "_" stands for a space in a figure's name), unit=, where=KEY:VALUE,... (only those figures),
+#     rows=KEY+KEY... (default variant), cols=variant|figure|log|cpus|KEY (default variant),
+#     agg=last|min|max (several figures for one cell: the last printed, or the lowest or
+#     highest, e.g. each side's fastest of several rounds), div=FIGURE (each cell over the
+#     figure FIGURE of the same parameters in the same log, to one decimal), label=TEXT (the
+#     first column's heading, "_" for a space).
+#   A log without tools/bench-doc.sh's header (one kept from make run or make sweep) is
+#   named by the kernel's command line, and taken as ICOUNT where qemu-run's line says so or,
+#   with no such line, where the TSC ran at the instruction clock's 1 GHz.
+#   boot: one row per log with a kernel's boot line: CPUs, boot_ms, ap_bringup_ms, the TSC.
+#   logs: one row per log: the command, the machine, the load average and the wall time
+#     (from the log's "# key: value" header, tools/bench-doc.sh's).
+# variant: scheme/fastpath where a fastpath applies, scheme alone, else allocator (the peers
+# of make bench-host).
+
+DOC_OPEN_RE = re.compile(r"^<!-- benchreport (.*?) -->$")
+DOC_CLOSE = "<!-- end benchreport -->"
+
+
+def log_header(path):
+    """The "# key: value" lines tools/bench-doc.sh puts at the top of a log."""
+    head = {}
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            m = re.match(r"^# ([a-z ]+): (.*)$", line)
+            if not m:
+                break
+            head[m.group(1)] = m.group(2)
+    return head
+
+
+def log_qemu_line(path):
+    """What tools/qemu-run.sh said it runs ("tcg-icount smp=8 ..."), from the first lines of
+    a log kept from make run's output, which has no header of tools/bench-doc.sh's."""
+    with open(path, "rb") as f:
+        for _ in range(10):
+            line = f.readline().decode("utf-8", "replace")
+            if line.startswith("qemu-run: "):
+                return line[len("qemu-run: "):].strip()
+    return ""
+
+
+def doc_variant(f):
+    if "scheme" in f.params:
+        return f.variant()
+    return f.p("allocator")
+
+
+def doc_icount(log, head):
+    """Whether a TCG log ran under -icount shift=0: its command says ICOUNT=1, or, in a log
+    without bench-doc's header, qemu-run's line says tcg-icount or (a log of the serial port
+    alone, as make sweep keeps) the TSC ran at the instruction clock's 1 GHz, which the host's
+    TSC, what plain TCG shows, is not."""
+    if "command" in head:
+        return bool(re.search(r"\bICOUNT=1\b", head["command"]))
+    qemu = log_qemu_line(log.name)
+    if qemu:
+        return qemu.startswith("tcg-icount")
+    khz = num((log.boot or {}).get("tsc_khz"))
+    if khz is None and num((log.meta or {}).get("tsc_mhz")) is not None:
+        khz = num(log.meta["tsc_mhz"]) * 1000
+    return khz is not None and abs(khz - 1000000) <= 1000
+
+
+def doc_kind_of(log, head):
+    """What a log's cycles are, in words."""
+    accel = text((log.meta or {}).get("accel") or (log.boot or {}).get("accel") or
+                 (log.figs[0].get("accel") if log.figs else ""))
+    if accel.startswith("tcg") and doc_icount(log, head):
+        return "ICOUNT: cycles are guest instructions, ms millions of them (exact)"
+    if accel == "tcg":
+        return "TCG: **emulated**, the TSC is host time on a busy host"
+    if accel == "host":
+        return "real TSC cycles on the host's cores"
+    return "accel %s" % (accel or "unknown")
+
+
+class DocError(Exception):
+    pass
+
+
+DOC_LOGS = {}
+
+
+def doc_read(path):
+    """read_log, once per path for the whole doc (a log feeds several tables)."""
+    if path not in DOC_LOGS:
+        DOC_LOGS[path] = read_log(path)
+    return DOC_LOGS[path]
+
+
+def doc_args(spec):
+    words = spec.split()
+    if not words:
+        raise DocError("an empty benchreport comment")
+    kind, args = words[0], {}
+    for w in words[1:]:
+        if "=" not in w:
+            raise DocError("'%s': not KEY=VALUE" % w)
+        k, v = w.split("=", 1)
+        args.setdefault(k, []).append(v)
+    return kind, args
+
+
+def doc_logs(args, base):
+    import glob
+    paths = []
+    for pat in args.get("log", []):
+        full = os.path.join(base, pat)
+        found = sorted(glob.glob(full)) if any(c in pat for c in "*?[") else [full]
+        if not found:
+            raise DocError("no log matches %s" % pat)
+        for f in found:
+            if not os.path.isfile(f):
+                raise DocError("no log %s" % os.path.relpath(f, base))
+            paths.append(f)
+    if not paths:
+        raise DocError("no log= given")
+    return paths
+
+
+def doc_caption(paths, base, logs):
+    heads = [log_header(p) for p in paths]
+    names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in paths]
+    cmds = ordered(doc_command(l, h) for l, h in zip(logs, heads))
+    kinds = ordered(doc_kind_of(l, h) for l, h in zip(logs, heads))
+    loads = ordered(h["load average"].split(" before")[0] for h in heads if "load average" in h)
+    if len(paths) > 3:
+        names = names[:1] + ["…"] + names[-1:]
+    load = ""
+    if loads:
+        load = "; load average %s before" % (
+            loads[0] if len(loads) == 1 else "%s to %s" % (min(loads), max(loads)))
+    return "*Log%s %s: %s; %s%s.*" % (
+        "s" if len(paths) > 1 else "", ", ".join(names), ", ".join(cmds), "; ".join(kinds), load)
+
+
+def doc_command(log, head):
+    """The command that made a log, from bench-doc's header; in a log without one, the
+    kernel's command line (the meta line's, else GRUB's)."""
+    if "command" in head:
+        return "`%s`" % head["command"]
+    line = text((log.meta or {}).get("cmdline") or log.grub_cmdline or "")
+    return "kernel command line `%s`" % line if line else "command not recorded"
+
+
+def doc_grid(args, base):
+    paths = doc_logs(args, base)
+    logs = [doc_read(p) for p in paths]
+    one = lambda k, d=None: args.get(k, [d])[-1]
+    bench = one("bench")
+    if bench is None:
+        raise DocError("grid needs bench=")
+    cols, rows = one("cols", "variant"), one("rows", "variant").split("+")
+    agg = one("agg", "last")
+    if agg not in ("last", "min", "max"):
+        raise DocError("agg=%s: last, min or max" % agg)
+    unit = one("unit")
+    where = {}
+    for w in args.get("where", []):
+        for kv in w.split(","):
+            k, _, v = kv.partition(":")
+            where[k] = v
+    figspec = one("figure", "")
+    if not figspec:
+        raise DocError("grid needs figure=")
+    if cols == "figure":
+        wanted = [tuple((x.split(":", 1) + [unit])[:2]) for x in figspec.split(",")]
+        pair = None
+    else:
+        pair = figspec.split(">") if ">" in figspec else None
+        wanted = [(x, unit) for x in (pair or [figspec])]
+
+    def key(f, k, log):
+        if k == "variant":
+            return doc_variant(f)
+        if k == "log":
+            return os.path.basename(log.name)[:-4] if log.name.endswith(".log") else log.name
+        if k == "figure":
+            return f.figure
+        if k == "cpus":
+            return text(f.get("cpus", ""))
+        return f.p(k)
+
+    # div=FIGURE: each cell is its figure over FIGURE's value with the same parameters, from
+    # the same log (bench=sweep's elapsed over ops: instructions per operation under ICOUNT)
+    div = one("div")
+    per = {}
+    if div:
+        for log in logs:
+            for f in log.of(bench):
+                if f.figure == div and f.value:
+                    per[(id(log), tuple(sorted((k, text(v)) for k, v in f.params.items())))] = f.value
+
+    def divided(f, log):
+        d = per.get((id(log), tuple(sorted((k, text(v)) for k, v in f.params.items()))))
+        return None if d is None else f.value / d
+
+    cells, rowkeys, colkeys = {}, [], []
+    for log in logs:
+        for f in log.of(bench):
+            if f.value is None or any(f.p(k) != v for k, v in where.items()):
+                continue
+            which = [i for i, (fig, u) in enumerate(wanted)
+                     if f.figure.replace(" ", "_") == fig and (u is None or f.unit == u)]
+            if not which:
+                continue
+            rk = tuple(key(f, k, log) for k in rows)
+            ck = key(f, cols, log) if cols != "figure" else wanted[which[0]][0]
+            rowkeys.append(rk)
+            colkeys.append(ck)
+            if div:
+                v = divided(f, log)
+                if v is None:
+                    continue
+                f = Fig(dict(f.obj, value=decimal.Decimal(fmt(v))), f.lineno)
+            slot = (rk, ck, which[0])
+            old = cells.get(slot)
+            if old is None or agg == "last" or (agg == "min") == (f.value < old.value):
+                cells[slot] = f
+    if not cells:
+        raise DocError("no %s figure %s in %s" % (bench, figspec, ", ".join(
+            os.path.relpath(p, base) for p in paths)))
+    rowkeys, colkeys = ordered(rowkeys), ordered(colkeys)
+    out = []
+    for rk in rowkeys:
+        row = [", ".join(rk)]
+        for ck in colkeys:
+            if pair:
+                a, b = cells.get((rk, ck, 0)), cells.get((rk, ck, 1))
+                row.append("—" if a is None and b is None else "%s → %s" % (fv(a), fv(b)))
+            else:
+                found = [cells.get((rk, ck, i)) for i in range(len(wanted))]
+                row.append(next((fv(f) for f in found if f is not None), "—"))
+        out.append(row)
+    label = one("label", ", ".join(rows)).replace("_", " ")
+    return [doc_caption(paths, base, logs), ""] + md_table([label] + colkeys, out)
+
+
+def doc_logs_table(args, base):
+    """A row per command run: the logs one command left (make bench-linux's rounds) share it."""
+    paths = doc_logs(args, base)
+    groups = []
+    for p in paths:
+        h = log_header(p)
+        log = doc_read(p)
+        key = (doc_command(log, h),) + tuple(
+            h.get(k, "—") for k in ("commit", "load average", "wall", "date"))
+        for g in groups:
+            if g[0] == key:
+                g[1].append(p)
+                break
+        else:
+            groups.append((key, [p], doc_kind_of(log, h).split(":")[0]))
+    rows = []
+    for (cmd, commit, load, wall, date), ps, kind in groups:
+        names = ["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base)) for p in ps]
+        if len(names) > 2:
+            names = [names[0], "… (%d logs)" % len(names), names[-1]]
+        rows.append([", ".join(names), cmd, kind, commit, load, wall, date])
+    hosts = ordered(log_header(p)["host"] for p in paths if "host" in log_header(p))
+    return (["The machine: %s." % "; ".join(hosts or ["not recorded"]), ""] +
+            md_table(["log", "command", "kind", "commit", "load average", "wall", "date"], rows))
+
+
+def doc_boot_table(args, base):
+    paths = doc_logs(args, base)
+    rows = []
+    for p in paths:
+        b = doc_read(p).boot
+        if b is None:
+            continue  # make bench-host's, make bench-linux's Linux side
+        rows.append(["[`%s`](%s)" % (os.path.relpath(p, base), os.path.relpath(p, base))] +
+                    [text(b.get(k, "—")) for k in ("accel", "cpus_online", "mem_mib", "boot_ms",
+                                                   "ap_bringup_ms", "tsc_source", "tsc_khz",
+                                                   "tsc_spread_ppm")])
+    if not rows:
+        raise DocError("no boot line in %s" % ", ".join(os.path.relpath(p, base) for p in paths))
+    return md_table(["log", "accel", "CPUs", "MiB", "boot_ms", "ap_bringup_ms", "TSC from",
+                     "TSC kHz", "spread ppm"], rows)
+
+
+DOC_KINDS = {"grid": doc_grid, "logs": doc_logs_table, "boot": doc_boot_table}
+
+
+def doc_block(spec, base):
+    kind, args = doc_args(spec)
+    if kind not in DOC_KINDS:
+        raise DocError("unknown kind '%s' (%s)" % (kind, ", ".join(sorted(DOC_KINDS))))
+    return DOC_KINDS[kind](args, base)
+
+
+def doc_render(path):
+    """(the doc as its logs make it, [problems])."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    base = os.path.dirname(os.path.abspath(path))
+    out, problems, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = DOC_OPEN_RE.match(line)
+        if not m:
+            if line.startswith("|"):
+                problems.append("line %d: a table outside any benchreport block" % (i + 1))
+            out.append(line)
+            i += 1
+            continue
+        try:
+            end = lines.index(DOC_CLOSE, i + 1)
+        except ValueError:
+            problems.append("line %d: no '%s' after this block" % (i + 1, DOC_CLOSE))
+            out += lines[i:]
+            break
+        out.append(line)
+        try:
+            out += doc_block(m.group(1), base)
+        except (DocError, OSError) as e:
+            problems.append("line %d: %s" % (i + 1, e))
+            out += lines[i + 1:end]
+        out.append(DOC_CLOSE)
+        i = end + 1
+    return "\n".join(out), problems
+
+
+def doc_main(path, check):
+    import difflib
+    try:
+        with open(path) as f:
+            old = f.read()
+        new, problems = doc_render(path)
+    except OSError as e:
+        print("benchreport: %s" % e, file=sys.stderr)
+        return 2
+    for p in problems:
+        print("benchreport: %s: %s" % (path, p), file=sys.stderr)
+    blocks = sum(1 for l in old.split("\n") if DOC_OPEN_RE.match(l))
+    if check:
+        if new != old:
+            diff = list(difflib.unified_diff(old.split("\n"), new.split("\n"), path,
+                                             path + " (from its logs)", lineterm="", n=1))
+            print("\n".join(diff[:60]))
+            print("benchreport: %s differs from what its logs give: %d lines (make the doc "
+                  "again: tools/benchreport.py --doc %s)" % (
+                      path, sum(1 for d in diff if d[:1] in "+-") - 2, path), file=sys.stderr)
+            return 1
+        if problems:
+            return 1
+        print("benchreport: %s: its %d tables are what their logs give" % (path, blocks))
+        return 0
+    if new != old:
+        with open(path, "w") as f:
+            f.write(new)
+    print("benchreport: %s: %d tables made from their logs%s" % (
+        path, blocks, "" if new != old else ", nothing changed"))
+    return 1 if problems else 0
+
+
 def main(argv):
+    if argv[:1] == ["--doc"]:
+        if len(argv) == 2 or (len(argv) == 3 and argv[2] == "--check"):
+            return doc_main(argv[1], len(argv) == 3)
+        print("benchreport: usage: --doc DOC.md [--check]", file=sys.stderr)
+        return 2
     if argv[:1] == ["--study"]:  # make sweep's points: docs/sheaves-study.md (tools/sheafstudy.py)
         import sheafstudy
         return sheafstudy.main(argv[1:])

@@ -148,7 +148,7 @@ def base_name(label):
 
 
 def seconds(t0):
-    """The time since t0 as the old runner printed it: whole seconds, a truncated tenth."""
+    """The time since t0 as make test prints it: whole seconds, a truncated tenth."""
     us = int((time.time() - t0) * 1000000)
     return "%d.%d" % (us // 1000000, us % 1000000 // 100000)
 

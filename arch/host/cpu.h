@@ -119,7 +119,7 @@ static inline int arch_cpu_id(void)
  * Set once, before the thread runs kernel code: no memory operand, so it may be shared.
  * Never stored after that, so read by its offset from %fs as a constant (the local-exec
  * model: every host build is an executable that defines host_fast_w), one load instead of
- * two chained; measured 10.1 -> 9.3 cycles for the irq pair (docs/BENCHMARKS.md).
+ * two chained: about a cycle less on the irq pair (make bench-host).
  */
 static inline unsigned long arch_slub_cpu_off(void)
 {
@@ -204,8 +204,8 @@ static inline void cpu_relax(void)
  * it finds recorded runs (host_irq_replay_saved, only if off is 0: a fastpath called with
  * interrupts off leaves it for their local_irq_restore). Stores and a load, by the
  * words' fixed offsets from %fs (the local-exec model, as arch_slub_cpu_off): no load
- * after a store of the same word, nothing to wait for. (It was an add of 2 to off and a
- * subtraction, two read-modify-writes a call; docs/BENCHMARKS.md has both measured.)
+ * after a store of the same word, nothing to wait for (an add to off and a subtraction
+ * would be two read-modify-writes a call).
  * The other flavours mask as local_irq_save
  * does, the flags kept in host_soft_flags (arch/host/host_env.c; thread-local with
  * HOST_SMP=1). Nothing is ever held for the arch_irq_soft_held count: recorded IPIs are the

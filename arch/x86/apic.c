@@ -49,7 +49,7 @@
 bool x2apic_mode;
 static volatile u8 *xapic_mmio;
 
-/* Boot option x2apic= (README.md's table): auto, or off for xAPIC where that can be had. */
+/* Boot option x2apic= (docs/options.md's table): auto, or off for xAPIC where that can be had. */
 static char x2apic_choice[8];
 static const char *const x2apic_choices[] = { "auto", "off", NULL };
 boot_param(x2apic, x2apic_choice, enum, x2apic_choices, "auto",

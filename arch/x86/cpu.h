@@ -46,8 +46,8 @@ static inline unsigned long arch_slub_cpu_off(void)
  * RFLAGS, so nothing else arrives. The unmask subtracts the 1: a result that is not zero
  * means an interrupt is held, and arch_irq_soft_replay() runs it and turns IF back on.
  * No cli, sti, pushf or popf on the way: under QEMU's TCG each sti and popf ends the
- * translated block and goes back to its main loop, which cost more than all the rest of an
- * alloc+free pair (docs/BENCHMARKS.md).
+ * translated block and goes back to its main loop, which costs more than all the rest of an
+ * alloc+free pair.
  */
 #define ARCH_IRQ_SOFT_MASK
 /* traps.c: run the held interrupt, then sti; it saves every register it uses (the unmask

@@ -72,7 +72,7 @@ int nr_cpus_skipped;
 int nr_cpus_unreachable;
 int nr_cpus_tried = 1;
 
-/* Boot options (README.md's table). */
+/* Boot options (docs/options.md's table). */
 unsigned int setup_max_cpus;
 long ap_skip;
 static unsigned int ap_timeout_ms;

@@ -40,7 +40,9 @@ ktap_report() {
     for i in "${!ktap_names[@]}"; do
         v=${ktap_verdicts[i]}
         if [[ $v == FAIL:* ]]; then
-            sed "1s/^/# ${ktap_names[i]}: /; 2,\$s/^/    /" <<<"${v#FAIL:}"
+            # the name as data, not in sed's program (a name may hold / or &)
+            printf '# %s: ' "${ktap_names[i]}"
+            sed '2,$s/^/    /' <<<"${v#FAIL:}"
             echo "not ok $((i + 1)) ${ktap_names[i]}"
             bad=1
         else

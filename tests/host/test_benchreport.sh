@@ -529,6 +529,109 @@ from_qr() {
         { echo "FAILED: a foreign object exited $r"; cat "$out/qr3.md"; return 1; }
 }
 
+# --doc: the tables of docs/BENCHMARKS.md are what their logs give (the doc cannot drift
+# from docs/results/); and the check fails on a changed figure, a table outside any block,
+# a block whose log is missing, and a doc whose tables were never made.
+doc_tables_match_logs() {
+    "$py" "$root/tools/benchreport.py" --doc "$root/docs/BENCHMARKS.md" --check
+}
+
+# A copy of the doc beside the real logs, with EDIT (a sed script) applied to it.
+doc_copy() {
+    mkdir -p "$out/doc"
+    ln -sfn "$root/docs/results" "$out/doc/results"
+    sed "$1" "$root/docs/BENCHMARKS.md" >"$out/doc/BENCHMARKS.md"
+}
+
+doc_check_fails() {
+    local want=$1 rc=0
+    "$py" "$root/tools/benchreport.py" --doc "$out/doc/BENCHMARKS.md" --check \
+        >"$out/doc.out" 2>&1 || rc=$?
+    if [ "$rc" != 1 ]; then
+        echo "FAILED: --doc --check exited $rc on the damaged copy, want 1"
+        cat "$out/doc.out"
+        return 1
+    fi
+    grep -qF -- "$want" "$out/doc.out" || { echo "FAILED: no '$want' in:"; cat "$out/doc.out"; return 1; }
+}
+
+doc_check_fails_on_changes() {
+    # the first figure of the first grid table made 1 bigger
+    doc_copy '0,/^| [0-9][^|]* | \([0-9][0-9]*\)\.\([0-9]\) |/s//| 8 | 9\1.\2 |/'
+    cmp -s "$root/docs/BENCHMARKS.md" "$out/doc/BENCHMARKS.md" && { echo "FAILED: the sed changed nothing"; return 1; }
+    doc_check_fails "differs from what its logs give" || return 1
+    doc_copy '$a\
+| a | table |'
+    doc_check_fails "a table outside any benchreport block" || return 1
+    doc_copy 's|log=results/tcg-smp4.log|log=results/no-such.log|'
+    doc_check_fails "no log results/no-such.log" || return 1
+    doc_copy '/^<!-- benchreport /,/^<!-- end benchreport -->/{/^<!--/!d}'
+    doc_check_fails "differs from what its logs give" || return 1
+}
+
+# A grid on the sample log: the cells are the log's figures, A>B gives "A → B", cols=log
+# names each log, agg=min keeps the lowest of several logs, and --doc writes the table.
+doc_grid_on_samples() {
+    mkdir -p "$out/g"
+    cp "$samples/suite.log" "$out/g/a.log"
+    sed 's/"value":100.0,"unit":"cycles"/"value":50.0,"unit":"cycles"/' "$samples/suite.log" >"$out/g/b.log"
+    cat >"$out/g/doc.md" <<'DOC'
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles rows=size log=a.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=bulk figure=single_per_object>bulk_per_object unit=cycles where=n:16 rows=n log=a.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles where=scheme:lock,size:256 cols=log log=a.log log=b.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=fastpath figure=alloc_free_pair unit=cycles where=scheme:lock,size:256 agg=min log=*.log -->
+<!-- end benchreport -->
+DOC
+    "$py" "$root/tools/benchreport.py" --doc "$out/g/doc.md" >"$out/g/out" 2>&1 || { cat "$out/g/out"; return 1; }
+    has "$out/g/out" "benchreport: $out/g/doc.md: 4 tables made from their logs" &&
+        has "$out/g/doc.md" "| size | lock/irq | partial/irq | sheaves/sheaf |" \
+            "| 64 | 98.0 | 79.5 | 118.2 |" "| 256 | 100.0 | 80.0 | 120.0 |" \
+            "| 16 | 98.0 → 20.0 | 90.0 → 18.0 |" \
+            "| variant | a | b |" "| lock/irq | 100.0 | 50.0 |" 2>/dev/null ||
+        { grep -n '' "$out/g/doc.md"; return 1; }
+    [ "$(grep -c '^| lock/irq | 50.0 |$' "$out/g/doc.md")" = 1 ] || { echo "FAILED: agg=min did not keep 50.0"; grep -n '' "$out/g/doc.md"; return 1; }
+    "$py" "$root/tools/benchreport.py" --doc "$out/g/doc.md" --check >/dev/null
+}
+
+# div= and logs without bench-doc's header (make run's, make sweep's): bench=sweep's elapsed
+# over ops per cell; such a log named by the kernel's command line, taken as ICOUNT from its
+# 1 GHz TSC or from qemu-run's line, as TCG otherwise; a header's command and load win.
+doc_div_and_headerless() {
+    local d=$out/dv
+    mkdir -p "$d"
+    cp "$samples/sweep-icount-cpus2.log" "$d/ic.log"
+    sed 's/"tsc_mhz":1000,/"tsc_mhz":2096,/' "$samples/sweep-icount-cpus2.log" >"$d/tcg.log"
+    { echo "qemu-run: tcg-icount smp=2 apic=auto"; cat "$d/tcg.log"; } >"$d/qemu.log"
+    { printf '# command: make bench SMP=2\n# load average: 1.00 2.00 3.00 before, 1 1 1 after\n'
+      cat "$d/ic.log"; } >"$d/head.log"
+    cat >"$d/doc.md" <<'DOC'
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:mix rows=setting cols=cpus log=ic.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=tcg.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=qemu.log -->
+<!-- end benchreport -->
+<!-- benchreport grid bench=sweep figure=elapsed div=ops where=workload:hackbench,setting:sheaves/8 log=head.log -->
+<!-- end benchreport -->
+DOC
+    "$py" "$root/tools/benchreport.py" --doc "$d/doc.md" >"$d/out" 2>&1 || { cat "$d/out"; return 1; }
+    has "$d/doc.md" "| setting | 2 |" "| lock | 234.0 |" "| partial/30 | 219.2 |" \
+        "| sheaves/8 | 257.0 |" "| sheaves | 467.9 |" 2>/dev/null || { grep -n '' "$d/doc.md"; return 1; }
+    local want
+    for want in '[`ic.log`](ic.log): kernel command line `bench=sweep bench_reps=1 sweep=lock,' \
+        '[`tcg.log`](tcg.log): kernel command line `bench=sweep' \
+        '[`head.log`](head.log): `make bench SMP=2`; TCG: **emulated**, the TSC is host time on a busy host; load average 1.00 2.00 3.00 before.*'; do
+        grep -qF -- "$want" "$d/doc.md" || { echo "FAILED: no '$want' in:"; grep -n '' "$d/doc.md"; return 1; }
+    done
+    [ "$(grep -c 'ICOUNT: cycles are guest instructions' "$d/doc.md")" = 2 ] ||
+        { echo "FAILED: want ic.log and qemu.log taken as ICOUNT, the others not"; grep -n '' "$d/doc.md"; return 1; }
+    grep -q 'tcg.log.*ICOUNT' "$d/doc.md" && { echo "FAILED: tcg.log taken as ICOUNT"; return 1; }
+    return 0
+}
+
 t ran ran
 t from_qr from_qr
 t truncated_line_reported truncated_line_reported
@@ -557,5 +660,9 @@ t check_good_and_cut_off check_good_and_cut_off
 t check_damaged check_damaged
 t check_unparsed_and_remote check_unparsed_and_remote
 t check_sections check_sections
+t doc_grid_on_samples doc_grid_on_samples
+t doc_div_and_headerless doc_div_and_headerless
+t doc_tables_match_logs doc_tables_match_logs
+t doc_check_fails_on_changes doc_check_fails_on_changes
 
 ktap_report

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Host test: README.md's table of boot options (under "## Kernel command line") and the
-# options the kernel registers with boot_param() (kernel/cmdline.h) are the same set. The
+# Host test: docs/options.md's table of boot options (rows "| `NAME=...` | default |
+# meaning |") and the options the kernel registers with boot_param() (kernel/cmdline.h) are the same set. The
 # registered ones come from the build, not from a list: the symbols __boot_param_ptr_NAME,
 # one for each entry boot_param() puts in the boot_params section, in build/slablab.elf
 # (and build/host/test_cmdline, which must test the same options). One case per option on
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 elf=$root/build/slablab.elf
 host=$root/build/host/test_cmdline
-readme=$root/README.md
+doc=$root/docs/options.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -23,17 +23,16 @@ registered() {
     nm "$1" | sed -n 's/^[0-9a-f]* [a-zA-Z] __boot_param_ptr_\([a-z0-9_]*\)$/\1/p' | sort -u
 }
 
-# table FILE: the options in the first column of FILE's table under "## Kernel command
-# line" (rows "| `NAME=...` | default | meaning |"), one a line, sorted, repeats kept.
+# table FILE: the options in the first column of FILE's table (rows "| `NAME=...` |
+# default | meaning |"), one a line, sorted, repeats kept.
 table() {
-    awk '/^## / { inside = ($0 == "## Kernel command line") }
-         inside && /^\| `[a-z0-9_]+=/' "$1" | sed 's/^| `\([a-z0-9_]*\)=.*/\1/' | sort
+    grep -E '^\| `[a-z0-9_]+=' "$1" | sed 's/^| `\([a-z0-9_]*\)=.*/\1/' | sort
 }
 
 # compare NAMES TABLE: a line for every option one side lacks; nothing when they agree.
 compare() {
-    comm -23 "$1" "$2" | sed "s/.*/option &= is registered but has no row in README.md's option table/"
-    comm -13 "$1" "$2" | sed "s/.*/README.md's option table has a row for &= but no source registers it/"
+    comm -23 "$1" "$2" | sed "s|.*|option &= is registered but has no row in docs/options.md's option table|"
+    comm -13 "$1" "$2" | sed "s|.*|docs/options.md's option table has a row for &= but no source registers it|"
 }
 
 # where NAME: the file:line that registers it, for the messages.
@@ -59,20 +58,20 @@ host_test_has_the_kernels_options() {
 }
 
 no_row_twice() {
-    uniq -d "$tmp/table" | sed "s/.*/README.md's option table has two rows for &=/"
+    uniq -d "$tmp/table" | sed "s|.*|docs/options.md's option table has two rows for &=|"
 }
 
-in_readme() {
+in_table() {
     grep -qx -- "$1" "$tmp/table" ||
-        echo "option $1= (registered in $(where "$1")) has no row in README.md's option table"
+        echo "option $1= (registered in $(where "$1")) has no row in docs/options.md's option table"
 }
 
 registered_in_kernel() {
     grep -qx -- "$1" "$tmp/kernel" ||
-        echo "README.md's option table has a row for $1= but no source registers it (boot_param)"
+        echo "docs/options.md's option table has a row for $1= but no source registers it (boot_param)"
 }
 
-# The self-checks start from the options README.md lists (rows), so that they say only
+# The self-checks start from the options docs/options.md lists (rows), so that they say only
 # whether compare() works, whatever the kernel registers. An option registered the way the
 # kernel's are, in an object of its own: compare() must name it as lacking a row.
 a_new_option_without_a_row_fails() {
@@ -83,44 +82,44 @@ a_new_option_without_a_row_fails() {
     [ "$(cat "$tmp/new")" = zz_new_option ] || { echo "nm of a boot_param object gave: $(cat "$tmp/new")"; return 1; }
     sort -u "$tmp/rows" "$tmp/new" > "$tmp/more"
     out=$(compare "$tmp/more" "$tmp/table")
-    [ "$out" = "option zz_new_option= is registered but has no row in README.md's option table" ] ||
+    [ "$out" = "option zz_new_option= is registered but has no row in docs/options.md's option table" ] ||
         { echo "compare said: ${out:-nothing}"; return 1; }
 }
 
-# The README without one option's row, and with a row for an option nobody registers.
+# The table without one option's row, and with a row for an option nobody registers.
 a_missing_row_fails() {
     local out first
     first=$(head -n 1 "$tmp/rows")
     grep -vx -- "$first" "$tmp/rows" > "$tmp/fewer"
     out=$(compare "$tmp/rows" "$tmp/fewer")
-    [ "$out" = "option $first= is registered but has no row in README.md's option table" ] ||
+    [ "$out" = "option $first= is registered but has no row in docs/options.md's option table" ] ||
         { echo "compare said: ${out:-nothing}"; return 1; }
 }
 
 an_extra_row_fails() {
     local out
-    sed 's/^| `cpus=N`/| `zz_gone=N` | x | y |\n&/' "$readme" > "$tmp/README.md"
-    table "$tmp/README.md" | sort -u > "$tmp/extra"
+    sed 's/^| `cpus=N`/| `zz_gone=N` | x | y |\n&/' "$doc" > "$tmp/options.md"
+    table "$tmp/options.md" | sort -u > "$tmp/extra"
     out=$(compare "$tmp/rows" "$tmp/extra")
-    [ "$out" = "README.md's option table has a row for zz_gone= but no source registers it" ] ||
+    [ "$out" = "docs/options.md's option table has a row for zz_gone= but no source registers it" ] ||
         { echo "compare said: ${out:-nothing}"; return 1; }
 }
 
 : > "$tmp/kernel"
 [ -f "$elf" ] && registered "$elf" > "$tmp/kernel"
-table "$readme" > "$tmp/table"
+table "$doc" > "$tmp/table"
 sort -u "$tmp/table" > "$tmp/rows"
 
 t "the kernel registers options" kernel_registers_options
 t "test_cmdline links the kernel's options" quiet host_test_has_the_kernels_options
-t "no option has two rows in README.md" quiet no_row_twice
+t "no option has two rows in docs/options.md" quiet no_row_twice
 while read -r name; do
-    t "option $name= has a row in README.md" quiet in_readme "$name"
+    t "option $name= has a row in docs/options.md" quiet in_table "$name"
 done < "$tmp/kernel"
 while read -r name; do
-    t "README.md row $name= is a registered option" quiet registered_in_kernel "$name"
+    t "docs/options.md row $name= is a registered option" quiet registered_in_kernel "$name"
 done < "$tmp/rows"
-t "an option added without a README row fails" a_new_option_without_a_row_fails
-t "a README row removed fails" a_missing_row_fails
-t "a README row for no option fails" an_extra_row_fails
+t "an option added without a row in docs/options.md fails" a_new_option_without_a_row_fails
+t "a row removed from docs/options.md fails" a_missing_row_fails
+t "a row in docs/options.md for no option fails" an_extra_row_fails
 ktap_report

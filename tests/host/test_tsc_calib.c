@@ -85,7 +85,7 @@ static void reduce_windows(void)
 			 "rc %d khz %llu kept %d", rc, (unsigned long long)e.khz, e.kept);
 	}
 	{
-		/* A busy host under the old single-window method: 0.89 .. 12.7 GHz */
+		/* Single windows on a busy host: 0.89 .. 12.7 GHz */
 		const u64 w[] = { 890000,  2596000, 12700000, 1800000,
 				  2596100, 3100000, 2595900,  2596050 };
 

@@ -8,7 +8,7 @@
  *   bench-suite [OPTION=VALUE]...
  *
  * The options are the kernel command line's (bench=, scheme=, bench_reps=, fastpath=,
- * seed=, hackbench_groups=, remote_objects=...; README.md's table), parsed by the kernel's
+ * seed=, hackbench_groups=, remote_objects=...; docs/options.md's table), parsed by the kernel's
  * own parser, plus those of this program only:
  *   cpus=N           CPUs (threads), default every core the process may use (its affinity);
  *                    more than that shares cores, and the meta line says so
@@ -398,7 +398,7 @@ void bench_arch_end(void)
  * the ipi_rtt suite): to a CPU halted in its idle loop (sigsuspend, or a futex with
  * host_ipi=poll; 50 us between calls, so it is asleep) and to one spinning with interrupts
  * on (in cpu_relax, a poll point). The
- * figure a hardware IPI has is about 1-2 us end to end (docs/BENCHMARKS.md).
+ * figure a hardware IPI has on current x86 servers is about 1-2 us end to end.
  */
 struct rtt_busy {
 	int stop;
@@ -539,7 +539,7 @@ int main(int argc, char **argv)
 	line[0] = '\0';
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: %s [OPTION=VALUE]... (the kernel's options, README.md, and "
+			printf("usage: %s [OPTION=VALUE]... (the kernel's options, docs/options.md, and "
 			       "cpus= host_ipi= host_mem= host_trace= host_peer=)\n", argv[0]);
 			return 0;
 		}

@@ -10,7 +10,7 @@
 # speed moves by 2-5x from one boot to the next as the other load comes and goes. One boot
 # a side compares two windows of the host's load as much as two allocators; interleaving K
 # boots a side and keeping each side's fastest gives both sides their quietest window of
-# the same stretch of time. ROUNDS=1 is the old one boot each, fit for ICOUNT=1, whose
+# the same stretch of time. ROUNDS=1 is one boot a side, fit for ICOUNT=1, whose
 # instruction counts do not depend on the load.
 #
 # The environment goes to both sides' boots as make bench-linux sets it: SMP, MEM, ACCEL,

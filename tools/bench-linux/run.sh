@@ -18,7 +18,7 @@
 # tsc=reliable: QEMU's vCPU TSCs run off one host clock, but Linux's TSC warp check fails
 # under TCG and it would fall back to the HPET, every clock read an emulated MMIO access,
 # an emulator's cost that slablab (which reads the TSC) does not pay. On the loaded
-# development host the remote figure was 43000-57000 emulated cycles per object without it,
+# development host the remote figure is 43000-57000 emulated cycles per object without it,
 # 13000-57000 with it: less than the noise, but the fallback is not Linux's allocator.
 # Knobs: SMP (4), MEM (256M), ACCEL (auto), ICOUNT (0), TIMEOUT (600 s), LINUX_BENCH
 # (fastpath,bulk,remote), BENCH_REPS (0: the benchmarks' defaults, 21 and 5),
