@@ -27,6 +27,24 @@ const char *kallsyms_lookup(u64 addr, u64 *offset)
 	return kallsyms_names + kallsyms_name_off[lo];
 }
 
+/* The text of function name: [*start, *end), end the next symbol's start; false if none. */
+bool kallsyms_range(const char *name, u64 *start, u64 *end)
+{
+	for (unsigned int i = 0; i < kallsyms_count; i++) {
+		const char *n = kallsyms_names + kallsyms_name_off[i];
+		unsigned int j = 0;
+
+		while (n[j] && n[j] == name[j])
+			j++;
+		if (n[j] || name[j])
+			continue;
+		*start = kallsyms_addrs[i];
+		*end = i + 1 < kallsyms_count ? kallsyms_addrs[i + 1] : (u64)(uptr)_etext;
+		return true;
+	}
+	return false;
+}
+
 void kallsyms_print_symbol(u64 addr)
 {
 	u64 off;
