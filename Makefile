@@ -16,7 +16,9 @@
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
-#   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
+#   make test-labs  every lab's handout fails its grader, the full tree passes it, every wrong
+#                   solution in tests/labs/mutants/ loses points (slow: docs/labs/README.md)
+#   make autograder LAB=n  Gradescope's autograder of lab n: build/autograder-labN.zip
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under QEMU 7.2's TCG; up to
@@ -81,7 +83,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench replay trace-linux bench-linux handout grade test-labs
+	fuzz bench replay trace-linux bench-linux handout grade test-labs autograder
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -332,7 +334,12 @@ test-labs:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) \
-	  TEST_LABS=all TEST_FILTER='^lab\[' tools/test.sh
+	  TEST_LABS=all TEST_FILTER='^(lab\[|host\[test_autograder\])' tools/test.sh
+
+autograder:
+	@[ -n "$(LAB)" ] || { echo "make autograder: give LAB=n (docs/labs/)"; exit 2; }
+	@python3 tools/lab.py autograder $(call sq,$(LAB)) \
+	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/autograder-lab$(LAB).zip,$(OUT)))
 
 clean:
 	rm -rf $(B)
