@@ -74,9 +74,9 @@ GRADE_SEED = 20240611
 TRACE_EVENTS = "x86_gsi_interrupt,apic_mem_writel"
 
 
-def boot(lb, name, cmdline, smp, timeout=600, mem="256M", race=False, trace=False):
+def boot(lb, name, cmdline, smp, timeout=600, mem="256M", race=False, trace=False, icount=1):
     lb["boots"][name] = {"cmdline": "%s seed=%d" % (cmdline, GRADE_SEED), "smp": smp,
-                         "icount": 1, "timeout": timeout, "mem": mem, "race": race,
+                         "icount": icount, "timeout": timeout, "mem": mem, "race": race,
                          "trace": trace}
 
 
@@ -855,7 +855,10 @@ L2 = lab(2, "SMP bring-up and the IPI round trip")
 # own make grade builds the handout, where they are stubs). x2apic=off: the APIC through its
 # MMIO page, which QEMU traces (apic_mem_writel).
 boot(L2, "smp2", "test=smp scheme=sheaves x2apic=off", 2, trace=True)
-boot(L2, "smp4", "test=smp,ipi scheme=sheaves x2apic=off", 4, trace=True)
+# Plain TCG, the one boot without ICOUNT: under QEMU 7.2's -icount the ipi suite's
+# wakeup_ipi_reaches_every_cpu sees no wake-up IPI reach cpu 1 in 2 s of virtual time. The
+# start-up check holds under host time too: the kernel's delays and the PIT both follow it.
+boot(L2, "smp4", "test=smp,ipi scheme=sheaves x2apic=off", 4, trace=True, icount=0)
 boot(L2, "rtt4", "test=ipi_rtt scheme=sheaves x2apic=off", 4, trace=True)
 check(L2, "2 of 2 CPUs online", "smp2", 5, all_of(cpus_up(2), exit_pass))
 check(L2, "4 of 4 CPUs online", "smp4", 5, cpus_up(4))
