@@ -1253,7 +1253,8 @@ def run_boot(elf, b, iso, log, trace=None):
                 now = os.path.getsize(log)
                 if now != size:
                     size, cpu_at_last = now, cpu
-                elif cpu - cpu_at_last > STALL_CPU_S:
+                elif cpu - cpu_at_last > STALL_CPU_S * (1 if b["icount"] else b["smp"]):
+                    # (without ICOUNT every vCPU is a thread of its own: spinning ones count)
                     stopped = STALL_CPU_S
                     os.killpg(p.pid, signal.SIGTERM)
                     p.wait(timeout=30)
