@@ -115,8 +115,8 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 /* The refill from the node list: the cpu slab and more slabs onto the cpu partial list. */
 static void *refill_from_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	void *freelist = NULL;
 	/* LAB4: BEGIN */
+	void *freelist = NULL;
 	struct kmem_cache_node *n = get_node(s);
 	struct slab *slab, *tmp;
 	int objects, available = 0;

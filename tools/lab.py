@@ -990,7 +990,8 @@ def scheme_present(name, lab_n):
     """The kernel has the scheme: no 'no scheme named' line for it."""
     def fn(lines):
         for l in lines:
-            if l.startswith("scheme: no scheme named '%s'" % name):
+            if l.startswith(("scheme: no scheme named '%s'" % name,
+                             "cmdline: no scheme named '%s'" % name)):
                 return ("LAB%d: no scheme %s in this kernel: mm/scheme_%s.c does not register "
                         "it (slab_scheme_register, docs/labs/lab%d.md)" % (lab_n, name, name, lab_n))
         return None
