@@ -9,6 +9,9 @@
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
 #   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
+#   make sweep      partial lists against sheaves over a grid of settings and CPU counts (1 to
+#                   1024): build/sweep/sweep.jsonl, a point a line, and the study from it
+#                   (docs/sheaves-study.md); resumes where it stopped (hours on a 2-core host)
 #   make bench-host slablab's allocator natively next to glibc, jemalloc, mimalloc, tcmalloc
 #   make bench-linux  bench=fastpath,bulk,remote on Debian's Linux 6.1 (a module) and on
 #                   slablab with the same QEMU command, ROUNDS=5 interleaved boots each (1
@@ -19,6 +22,9 @@
 #   make test-labs  every lab's handout fails its grader, the full tree passes it, every wrong
 #                   solution in tests/labs/mutants/ loses points (slow: docs/labs/README.md)
 #   make autograder LAB=n  Gradescope's autograder of lab n: build/autograder-labN.zip
+#   make netboot [CMDLINE=...] [OUT=dir]  a TFTP tree: GRUB's network images, grub.cfg, the kernel
+#   make lava-job CMDLINE=... [DEVICE=qemu|TYPE] [LAVA_URL=] [OUT=dir]  a LAVA job (docs/lava.md)
+#   make test-lava  LAVA's lava-run runs slablab's qemu jobs offline; results = serial KTAP (root)
 #
 # Knobs (make run / make debug; make test boots its own matrix and ignores them, with a note):
 #   SMP=4           number of CPUs QEMU gives the guest (1..255 under QEMU 7.2's TCG; up to
@@ -83,7 +89,8 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench replay trace-linux bench-linux handout grade test-labs autograder
+	fuzz bench replay trace-linux bench-linux handout grade test-labs autograder lava-job test-lava \
+	netboot sweep
 all: $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
@@ -254,6 +261,20 @@ bench-linux:
 	  -e '\| (16|250) \| bulk_per_object \| cycles' -e '\| (throughput|per_object) \|' \
 	  $(B)/bench-linux/compare.md | grep -v -e '| — |' || true
 
+# make sweep: bench=sweep (bench/bench_sweep.c) at 1, 4, 16, 64, 256 and 1024 CPUs, a boot
+# each (under ICOUNT; past 255 CPUs on tools/qemu10.sh's QEMU), every setting and workload in
+# each boot: tools/sweep.py keeps each boot's log in build/sweep/logs/ (a complete one is
+# not booted again: make sweep resumes) and writes build/sweep/sweep.jsonl, one point a
+# line; then tools/benchreport.py --study writes build/sweep/sheaves-study.md and its
+# plots. SWEEP_ARGS for tools/sweep.py (--cpus 1,4, --host for real cycles from the host
+# build, --keep DIR for the big boots' logs, --help). docs/sheaves-study.md is made the
+# same way from docs/results/sweep/sweep.jsonl.
+SWEEP_ARGS ?=
+sweep:
+	@tools/deps.sh test
+	@python3 tools/sweep.py $(SWEEP_ARGS)
+	@python3 tools/benchreport.py --study build/sweep/sweep.jsonl -o build/sweep
+
 debug:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/slablab.elf
@@ -268,7 +289,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*
 include arch/host/build.mk
 include tests/host/host.mk
 
-host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check
+host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check $(B)/host/acpi-check
 
 # libFuzzer over the slab allocator with every debug check on (tests/host/fuzz_slab.c), for
 # FUZZ_TIME seconds; its corpus is kept in build/fuzz-corpus/, a crash input in build/.
@@ -340,6 +361,55 @@ autograder:
 	@[ -n "$(LAB)" ] || { echo "make autograder: give LAB=n (docs/labs/)"; exit 2; }
 	@python3 tools/lab.py autograder $(call sq,$(LAB)) \
 	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/autograder-lab$(LAB).zip,$(OUT)))
+
+# make netboot [CMDLINE=...] [MODULE=FILE] [OUT=dir] [NETBOOT_SUBDIR=DIR] [GRUB_TIMEOUT=5]: a TFTP
+# tree that boots slablab over the network (tools/netboot.sh; docs/real-hardware.md): GRUB's
+# PXE image for BIOS (boot/grub/i386-pc/core.0) and its image for UEFI
+# (boot/grub/x86_64-efi/core.efi), boot/grub/grub.cfg, boot/slablab.elf and MODULE as
+# boot/trace. With CMDLINE the menu has one entry that boots it, else the ISO's menu; it is
+# shown for GRUB_TIMEOUT seconds. OUT (default build/netboot) is the TFTP root, or holds the
+# tree under NETBOOT_SUBDIR. make run NETBOOT=OUT boots the tree in QEMU (tools/qemu-run.sh).
+NETBOOT_SUBDIR ?=
+GRUB_TIMEOUT ?= 5
+netboot:
+	@tools/deps.sh build
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@tools/netboot.sh $(call sq,$(if $(filter file,$(origin OUT)),$(B)/netboot,$(OUT))) $(B)/slablab.elf \
+	  $(if $(filter-out file,$(origin CMDLINE)),--cmdline $(cmdline_q)) $(if $(MODULE),--module $(call sq,$(MODULE))) \
+	  $(if $(NETBOOT_SUBDIR),--subdir $(call sq,$(NETBOOT_SUBDIR))) --timeout $(call sq,$(GRUB_TIMEOUT))
+
+# make lava-job CMDLINE=... [DEVICE=qemu|TYPE] [LAVA_URL=URL] [OUT=dir]: a LAVA job booting
+# CMDLINE (docs/lava.md; tools/lava/mkjob.py). DEVICE=qemu (the default): OUT/job.yaml for
+# LAVA's qemu device type, with OUT/slablab.iso (SMP, MEM and ACCEL go into the job's
+# context). DEVICE=TYPE: the job for TYPE, a device type of real x86 machines that the lab
+# boots into GRUB over the network (LAVA's base-grub), with OUT/slablab.elf. LAVA_URL: where
+# the lab will fetch OUT's files from (default file:// and OUT's absolute path, for lava-run
+# on this machine). TIMEOUT: how long the job lets the kernel run. OUT defaults to build/lava.
+DEVICE ?= qemu
+LAVA_URL ?=
+lava_out = $(if $(filter file,$(origin OUT)),$(B)/lava,$(OUT))
+lava_url = $(if $(LAVA_URL),$(patsubst %/,%,$(LAVA_URL)),file://$(abspath $(lava_out)))
+lava-job:
+	@tools/deps.sh build
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@mkdir -p $(call sq,$(lava_out))
+	@if [ $(call sq,$(DEVICE)) = qemu ]; then \
+	  $(MAKE) --no-print-directory iso-cmdline OUT=$(call sq,$(lava_out)/slablab.iso) CMDLINE=$(cmdline_q) >/dev/null && \
+	  python3 tools/lava/mkjob.py --elf $(B)/slablab.elf --cmdline $(cmdline_q) --device qemu \
+	    --iso $(call sq,$(lava_url)/slablab.iso) --smp $(call sq,$(SMP)) --mem $(call sq,$(MEM)) \
+	    --accel $(if $(filter kvm,$(ACCEL)),kvm,tcg) --timeout $(call sq,$(TIMEOUT)) -o $(call sq,$(lava_out)/job.yaml); \
+	else \
+	  cp $(B)/slablab.elf $(call sq,$(lava_out)/slablab.elf) && \
+	  python3 tools/lava/mkjob.py --elf $(B)/slablab.elf --cmdline $(cmdline_q) --device $(call sq,$(DEVICE)) \
+	    --kernel $(call sq,$(lava_url)/slablab.elf) --timeout $(call sq,$(TIMEOUT)) -o $(call sq,$(lava_out)/job.yaml); \
+	fi && echo "lava-job: $(lava_out)/job.yaml (device_type $(DEVICE))"
+
+# make test-lava: tools/lava/test-lava.sh (as root: lava-run refuses to run otherwise), after
+# tools/deps.sh lava installs lava-dispatcher without its recommends, and tftpd-hpa.
+test-lava:
+	@tools/deps.sh lava
+	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@tools/lava/test-lava.sh
 
 clean:
 	rm -rf $(B)

@@ -102,25 +102,34 @@ __attribute__((weak)) void bench_arch_end(void)
 {
 }
 
+static const char *params_extra = "";
+void (*bench_cache_tune)(struct kmem_cache *s);
+
+void bench_set_params_extra(const char *fragment)
+{
+	params_extra = fragment ? fragment : "";
+}
+
 void bench_json(const char *bench, const char *params, const char *figure, u64 value,
 		const char *unit, const struct bench_stats *sp)
 {
 	char v[32], a[32], b[32], c[32], d[32];
 
 	if (sp)
-		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+		printk("{\"bench\":\"%s\",%s%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
 		       "\"p10\":%s,\"p90\":%s,\"min\":%s,\"max\":%s,\"accel\":\"%s\",\"emulated\":%s,"
 		       "\"cpus\":%d%s}\n",
-		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit,
+		       bench, params, params_extra, figure, bench_fmt(v, sizeof(v), value), unit,
 		       bench_fmt(a, sizeof(a), sp->p10), bench_fmt(b, sizeof(b), sp->p90),
 		       bench_fmt(c, sizeof(c), sp->min), bench_fmt(d, sizeof(d), sp->max),
 		       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids,
 		       bench_arch_figure_extra());
 	else
-		printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+		printk("{\"bench\":\"%s\",%s%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
 		       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d%s}\n",
-		       bench, params, figure, bench_fmt(v, sizeof(v), value), unit, bench_accel(),
-		       bench_emulated() ? "true" : "false", nr_cpu_ids, bench_arch_figure_extra());
+		       bench, params, params_extra, figure, bench_fmt(v, sizeof(v), value), unit,
+		       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids,
+		       bench_arch_figure_extra());
 }
 
 void bench_json_signed(const char *bench, const char *params, const char *figure, s64 value,
@@ -128,10 +137,79 @@ void bench_json_signed(const char *bench, const char *params, const char *figure
 {
 	char v[32];
 
-	printk("{\"bench\":\"%s\",%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
+	printk("{\"bench\":\"%s\",%s%s,\"figure\":\"%s\",\"value\":%s,\"unit\":\"%s\","
 	       "\"accel\":\"%s\",\"emulated\":%s,\"cpus\":%d%s}\n",
-	       bench, params, figure, bench_fmt_signed(v, sizeof(v), value), unit, bench_accel(),
-	       bench_emulated() ? "true" : "false", nr_cpu_ids, bench_arch_figure_extra());
+	       bench, params, params_extra, figure, bench_fmt_signed(v, sizeof(v), value), unit,
+	       bench_accel(), bench_emulated() ? "true" : "false", nr_cpu_ids,
+	       bench_arch_figure_extra());
+}
+
+/* ---- memory figures ---- */
+
+/* The figures of one cache's memory, or of the sums ("all"): m's fields as u64. */
+static void mem_figures(const char *bench, const char *params, const char *cache,
+			const struct bench_mem_sum *m)
+{
+	char p[400];
+	u64 live = m->live_bytes, held = m->pages * PAGE_SIZE;
+
+	snprintf(p, sizeof(p), "%s,\"cache\":\"%s\"", params, cache);
+	bench_json(bench, p, "mem_pages", m->pages * 10, "pages", NULL);
+	bench_json(bench, p, "mem_pages_peak", m->pages_peak * 10, "pages", NULL);
+	bench_json(bench, p, "mem_live", live * 10, "bytes", NULL);
+	bench_json(bench, p, "mem_cpu_cached", m->cpu_cached * 10, "objects", NULL);
+	bench_json(bench, p, "mem_cpu_cached_per_cpu",
+		   (m->cpu_cached * 10 + (u64)nr_cpu_ids / 2) / (u64)nr_cpu_ids, "objects", NULL);
+	bench_json(bench, p, "mem_node_cached", m->node_cached * 10, "objects", NULL);
+	bench_json(bench, p, "mem_cpu_free", m->cpu_free * 10, "objects", NULL);
+	bench_json(bench, p, "mem_partial_slabs", m->partial_slabs * 10, "slabs", NULL);
+	if (m->partial_objects) /* objects in use on the partial slabs, of their slots */
+		bench_json(bench, p, "mem_partial_fill",
+			   (m->partial_objects - m->partial_free) * 1000 / m->partial_objects,
+			   "percent", NULL);
+	bench_json(bench, p, "mem_layer_pages", m->layer_pages * 10, "pages", NULL);
+	bench_json(bench, p, "mem_layer_bytes_linux7", m->layer_bytes_linux7 * 10, "bytes", NULL);
+	if (live) /* pages held x page size / bytes live, as a percentage */
+		bench_json(bench, p, "mem_ratio", held * 1000 / live, "percent", NULL);
+	if (m->live_peak_bytes) {
+		bench_json(bench, p, "mem_live_peak", m->live_peak_bytes * 10, "bytes", NULL);
+		bench_json(bench, p, "mem_ratio_peak",
+			   m->pages_peak * PAGE_SIZE * 1000 / m->live_peak_bytes, "percent", NULL);
+	}
+}
+
+void bench_mem_json(const char *bench, const char *params, struct kmem_cache *s,
+		    u64 live_peak_bytes, struct bench_mem_sum *sum)
+{
+	struct kmem_cache_mem mi;
+	struct slab_cache_info info;
+	struct bench_mem_sum m;
+
+	kmem_cache_mem_info(s, &mi);
+	kmem_cache_info(s, &info);
+	m = (struct bench_mem_sum){
+		.pages = mi.pages, .pages_peak = mi.pages_peak,
+		.live_bytes = (u64)mi.live * info.object_size, .live_peak_bytes = live_peak_bytes,
+		.cpu_cached = mi.cpu_cached, .node_cached = mi.node_cached, .cpu_free = mi.cpu_free,
+		.partial_slabs = mi.partial_slabs, .partial_objects = mi.partial_objects,
+		.partial_free = mi.partial_free, .layer_pages = mi.layer_pages,
+		.layer_bytes_linux7 = mi.layer_bytes_linux7,
+	};
+	if (sum) {
+		u64 *a = (u64 *)sum;
+		const u64 *b = (const u64 *)&m;
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(u64); i++)
+			a[i] += b[i];
+	}
+	if (!m.pages_peak && !m.pages)
+		return; /* never used: no figures */
+	mem_figures(bench, params, info.name, &m);
+}
+
+void bench_mem_total(const char *bench, const char *params, const struct bench_mem_sum *sum)
+{
+	mem_figures(bench, params, "all", sum);
 }
 
 /* Is name in the comma list (or is "all" in it)? For bench= and scheme=. */
@@ -145,6 +223,21 @@ static bool list_has(const char *filter, const char *name)
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
 		if ((len == 3 && !strncmp(p, "all", 3)) || (len == nl && !strncmp(p, name, nl)))
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+bool bench_list_names(const char *filter, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = filter; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == nl && !strncmp(p, name, nl))
 			return true;
 		p += len + (end ? 1 : 0);
 	}
@@ -225,6 +318,8 @@ static int nr_headlines;
 void bench_headline(const char *bench, const char *scheme, const char *figure, u64 value,
 		    const char *unit)
 {
+	if (*params_extra)
+		return; /* a run of the sweep's, with its own setting: not the benchmark's headline */
 	if (nr_headlines < (int)ARRAY_SIZE(headlines))
 		headlines[nr_headlines++] = (struct headline){ bench, scheme, figure, unit, value };
 }
@@ -557,6 +652,10 @@ static void list_benches(void)
 	printk("bench: valid: none all");
 	for (const struct bench *const *b = __benches_start; b < __benches_end; b++)
 		printk(" %s", (*b)->name);
+	printk("\nbench: not in all, by name only:");
+	for (const struct bench *const *b = __benches_start; b < __benches_end; b++)
+		if ((*b)->on_request)
+			printk(" %s", (*b)->name);
 	printk("\n");
 }
 
@@ -596,6 +695,8 @@ int bench_run_selected(const char *filter)
 		int i = nr_run;
 
 		if (!list_has(filter, (*b)->name) || nr_run == (int)ARRAY_SIZE(run))
+			continue;
+		if ((*b)->on_request && !bench_list_names(filter, (*b)->name))
 			continue;
 		while (i > 0 && runs_before(*b, run[i - 1])) { /* insertion sort */
 			run[i] = run[i - 1];

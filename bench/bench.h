@@ -12,12 +12,14 @@
 #include "mm/page_alloc.h"
 
 struct cpumask;
+struct kmem_cache;
 
 struct bench {
 	const char *name;
 	const char *what; /* one line for the listing */
 	void (*run)(void);
 	int order; /* bench=all runs them by this (0: after the numbered ones), then by name */
+	bool on_request; /* only when bench= names it, never with bench=all (a long grid) */
 };
 
 #define __BENCH_CAT2(a, b) a##b
@@ -60,6 +62,9 @@ bool bench_emulated(void);
 const char *bench_arch_figure_extra(void);
 void bench_arch_meta(void);
 void bench_arch_end(void);
+
+/* Is name itself an item of the comma list filter ("all" does not count)? */
+bool bench_list_names(const char *filter, const char *name);
 
 /* -1: a name that is not a benchmark, or a benchmark's self-check failed (bench_fail). */
 int bench_run_selected(const char *filter);
@@ -142,6 +147,39 @@ u64 bench_wakeups_sent(void); /* by this CPU, ever: to tell them from the alloca
  * overflow 64 bits on long runs with many CPUs. The quotient saturates at ~0ULL (c 0: too).
  */
 u64 bench_mul_div(u64 a, u64 b, u64 c);
+
+/*
+ * The sweep (bench/bench_sweep.c) runs other benchmarks with settings of its own:
+ * bench_params_extra, if set, is added to every figure's parameters (",\"setting\":...");
+ * bench_cache_tune, if set, is called on every cache a benchmark creates for a scheme
+ * (hackbench_caches, mix_caches, the replay's), to give it the setting (a sheaf capacity,
+ * a cpu partial budget) before it is used.
+ */
+void bench_set_params_extra(const char *fragment); /* NULL: none */
+extern void (*bench_cache_tune)(struct kmem_cache *s);
+static inline void bench_cache_created(struct kmem_cache *s)
+{
+	if (bench_cache_tune && s)
+		bench_cache_tune(s);
+}
+
+/*
+ * Memory as figures (kmem_cache_mem_info), exact, for one cache of a benchmark's run: its
+ * pages now and at its peak, the bytes live (objects x object size), the free objects it
+ * keeps per cpu and per node, its partial slabs and their fill, the scheme's own pages and
+ * the ratio of pages held to bytes live now and at the peak. live_peak_bytes: the
+ * workload's most live bytes of this cache, if it knows them (0: no peak ratio). Adds
+ * the cache's figures to *sum (when not NULL) for bench_mem_total.
+ */
+struct kmem_cache_mem;
+struct bench_mem_sum {
+	u64 pages, pages_peak, live_bytes, live_peak_bytes, cpu_cached, node_cached, cpu_free,
+		partial_slabs, partial_objects, partial_free, layer_pages, layer_bytes_linux7;
+};
+void bench_mem_json(const char *bench, const char *params, struct kmem_cache *s,
+		    u64 live_peak_bytes, struct bench_mem_sum *sum);
+/* The sums over a run's caches as the same figures for cache "all". */
+void bench_mem_total(const char *bench, const char *params, const struct bench_mem_sum *sum);
 
 /* A value in tenths as "123.4". */
 char *bench_fmt(char *buf, size_t n, u64 tenths);

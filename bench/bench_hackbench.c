@@ -44,15 +44,6 @@ boot_param(hackbench_loops, hackbench_loops, uint, (1, 1000000), 20,
 #define HB_QUEUE 16 /* slots per sender->receiver queue (a power of two) */
 #define HB_MAGIC 0x6861636b62656e63ULL /* "hackbenc" */
 
-/* KiB of slabs s holds (every slab, in use or not). */
-static u64 held_kib(struct kmem_cache *s)
-{
-	struct slab_cache_info info;
-
-	kmem_cache_info(s, &info);
-	return (u64)info.slabs << info.order << 2;
-}
-
 struct hb_msg {
 	u64 magic;
 	u32 group, sender, receiver, seq;
@@ -477,8 +468,11 @@ int hackbench_caches(const char *scheme, struct kmem_cache **header, struct kmem
 					   NULL, scheme, slab_boot_fastpath());
 	*payload = kmem_cache_create_scheme("hb-kmalloc-128", 128, 0, 0, NULL, scheme,
 					    slab_boot_fastpath());
-	if (*header && *payload)
+	if (*header && *payload) {
+		bench_cache_created(*header);
+		bench_cache_created(*payload);
 		return 0;
+	}
 	if (*header)
 		kmem_cache_destroy(*header);
 	if (*payload)
@@ -510,7 +504,7 @@ static void run_hackbench(void)
 
 		for (unsigned row = 0; row < nr_rows; row++) {
 			struct hackbench_setup hb = { .groups = rows[row], .loops = loops };
-			u64 remote = 0, msgs = 0, locks, held;
+			u64 remote = 0, msgs = 0, locks;
 			bool failed = false;
 
 			if (hackbench_caches(scheme, &hb.header, &hb.payload)) {
@@ -537,9 +531,16 @@ static void run_hackbench(void)
 			 * per-cpu partial lists were made to remove (Lameter 2011). */
 			locks = kmem_cache_stat_by_name(hb.header, "list_lock") +
 				kmem_cache_stat_by_name(hb.payload, "list_lock");
-			/* What the two caches still hold once every message is freed: slabs kept on
-			 * cpu and node lists (a cpu partial list that never drains shows here). */
-			held = held_kib(hb.header) + held_kib(hb.payload);
+			if (!failed) { /* the caches' memory after the last run (bench_mem_json) */
+				struct bench_mem_sum sum = { 0 };
+
+				snprintf(params, sizeof(params),
+					 "\"scheme\":\"%s\",\"groups\":%u,\"loops\":%u,\"reps\":%u",
+					 scheme, hb.groups, loops, reps);
+				bench_mem_json("hackbench", params, hb.header, 0, &sum);
+				bench_mem_json("hackbench", params, hb.payload, 0, &sum);
+				bench_mem_total("hackbench", params, &sum);
+			}
 			kmem_cache_destroy(hb.header);
 			kmem_cache_destroy(hb.payload);
 			if (failed) {
@@ -557,7 +558,6 @@ static void run_hackbench(void)
 				   "percent", NULL);
 			bench_json("hackbench", params, "list_lock_per_1000_ops",
 				   locks * 10000 / (4 * msgs), "acquisitions", NULL);
-			bench_json("hackbench", params, "held_after", held * 10, "kib", NULL);
 		}
 	}
 	/* Lameter 2011's table: rows (groups, loops), a column per scheme, change against the

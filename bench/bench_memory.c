@@ -38,6 +38,20 @@ static void memory_figures(const char *scheme, const char *workload, unsigned lo
 		bench_headline("memory", scheme, "peak pages, scaling", (u64)pages * 10, "pages");
 }
 
+/* Each cache's memory once the run is over (bench_mem_json: exact), and all of them. */
+static void cache_figures(const char *scheme, const char *workload, struct kmem_cache **caches,
+			  int n)
+{
+	struct bench_mem_sum sum = { 0 };
+	char params[160];
+
+	snprintf(params, sizeof(params), "\"scheme\":\"%s\",\"workload\":\"%s\",\"when\":\"end\"",
+		 scheme, workload);
+	for (int i = 0; i < n; i++)
+		bench_mem_json("memory", params, caches[i], 0, &sum);
+	bench_mem_total("memory", params, &sum);
+}
+
 static void run_memory(void)
 {
 	printk("peak pages in use during one run per workload (hackbench %u groups x %u loops; "
@@ -60,6 +74,9 @@ static void run_memory(void)
 			return;
 		}
 		ok = hackbench_run(&hb, "memory");
+		if (ok)
+			cache_figures(scheme, "hackbench", (struct kmem_cache *[]){ hb.header, hb.payload },
+				      2);
 		kmem_cache_destroy(hb.header);
 		kmem_cache_destroy(hb.payload);
 		if (!ok)
@@ -70,6 +87,8 @@ static void run_memory(void)
 			return;
 		}
 		ok = mix_run(&m, "memory");
+		if (ok)
+			cache_figures(scheme, "scaling", m.caches, MIX_CLASSES);
 		mix_caches_destroy(&m);
 		if (!ok)
 			return;

@@ -120,6 +120,7 @@ struct rp_run {
 	struct kmem_cache *classes[RP_NR_CLASSES];
 	unsigned long base_pages, peak_pages;
 	bool paced;   /* replay_pace=original */
+	const char *mem_params; /* set: replay_once prints the caches' memory at the trace's end */
 	u64 t_start;  /* paced: the TSC at the replay's start (the first CPU to begin) */
 	u64 sched_cycles; /* paced: the trace's duration, scaled, in cycles */
 	int abort;
@@ -562,6 +563,7 @@ static int create_caches(struct rp_run *r, const char *scheme)
 			destroy_caches(r, i);
 			return -1;
 		}
+		bench_cache_created(r->caches[i]);
 	}
 	for (unsigned i = 0; i < RP_NR_CLASSES; i++) {
 		snprintf(name, sizeof(name), "rp-kmalloc-%u", rp_classes[i]);
@@ -572,6 +574,7 @@ static int create_caches(struct rp_run *r, const char *scheme)
 			destroy_caches(r, r->t->nr_caches);
 			return -1;
 		}
+		bench_cache_created(r->classes[i]);
 	}
 	return 0;
 }
@@ -658,6 +661,9 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 	r->abort = 0;
 	r->t_start = 0;
 	r->peak_pages = 0;
+	for (u32 i = 0; i < r->t->nr_caches + RP_NR_CLASSES; i++)
+		kmem_cache_mem_reset_peak(i < r->t->nr_caches ? r->caches[i]
+							  : r->classes[i - r->t->nr_caches]);
 	r->base_pages = nr_used_pages();
 	ll0 = caches_stat(r, "list_lock");
 	llc0 = caches_stat(r, "list_lock_contended");
@@ -690,6 +696,15 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 	res->list_lock = caches_stat(r, "list_lock") - ll0;
 	res->list_lock_contended = caches_stat(r, "list_lock_contended") - llc0;
 	res->peak_pages = r->peak_pages;
+	if (r->mem_params && !r->abort) { /* the trace's end: its live objects still live */
+		struct bench_mem_sum sum = { 0 };
+
+		for (u32 i = 0; i < r->t->nr_caches + RP_NR_CLASSES; i++)
+			bench_mem_json("replay", r->mem_params,
+				       i < r->t->nr_caches ? r->caches[i] : r->classes[i - r->t->nr_caches],
+				       0, &sum);
+		bench_mem_total("replay", r->mem_params, &sum);
+	}
 	res->live_at_end = free_live(r);
 	if (r->abort) {
 		bench_fail("replay", "%s", r->why);
@@ -864,7 +879,11 @@ static void run_replay(void)
 			goto out;
 		for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
 			memset(r.cpus[cpu].hist_alloc, 0, 2 * RP_BUCKETS * sizeof(u64));
+		snprintf(params, sizeof(params),
+			 "\"scheme\":\"%s\",\"trace\":\"%s\",\"streams\":%u,\"events\":%llu,\"reps\":%u,%s",
+			 scheme, src, t.nr_streams, (unsigned long long)t.nr_events, reps, pace);
 		for (unsigned rep = 0; rep < reps && ok; rep++) {
+			r.mem_params = rep == reps - 1 ? params : NULL; /* the last run's memory */
 			ok = replay_once(&r, map, map_len, &res[rep]);
 			samples[rep] = res[rep].cycles;
 			samples[reps + rep] = res[rep].cycles;
@@ -883,9 +902,6 @@ static void run_replay(void)
 			if (res[rep].cycles * 10 == st_total.median)
 				mid = rep;
 		m = &res[mid];
-		snprintf(params, sizeof(params),
-			 "\"scheme\":\"%s\",\"trace\":\"%s\",\"streams\":%u,\"events\":%llu,\"reps\":%u,%s",
-			 scheme, src, t.nr_streams, (unsigned long long)t.nr_events, reps, pace);
 		bench_json("replay", params, "cycles", st_total.median, "cycles", &st_total);
 		bench_json("replay", params, "cycles_per_event", st_per.median, "cycles", &st_per);
 		bench_json("replay", params, "alloc_p50", hist_permille(h_alloc, 500) * 10, "cycles", NULL);

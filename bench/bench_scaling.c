@@ -58,6 +58,8 @@ struct mix_run {
 	struct mix_setup *m;
 	struct mix_cpu *cpus; /* [ncpus] */
 	int abort;
+	int peak_waiting; /* CPUs still to reach the peak (at_peak) */
+	int peak_gate;    /* 1 until at_peak has run */
 	u64 t_end[NR_CPUS];
 	char why[128];
 };
@@ -76,6 +78,7 @@ int mix_caches(struct mix_setup *m, const char *scheme)
 			mix_caches_destroy(m);
 			return -1;
 		}
+		bench_cache_created(m->caches[c]);
 	}
 	return 0;
 }
@@ -160,6 +163,25 @@ struct mix_arg {
 	struct mix_run *r;
 	unsigned long base_pages;
 };
+
+/* Every CPU done with its operations: the last one to arrive calls at_peak, then lets the
+ * others go on (they halt meanwhile, woken as bench_run_together wakes them). */
+static void mix_peak(struct mix_run *r, int cpu)
+{
+	if (__atomic_sub_fetch(&r->peak_waiting, 1, __ATOMIC_ACQ_REL) == 0) {
+		s64 live = 0;
+
+		for (int c = 0; c < r->m->ncpus; c++)
+			live += READ_ONCE(r->cpus[c].live_bytes);
+		r->m->at_peak(r->m, live > 0 ? (u64)live : 0, r->m->at_peak_arg);
+		__atomic_store_n(&r->peak_gate, 0, __ATOMIC_RELEASE);
+		for (int c = 0; c < r->m->ncpus; c++)
+			if (c != cpu)
+				smp_send_reschedule(c);
+	} else {
+		smp_wait_event(&r->peak_gate, 0);
+	}
+}
 
 static bool mix_may_take(const struct mix_setup *m, int from, int to)
 {
@@ -249,6 +271,8 @@ static void mix_cpu_fn(void *arg)
 			mix_sample(r, a->base_pages);
 	}
 	r->t_end[cpu] = get_cycles_ordered();
+	if (m->at_peak)
+		mix_peak(r, cpu);
 	/* Untimed: give back the working set (what others still send lands in the inbox,
 	 * drained in the second phase, once every CPU has stopped sending). */
 	for (unsigned j = 0; j < SLOTS; j++)
@@ -285,6 +309,8 @@ u64 mix_run(struct mix_setup *m, const char *who)
 		return 0;
 	}
 	r->m = m;
+	r->peak_waiting = m->ncpus;
+	r->peak_gate = 1;
 	for (int cpu = 0; cpu < m->ncpus; cpu++)
 		for (int to = 0; to < m->ncpus; to++)
 			r->cpus[cpu].peers += mix_may_take(m, cpu, to);

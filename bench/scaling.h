@@ -28,6 +28,14 @@ struct mix_setup {
 	/* Non-NULL: tables of u32 (bench.h), [ncpus][lat_samples] cycles of each alloc, free */
 	struct bench_table *lat[2];
 	u32 lat_samples;
+	/*
+	 * Set: called once every CPU has done its operations and before any gives its working
+	 * set back, on the last CPU to get there while the others wait (interrupts on: they
+	 * answer cross-calls), with the bytes live then, exact (the working sets and what
+	 * waits in the inboxes): the workload's peak, all CPUs still.
+	 */
+	void (*at_peak)(struct mix_setup *m, u64 live_bytes, void *arg);
+	void *at_peak_arg;
 	/* Results: */
 	u64 lat_count[2][NR_CPUS]; /* samples taken per CPU: alloc, free */
 	unsigned long peak_pages;

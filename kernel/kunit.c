@@ -6,6 +6,7 @@
  * the CPU that failed it, by __builtin_longjmp back to the point its runner armed; outside
  * an armed context (an interrupt handler) it is recorded like an expectation.
  */
+#include "kernel/cmdline.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -22,6 +23,12 @@ struct kunit_abort_point {
 
 static DEFINE_PER_CPU(struct kunit_abort_point, kunit_abort_point);
 static DEFINE_SPINLOCK(kunit_lock);
+
+/* test_fail=: cases that fail on purpose once they have run, so that a report of a failure
+ * (tools/ktap.py, a LAVA job, KCIDB) can be seen end to end on a kernel with none. */
+static char test_fail_list[OPT_STR_MAX];
+boot_param(test_fail, test_fail_list, list, NULL, "",
+	   "fail these cases on purpose after they run: a comma list of suite.case or suite names");
 
 static void mark_failed(struct kunit *test)
 {
@@ -242,8 +249,8 @@ static void list_suites(void)
 	printk("\n");
 }
 
-/* Every item of the filter must name a suite or a case. */
-static int check_filter(const char *filter)
+/* Every item of the filter (the value of option opt=) must name a suite or a case. */
+static int check_filter(const char *opt, const char *filter)
 {
 	const char *p = filter;
 
@@ -259,9 +266,36 @@ static int check_filter(const char *filter)
 				found = item_matches(p, len, (*s)->name, c->name);
 		}
 		if (!found) {
-			printk("kunit: test=%.*s matches no suite or case (use suite or suite.case)\n",
-			       (int)len, p);
+			printk("kunit: %s=%.*s matches no suite or case (use suite or suite.case)\n",
+			       opt, (int)len, p);
 			list_suites();
+			return -1;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return 0;
+}
+
+/* Every item of test_fail= must name a case that test= runs: none is ignored. */
+static int check_fail_list(const char *filter)
+{
+	const char *p = test_fail_list;
+
+	if (check_filter("test_fail", test_fail_list))
+		return -1;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool runs = false;
+
+		for (struct kunit_suite **s = __kunit_suites_start; !runs && s < __kunit_suites_end;
+		     s++)
+			for (struct kunit_case *c = (*s)->test_cases; !runs && c->run_case; c++)
+				runs = item_matches(p, len, (*s)->name, c->name) &&
+				       selected(filter, (*s)->name, c->name);
+		if (!runs) {
+			printk("kunit: test_fail=%.*s names no case that test=%s runs\n", (int)len,
+			       p, filter);
 			return -1;
 		}
 		p += len + (end ? 1 : 0);
@@ -308,6 +342,8 @@ static int run_suite(struct kunit_suite *suite, int n, const char *filter, int *
 			run_guarded(&test, run_case_fn, c);
 			if (suite->exit)
 				suite->exit(&test);
+			if (test_fail_list[0] && selected(test_fail_list, suite->name, c->name))
+				KUNIT_FAIL(&test, "failing on purpose: test_fail=%s", test_fail_list);
 		}
 		switch (test.status) {
 		case KUNIT_SUCCESS:
@@ -340,9 +376,14 @@ int kunit_run_selected(const char *filter)
 {
 	int nsuites = 0, n = 0, pass = 0, fail = 0, skip = 0;
 
-	if (!strcmp(filter, "none"))
-		return 0;
-	if (check_filter(filter))
+	if (!strcmp(filter, "none")) {
+		if (!test_fail_list[0])
+			return 0;
+		printk("kunit: test_fail=%s but no test runs (test=none, or bench= without test=)\n",
+		       test_fail_list);
+		return -1;
+	}
+	if (check_filter("test", filter) || (test_fail_list[0] && check_fail_list(filter)))
 		return -1;
 	for (struct kunit_suite **s = __kunit_suites_start; s < __kunit_suites_end; s++)
 		nsuites += selected(filter, (*s)->name, NULL);

@@ -17,6 +17,8 @@
  * with its counters; the budget is its per-cache state (struct partial_cache, s->priv).
  */
 #include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "mm/scheme_partial.h"
 
 unsigned int slub_cpu_partial_override;
@@ -55,7 +57,11 @@ struct partial_cpu {
 	u64 stat[NR_PARTIAL_STATS];
 };
 
-/* The budget of a cache's cpu partial lists, set when it is created (init_cache). */
+/*
+ * The budget of a cache's cpu partial lists, set when it is created (init_cache) and by
+ * kmem_cache_set_param's "cpu_partial" (Linux's /sys/kernel/slab/NAME/cpu_partial):
+ * written there, read with relaxed loads by the slow paths of every cpu.
+ */
 struct partial_cache {
 	unsigned int objects; /* cpu_partial_objects() */
 	unsigned int slabs;   /* in slabs, as Linux counts it: twice objects over objects per slab */
@@ -73,20 +79,26 @@ static inline void pstat(struct kmem_cache_cpu *c, enum partial_stat item)
 
 static inline unsigned int cpu_partial(struct kmem_cache *s)
 {
-	return ((const struct partial_cache *)s->priv)->objects;
+	return __atomic_load_n(&((const struct partial_cache *)s->priv)->objects, __ATOMIC_RELAXED);
 }
 
 static inline unsigned int budget_slabs(struct kmem_cache *s)
 {
-	return ((const struct partial_cache *)s->priv)->slabs;
+	return __atomic_load_n(&((const struct partial_cache *)s->priv)->slabs, __ATOMIC_RELAXED);
+}
+
+static void set_budget(struct kmem_cache *s, unsigned int objects)
+{
+	struct partial_cache *pcache = s->priv;
+
+	__atomic_store_n(&pcache->objects, objects, __ATOMIC_RELAXED);
+	__atomic_store_n(&pcache->slabs, MAX(1u, DIV_ROUND_UP(objects * 2, s->objects)),
+			 __ATOMIC_RELAXED);
 }
 
 static int partial_init_cache(struct kmem_cache *s)
 {
-	struct partial_cache *pcache = s->priv;
-
-	pcache->objects = cpu_partial_objects(s);
-	pcache->slabs = MAX(1u, DIV_ROUND_UP(pcache->objects * 2, s->objects));
+	set_budget(s, cpu_partial_objects(s));
 	return 0;
 }
 
@@ -235,6 +247,42 @@ static unsigned long partial_count_free(struct kmem_cache *s, struct kmem_cache_
 	return n;
 }
 
+/* On each cpu, from a cross-call (interrupts off): a list over the new budget drains. */
+static void trim_cpu_partial(void *arg)
+{
+	struct kmem_cache *s = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	struct slab *list = pc(c)->partial;
+
+	if (list && (unsigned)list->scheme_state > budget_slabs(s)) {
+		pc(c)->partial = NULL;
+		unfreeze_partials(s, c, list);
+		pstat(c, CPU_PARTIAL_DRAIN);
+	}
+}
+
+static int partial_set_param(struct kmem_cache *s, const char *name, unsigned int value)
+{
+	if (strcmp(name, "cpu_partial"))
+		return -2;
+	if (!value || value > 100000) {
+		printk("kmem_cache_set_param(%s): cpu_partial=%u; the budget is 1 to 100000 objects\n",
+		       s->name, value);
+		return -1;
+	}
+	set_budget(s, value);
+	on_each_cpu(trim_cpu_partial, s, 1);
+	return 0;
+}
+
+static int partial_get_param(struct kmem_cache *s, const char *name, unsigned int *value)
+{
+	if (strcmp(name, "cpu_partial"))
+		return -2;
+	*value = cpu_partial(s);
+	return 0;
+}
+
 static const struct slab_scheme partial_scheme = {
 	.name = "partial",
 	.summary = "per-cpu partial lists of frozen slabs in front of the node list (Lameter 2011, Linux 3.1-6.x)",
@@ -250,5 +298,7 @@ static const struct slab_scheme partial_scheme = {
 	.stat_names = partial_stat_names,
 	.nr_stats = NR_PARTIAL_STATS,
 	.stat_offset = offsetof(struct partial_cpu, stat),
+	.set_param = partial_set_param,
+	.get_param = partial_get_param,
 };
 slab_scheme_register(partial_scheme);

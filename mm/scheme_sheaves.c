@@ -34,6 +34,7 @@
 #include "kernel/irqflags.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/sheaf.h"
 
@@ -97,6 +98,7 @@ enum sheaves_stat {
 	BARN_GET_FAIL, /* the barn had none */
 	BARN_PUT,      /* full sheaf given to the barn (free) */
 	BARN_PUT_FAIL, /* the barn was at its bound */
+	SHEAF_RESIZE,  /* sheaf fitted to a capacity changed at run time */
 	NR_SHEAVES_STATS
 };
 
@@ -113,7 +115,7 @@ struct sheaves_cpu {
 
 static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
 	"sheaf_alloc", "sheaf_free", "sheaf_swap", "sheaf_refill", "sheaf_flush",
-	"barn_get", "barn_get_fail", "barn_put", "barn_put_fail",
+	"barn_get", "barn_get_fail", "barn_put", "barn_put_fail", "sheaf_resize",
 };
 
 static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
@@ -121,14 +123,23 @@ static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
 	return scheme_cpu_area(c, struct sheaves_cpu);
 }
 
-/* Per cache (s->priv): objects per sheaf (mm/sheaf.c's sheaf_capacity, at create time). */
+/*
+ * Per cache (s->priv): objects per sheaf (mm/sheaf.c's sheaf_capacity at create time, then
+ * kmem_cache_set_sheaf_capacity's), which every sheaf made from then on gets and every
+ * other is fitted to (sheaf_fit).
+ */
 struct sheaves_cache {
-	unsigned int capacity;
+	unsigned int capacity; /* written by sheaves_set_param, read by anyone (relaxed) */
 };
+
+static inline struct sheaves_cache *shc(struct kmem_cache *s)
+{
+	return s->priv;
+}
 
 static inline unsigned int capacity_of(struct kmem_cache *s)
 {
-	return ((const struct sheaves_cache *)s->priv)->capacity;
+	return __atomic_load_n(&shc(s)->capacity, __ATOMIC_RELAXED);
 }
 
 /*
@@ -163,21 +174,76 @@ static struct slab_sheaf *new_sheaf(struct kmem_cache *s, struct kmem_cache_cpu 
 {
 	struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
 	struct slab_sheaf *sheaf;
+	unsigned int capacity;
 
 	if (!page)
 		return NULL;
+	capacity = capacity_of(s);
 	sheaf = (void *)((char *)page_address(page) +
-			 sheaf_offset_in_page((uptr)c, sizeof(*c), capacity_of(s)));
+			 sheaf_offset_in_page((uptr)c, sizeof(*c), capacity));
 	sheaf->barn_next = NULL;
 	sheaf->size = 0;
-	sheaf->capacity = capacity_of(s);
+	sheaf->capacity = capacity;
 	sheaf->below = NULL;
 	return sheaf;
 }
 
-static void free_sheaf(struct slab_sheaf *sheaf)
+static void free_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf)
 {
 	free_pages((unsigned long)sheaf & ~(PAGE_SIZE - 1), 0);
+}
+
+/* ---- a capacity changed at run time ---- */
+
+/* The most pointers sheaf's page holds past its header (SLAB_SHEAF_MAX at most). */
+static unsigned int sheaf_room(const struct slab_sheaf *sheaf)
+{
+	unsigned long end = PAGE_SIZE - ((uptr)sheaf & (PAGE_SIZE - 1));
+
+	return (unsigned int)MIN((end - sizeof(*sheaf)) / sizeof(void *),
+				 (unsigned long)SLAB_SHEAF_MAX);
+}
+
+/*
+ * A sheaf of this cpu (its main or spare, or one it just took from the barn), interrupts
+ * off, fitted to the cache's capacity if kmem_cache_set_sheaf_capacity changed it since
+ * the sheaf was made: the objects past a smaller capacity go back to the slabs; a larger
+ * one that its page has no room for moves it to a new sheaf (where new_sheaf places it),
+ * and with no page to be had it keeps the room it has, to be fitted again the next time.
+ * Returns the sheaf to use.
+ */
+static __noinline struct slab_sheaf *sheaf_refit(struct kmem_cache *s,
+						       struct kmem_cache_cpu *c,
+						       struct slab_sheaf *sheaf)
+{
+	unsigned int capacity = capacity_of(s);
+	struct slab_sheaf *moved;
+
+	if (no_main(sheaf))
+		return sheaf;
+	if (sheaf->size > capacity) {
+		slab_free_for_layer(s, c, sheaf->size - capacity, &sheaf->objects[capacity],
+				    __builtin_return_address(0));
+		sheaf->size = capacity;
+	}
+	if (capacity > sheaf_room(sheaf) && (moved = new_sheaf(s, c))) {
+		memcpy(moved->objects, sheaf->objects, sheaf->size * sizeof(void *));
+		moved->size = sheaf->size;
+		free_sheaf(s, sheaf);
+		sheaf = moved;
+	}
+	sheaf->capacity = MIN(capacity, sheaf_room(sheaf));
+	sc(c)->stat[SHEAF_RESIZE]++;
+	return sheaf;
+}
+
+/* sheaf_refit's test, inline: a compare on the way out of the barn. */
+static inline struct slab_sheaf *sheaf_fit(struct kmem_cache *s, struct kmem_cache_cpu *c,
+					   struct slab_sheaf *sheaf)
+{
+	if (likely(sheaf->capacity == capacity_of(s)))
+		return sheaf;
+	return sheaf_refit(s, c, sheaf);
 }
 
 /* ---- the barn ---- */
@@ -194,7 +260,9 @@ static struct slab_sheaf *barn_get(struct kmem_cache *s, struct kmem_cache_cpu *
 		spin_unlock(&barn_of(s)->lock);
 	}
 	sc(c)->stat[sheaf ? BARN_GET : BARN_GET_FAIL]++;
-	return sheaf;
+	/* Made by another cpu, maybe before a change of capacity. A full one fitted to a
+	 * smaller capacity keeps objects (at least one). */
+	return sheaf ? sheaf_fit(s, c, sheaf) : NULL;
 }
 
 /* false: the barn is at its bound for such sheaves. */
@@ -240,6 +308,7 @@ static struct slab_sheaf *barn_exchange(struct kmem_cache *s, struct kmem_cache_
 		sc(c)->stat[BARN_GET]++;
 		if (kind == BARN_FULL)
 			sc(c)->stat[BARN_PUT]++;
+		sheaf = sheaf_fit(s, c, sheaf); /* as barn_get's */
 	}
 	return sheaf;
 }
@@ -302,7 +371,7 @@ static bool main_has_objects(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp
 		if (!sc(c)->spare)
 			sc(c)->spare = main;
 		else if (!barn_put(s, c, main))
-			free_sheaf(main);
+			free_sheaf(s, main);
 		sc(c)->main = full;
 		return true;
 	}
@@ -453,7 +522,7 @@ static bool main_has_room(struct kmem_cache *s, struct kmem_cache_cpu *c, void *
 		return true;
 	}
 	if (empty && !barn_put(s, c, empty))
-		free_sheaf(empty);
+		free_sheaf(s, empty);
 	flush(s, c, main, caller);
 	return true;
 }
@@ -678,8 +747,20 @@ static void sheaves_flush_cpu(struct kmem_cache *s, struct kmem_cache_cpu *c)
 			continue;
 		if (sheaves[i]->size)
 			flush(s, c, sheaves[i], __builtin_return_address(0));
-		free_sheaf(sheaves[i]);
+		free_sheaf(s, sheaves[i]);
 	}
+}
+
+/* Every sheaf of the barn onto *taken (a stack of the caller's), under barn->lock once. */
+static void barn_take_all(struct node_barn *barn, struct barn_stack *taken)
+{
+	struct slab_sheaf *sheaf;
+
+	spin_lock(&barn->lock);
+	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
+		while ((sheaf = barn_pop(&barn->stack[kind])))
+			barn_push(taken, sheaf);
+	spin_unlock(&barn->lock);
 }
 
 /* After every cpu was flushed: empty one node's barn. */
@@ -692,15 +773,11 @@ static void sheaves_shrink_barn(struct kmem_cache *s, struct node_barn *barn)
 
 	local_irq_save(flags);
 	c = this_cpu_slab(s);
-	spin_lock(&barn->lock);
-	for (int kind = BARN_EMPTY; kind <= BARN_FULL; kind++)
-		while ((sheaf = barn_pop(&barn->stack[kind])))
-			barn_push(&taken, sheaf);
-	spin_unlock(&barn->lock);
+	barn_take_all(barn, &taken);
 	while ((sheaf = barn_pop(&taken))) {
 		if (sheaf->size)
 			flush(s, c, sheaf, __builtin_return_address(0));
-		free_sheaf(sheaf);
+		free_sheaf(s, sheaf);
 	}
 	local_irq_restore(flags);
 }
@@ -738,9 +815,142 @@ static unsigned long sheaves_count_node_free(struct kmem_cache *s)
 	return n;
 }
 
+/* On each cpu, from a cross-call (interrupts off): its main and spare fitted. */
+static void sheaves_fit_cpu(void *arg)
+{
+	struct kmem_cache *s = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	sc(c)->main = sheaf_fit(s, c, sc(c)->main);
+	if (sc(c)->spare)
+		sc(c)->spare = sheaf_fit(s, c, sc(c)->spare);
+}
+
+/* Every sheaf in one node's barn fitted: taken out, fitted here, given back. */
+static void sheaves_fit_barn(struct kmem_cache *s, struct node_barn *barn)
+{
+	struct barn_stack taken = { NULL, 0 };
+	struct kmem_cache_cpu *c;
+	struct slab_sheaf *sheaf;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	barn_take_all(barn, &taken);
+	while ((sheaf = barn_pop(&taken))) {
+		struct barn_stack *st;
+		bool kept = false;
+
+		sheaf = sheaf_fit(s, c, sheaf);
+		st = &barn->stack[barn_kind(sheaf)];
+		spin_lock(&barn->lock);
+		if (st->nr < BARN_MAX) { /* others may have filled it meanwhile */
+			barn_push(st, sheaf);
+			kept = true;
+		}
+		spin_unlock(&barn->lock);
+		if (!kept) {
+			if (sheaf->size)
+				flush(s, c, sheaf, __builtin_return_address(0));
+			free_sheaf(s, sheaf);
+		}
+	}
+	local_irq_restore(flags);
+}
+
+/*
+ * kmem_cache_set_sheaf_capacity (mm/slab.h), which Linux 7.0 lacks (its capacity is fixed
+ * when the cache is created): the new capacity for every sheaf made from now on, then every
+ * cpu's main and spare fitted by cross-call (they are touched only by their cpu, interrupts
+ * off or soft-masked, and a cross-call waits for both), then every barn's sheaves. A sheaf
+ * some cpu takes from a barn meanwhile is fitted as it is taken (barn_get, barn_exchange),
+ * and one it puts there after the barn's pass was that cpu's, fitted already: once this
+ * returns, every sheaf of the cache has the new capacity (or, short of memory, the most
+ * its page holds).
+ */
+static int sheaves_set_param(struct kmem_cache *s, const char *name, unsigned int value)
+{
+	struct kmem_cache_node *n;
+	int nid;
+
+	if (strcmp(name, "sheaf_capacity"))
+		return -2;
+	if (!value || value > SLAB_SHEAF_MAX) {
+		printk("kmem_cache_set_sheaf_capacity(%s): %u objects; a sheaf holds 1 to %u\n",
+		       s->name, value, SLAB_SHEAF_MAX);
+		return -1;
+	}
+	__atomic_store_n(&shc(s)->capacity, value, __ATOMIC_RELAXED);
+	on_each_cpu(sheaves_fit_cpu, s, 1);
+	for_each_kmem_cache_node(s, nid, n)
+		sheaves_fit_barn(s, n->priv);
+	return 0;
+}
+
+static int sheaves_get_param(struct kmem_cache *s, const char *name, unsigned int *value)
+{
+	if (strcmp(name, "sheaf_capacity"))
+		return -2;
+	*value = capacity_of(s);
+	return 0;
+}
+
+struct count_sheaves {
+	struct kmem_cache *s;
+	unsigned long n;
+};
+
+/* On each cpu, from a cross-call (interrupts off): its main and spare, if it has them. */
+static void count_cpu_sheaves(void *arg)
+{
+	struct count_sheaves *cs = arg;
+	struct kmem_cache_cpu *c = this_cpu_slab(cs->s);
+	unsigned long n = !no_main(sc(c)->main) + !!sc(c)->spare;
+
+	__atomic_fetch_add(&cs->n, n, __ATOMIC_RELAXED);
+}
+
+/* The sheaves the cache has: the cpus' and the barns' (counted here, not as they come and
+ * go: nothing on the paths that make and free them). */
+static unsigned long nr_sheaves(struct kmem_cache *s)
+{
+	struct count_sheaves cs = { s, 0 };
+	struct kmem_cache_node *node;
+	unsigned long flags;
+	int nid;
+
+	on_each_cpu(count_cpu_sheaves, &cs, 1);
+	for_each_kmem_cache_node(s, nid, node) {
+		struct node_barn *barn = node->priv;
+
+		spin_lock_irqsave(&barn->lock, flags);
+		cs.n += barn->stack[BARN_EMPTY].nr + barn->stack[BARN_FULL].nr;
+		spin_unlock_irqrestore(&barn->lock, flags);
+	}
+	return cs.n;
+}
+
+/*
+ * Every sheaf is a page of its own here (never from a slab cache: mm/sheaf.h); in Linux 7.0
+ * a kmalloc of its header and pointers (the bucket the linux7 rule fills).
+ */
+static void sheaves_layer_mem(struct kmem_cache *s, unsigned long *pages,
+			      unsigned long *linux7_bytes)
+{
+	*pages = nr_sheaves(s);
+	*linux7_bytes = *pages * kmalloc_size_roundup(LINUX7_SHEAF_HEADER +
+						      capacity_of(s) * sizeof(void *));
+}
+
+static void sheaves_slabinfo(struct kmem_cache *s)
+{
+	printk(" sheaf_capacity=%u sheaves=%lu", capacity_of(s), nr_sheaves(s));
+}
+
+/* 0 only for a cache with debug flags, and those run on another scheme (mm/slub_debug.c). */
 static int sheaves_init_cache(struct kmem_cache *s)
 {
-	((struct sheaves_cache *)s->priv)->capacity = sheaf_capacity(s);
+	shc(s)->capacity = MAX(1u, sheaf_capacity(s));
 	return 0;
 }
 
@@ -794,5 +1004,9 @@ static const struct slab_scheme sheaves_scheme = {
 	.stat_names = sheaves_stat_names,
 	.nr_stats = NR_SHEAVES_STATS,
 	.stat_offset = offsetof(struct sheaves_cpu, stat),
+	.set_param = sheaves_set_param,
+	.get_param = sheaves_get_param,
+	.layer_mem = sheaves_layer_mem,
+	.slabinfo = sheaves_slabinfo,
 };
 slab_scheme_register(sheaves_scheme);

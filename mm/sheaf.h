@@ -28,11 +28,36 @@ static inline void *sheaf_top(const struct slab_sheaf *sheaf)
 _Static_assert(sizeof(struct slab_sheaf) + SLAB_SHEAF_MAX * sizeof(void *) <= PAGE_SIZE,
 	       "a sheaf fits a page");
 
-/* The boot option sheaf_capacity= (0: not given, by size). */
-extern unsigned int slub_sheaf_capacity_override;
+/*
+ * The objects per sheaf a cache gets when it is created, by a rule the boot option
+ * sheaf_capacity= chooses: a number (every cache that many), linux7 (Linux 7.0's by size,
+ * sheaf_capacity_linux7) or slablab (sheaf_capacity_slablab); not given, SHEAF_RULE_DEFAULT.
+ * A cache's own can be changed at run time (kmem_cache_set_sheaf_capacity, mm/slab.h).
+ */
+enum sheaf_rule { SHEAF_RULE_SLABLAB, SHEAF_RULE_LINUX7, SHEAF_RULE_FIXED };
+#define SHEAF_RULE_DEFAULT SHEAF_RULE_SLABLAB
 
-/* Objects per sheaf of s: sheaf_capacity=, else 32, 16 or 8 by object size. */
+/* The rule sheaf_capacity= chose, and for SHEAF_RULE_FIXED its number (else 0). */
+enum sheaf_rule sheaf_capacity_rule(unsigned int *fixed);
+
+/* Objects per sheaf of s by that rule (0: s has debug flags, and no sheaves, as in 7.0). */
 unsigned int sheaf_capacity(const struct kmem_cache *s);
+
+/*
+ * Linux 7.0's default capacity for a cache whose objects take `size` bytes (s->size) and
+ * have `flags`: mm/slub.c's calculate_sheaf_capacity (commit e47c897a, "slab: add sheaves
+ * to most caches"). 0 with any debug flag.
+ */
+unsigned int sheaf_capacity_linux7(unsigned int size, unsigned long flags);
+/* slablab's own: 32 up to 256 bytes, 16 up to 1 KiB, 8 above. */
+unsigned int sheaf_capacity_slablab(unsigned int size);
+
+/*
+ * Linux 7.0's struct slab_sheaf before its objects[] (x86-64): a 16-byte union (rcu_head,
+ * barn_list, or capacity and pfmemalloc), the cache pointer, size and node. The linux7 rule
+ * rounds a sheaf of this header and `capacity` pointers up to a kmalloc bucket.
+ */
+#define LINUX7_SHEAF_HEADER 32
 
 /*
  * The offset in its page of a sheaf of this capacity that shares no low 12 address bits

@@ -124,6 +124,8 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void *krealloc(const void *p, size_t new_size, gfp_t gfp);
 void kfree(const void *p);
 size_t ksize(const void *p);
+/* What kmalloc(size) really takes: its class's size, or whole pages above 8 KiB (Linux's). */
+size_t kmalloc_size_roundup(size_t size);
 
 /*
  * Prefilled sheaves (Linux 6.18's API; any scheme here): reserve n objects up front, then
@@ -150,6 +152,55 @@ struct slab_cache_info {
 	unsigned long slabs, objects, active_objects, partial_slabs;
 };
 int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
+
+/*
+ * Where a cache's memory is, exact (kmem_cache_mem_info; each cpu counts its own by
+ * cross-call, so a count taken while others allocate is each cpu's at its moment):
+ */
+struct kmem_cache_mem {
+	unsigned long pages;         /* held: its slabs' and its bulk stashes' */
+	unsigned long pages_peak;    /* the most held at once (kmem_cache_mem_reset_peak) */
+	unsigned long slabs, objects; /* slabs and their object slots */
+	unsigned long live;          /* objects handed out and not freed */
+	unsigned long cpu_free;      /* free on cpu freelists and cpu slabs */
+	unsigned long cpu_cached;    /* free, kept by the scheme per cpu: sheaves, cpu partial slabs */
+	unsigned long node_cached;   /* free, kept by the scheme per node: the barn's sheaves */
+	unsigned long partial_slabs; /* on the node partial lists, */
+	unsigned long partial_objects, partial_free; /* their object slots and free objects */
+	unsigned long layer_pages;   /* pages the scheme allocates for itself (sheaves) */
+	/* the same structures at the size Linux 7.0 gives them (a sheaf: its kmalloc bucket) */
+	unsigned long layer_bytes_linux7;
+};
+void kmem_cache_mem_info(struct kmem_cache *s, struct kmem_cache_mem *out);
+/* The peak starts again from what the cache holds now. */
+void kmem_cache_mem_reset_peak(struct kmem_cache *s);
+
+/*
+ * A setting of a cache's scheme, changed at run time while other cpus allocate and free:
+ * "sheaf_capacity" (sheaves: objects per sheaf, 1..500; every sheaf of the cache is fitted
+ * to it before the call returns) or "cpu_partial" (partial: the cpu partial lists' budget
+ * in objects, 1..100000; lists over it drain). 0; -1 a value out of range, said on the
+ * console; -2 the cache's scheme has no such setting (a debug cache has neither: as in
+ * Linux 7.0, it has no sheaves).
+ */
+int kmem_cache_set_param(struct kmem_cache *s, const char *name, unsigned int value);
+int kmem_cache_get_param(struct kmem_cache *s, const char *name, unsigned int *value);
+static inline int kmem_cache_set_sheaf_capacity(struct kmem_cache *s, unsigned int capacity)
+{
+	return kmem_cache_set_param(s, "sheaf_capacity", capacity);
+}
+/*
+ * Objects per sheaf that a rule of sheaf_capacity= ("linux7", "slablab") gives s, by its
+ * object size; 0 for another word, or for a cache with debug flags (no sheaves in 7.0).
+ */
+unsigned int kmem_cache_sheaf_rule(struct kmem_cache *s, const char *rule);
+/* Objects per sheaf of s; 0: s has no sheaves. */
+static inline unsigned int kmem_cache_sheaf_capacity(struct kmem_cache *s)
+{
+	unsigned int v;
+
+	return kmem_cache_get_param(s, "sheaf_capacity", &v) ? 0 : v;
+}
 u64 kmem_cache_stat(struct kmem_cache *s, int item); /* summed over CPUs; mm/slub.h's stat_item */
 /*
  * A counter by the name slabinfo prints for it ("alloc_fastpath", "remote_free", ...),

@@ -429,6 +429,15 @@ static unsigned int get_order(size_t size)
 	return order;
 }
 
+size_t kmalloc_size_roundup(size_t size)
+{
+	if (!size)
+		return 0;
+	if (size <= KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_sizes[kmalloc_index(size)];
+	return PAGE_SIZE << get_order(size);
+}
+
 /* Above KMALLOC_MAX_CACHE_SIZE: whole pages, flagged so kfree and ksize know them. */
 void *kmalloc_large(size_t size, gfp_t gfp)
 {
@@ -508,7 +517,8 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 
 struct count_free {
 	struct kmem_cache *s;
-	unsigned long free;
+	unsigned long free;  /* every free object the cpus hold */
+	unsigned long layer; /* of those, the scheme's (count_free) */
 };
 
 /* On each cpu: free objects it holds (cpu freelist, cpu partial slabs). Interrupts off. */
@@ -516,7 +526,7 @@ static void count_cpu_free(void *arg)
 {
 	struct count_free *cf = arg;
 	struct kmem_cache_cpu *c = this_cpu_slab(cf->s);
-	unsigned long n = 0;
+	unsigned long n = 0, layer = 0;
 
 	if (unlikely(cf->s->flags & SLAB_DEBUG_FLAGS))
 		slub_debug_cpu_freelist(cf->s, c); /* walked next: no corrupt pointer */
@@ -525,8 +535,9 @@ static void count_cpu_free(void *arg)
 	if (c->slab)
 		n += c->slab->objects - c->slab->inuse; /* remote frees onto the cpu slab */
 	if (cf->s->scheme->count_free)
-		n += cf->s->scheme->count_free(cf->s, c);
-	__atomic_fetch_add(&cf->free, n, __ATOMIC_RELAXED);
+		layer = cf->s->scheme->count_free(cf->s, c);
+	__atomic_fetch_add(&cf->free, n + layer, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&cf->layer, layer, __ATOMIC_RELAXED);
 }
 
 int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
@@ -560,6 +571,55 @@ int kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
 	out->order = s->order;
 	out->active_objects = out->objects - MIN(out->objects, cf.free + node_free);
 	return 0;
+}
+
+void kmem_cache_mem_info(struct kmem_cache *s, struct kmem_cache_mem *out)
+{
+	struct count_free cf = { .s = s };
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	unsigned long flags, freed;
+	int nid;
+
+	memset(out, 0, sizeof(*out));
+	on_each_cpu(count_cpu_free, &cf, 1);
+	out->cpu_free = cf.free - cf.layer;
+	out->cpu_cached = cf.layer;
+	for_each_kmem_cache_node(s, nid, n) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_for_each_entry(slab, &n->partial, slab_list) {
+			out->partial_free += slab->objects - slab->inuse;
+			out->partial_objects += slab->objects;
+		}
+		out->partial_slabs += n->nr_partial;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		out->slabs += (unsigned long)__atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
+		out->objects += (unsigned long)__atomic_load_n(&n->total_objects, __ATOMIC_RELAXED);
+	}
+	if (s->scheme->count_node_free)
+		out->node_cached = s->scheme->count_node_free(s);
+	if (s->scheme->layer_mem)
+		s->scheme->layer_mem(s, &out->layer_pages, &out->layer_bytes_linux7);
+	freed = out->cpu_free + out->cpu_cached + out->node_cached + out->partial_free;
+	out->live = out->objects - MIN(out->objects, freed);
+	out->pages = (unsigned long)MAX(0L, __atomic_load_n(&s->pages_held, __ATOMIC_RELAXED));
+	out->pages_peak = (unsigned long)MAX(0L, __atomic_load_n(&s->pages_peak, __ATOMIC_RELAXED));
+}
+
+void kmem_cache_mem_reset_peak(struct kmem_cache *s)
+{
+	__atomic_store_n(&s->pages_peak, __atomic_load_n(&s->pages_held, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}
+
+int kmem_cache_set_param(struct kmem_cache *s, const char *name, unsigned int value)
+{
+	return s->scheme->set_param ? s->scheme->set_param(s, name, value) : -2;
+}
+
+int kmem_cache_get_param(struct kmem_cache *s, const char *name, unsigned int *value)
+{
+	return s->scheme->get_param ? s->scheme->get_param(s, name, value) : -2;
 }
 
 int kmem_cache_node_info(struct kmem_cache *s, int nid, struct kmem_cache_node_info *out)

@@ -247,9 +247,16 @@ struct slab *allocate_slab_bare(struct kmem_cache *s, gfp_t gfp)
 	/* From this CPU's node (the nearest with memory when it has none or is out). */
 	struct page *page = alloc_pages_node(numa_node_id(), (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
 					     s->order);
+	long held, peak;
 
 	if (!page)
 		return NULL;
+	held = __atomic_add_fetch(&s->pages_held, 1L << s->order, __ATOMIC_RELAXED);
+	peak = __atomic_load_n(&s->pages_peak, __ATOMIC_RELAXED);
+	while (unlikely(held > peak) &&
+	       !__atomic_compare_exchange_n(&s->pages_peak, &peak, held, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
 	/* The freelist word holds addresses below 2^48 only (mm/slub.h); all are. */
 	BUG_ON(s->cpu_tid && fl_word_ptr((uptr)page_address(page)) != page_address(page));
 	slab_setup_bare(s, (struct slab *)page);

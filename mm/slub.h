@@ -201,6 +201,12 @@ struct kmem_cache {
 	unsigned int size_mask;   /* size - 1 for a power-of-two size (the fastpath's test of an
 				   * object start), 0 for any other (the reciprocal test) */
 	struct slub_debug_state *dbg;
+	/*
+	 * The pages the cache holds (its slabs' and its bulk stashes'), counted where they come
+	 * from and go back to the page allocator (allocate_slab_bare, slab_pages_free), and the
+	 * most it held at once since it was created or kmem_cache_mem_reset_peak: exact.
+	 */
+	long pages_held, pages_peak;
 	struct kmem_cache_node node[MAX_NUMNODES]; /* [nr_node_ids] used */
 };
 
@@ -276,6 +282,19 @@ struct slab_scheme {
 	size_t stat_offset;
 	/* Optional: more for slabinfo's line of s (after the counters) and lines after it. */
 	void (*slabinfo)(struct kmem_cache *s);
+	/*
+	 * Optional: a setting of the scheme's for one cache (sheaf_capacity, cpu_partial), by
+	 * name, changed at run time and safe while other cpus allocate and free
+	 * (kmem_cache_set_param): 0; -1 a value out of range (said on the console); -2 the
+	 * scheme has no such setting. get_param reads one: 0, or -2.
+	 */
+	int (*set_param)(struct kmem_cache *s, const char *name, unsigned int value);
+	int (*get_param)(struct kmem_cache *s, const char *name, unsigned int *value);
+	/*
+	 * Optional: the pages the scheme allocates for itself beyond the slabs (sheaves), now,
+	 * and the bytes the same structures take in Linux 7.0 (kmem_cache_mem's).
+	 */
+	void (*layer_mem)(struct kmem_cache *s, unsigned long *pages, unsigned long *linux7_bytes);
 };
 
 /*
@@ -836,6 +855,7 @@ static __always_inline void slab_pages_free(struct kmem_cache *s, struct slab *s
 {
 	struct page *page = (struct page *)slab;
 
+	__atomic_fetch_sub(&s->pages_held, 1L << s->order, __ATOMIC_RELAXED);
 	memset(page->private_, 0, sizeof(page->private_));
 	__free_pages(page, s->order);
 }

@@ -21,6 +21,9 @@
                                              highest rate, else the median), their ratio,
                                              every round's value, its spread (max/min) and
                                              the ratio round by round
+  benchreport.py --study SWEEP.jsonl [-o DIR] [--no-plots]
+                                             docs/sheaves-study.md and its plots from make
+                                             sweep's points (tools/sheafstudy.py)
   benchreport.py --check LOG                 the log against the JSON contract, nothing
                                              written (tools/test.sh's benchjson check)
   benchreport.py --from-qr TEXT|FILE [--against LOG]
@@ -1503,6 +1506,9 @@ def from_qr(source, against):
 
 
 def main(argv):
+    if argv[:1] == ["--study"]:  # make sweep's points: docs/sheaves-study.md (tools/sheafstudy.py)
+        import sheafstudy
+        return sheafstudy.main(argv[1:])
     if argv[:1] == ["--from-qr"]:
         if len(argv) == 2:
             return from_qr(argv[1], None)

@@ -72,8 +72,17 @@ checks_linux=(
     py:python3:python3
 )
 
+# make test-lava (tools/lava/test-lava.sh): LAVA's dispatcher, lava-run (Debian 12's
+# lava-dispatcher 2023.01: about 130 packages without its recommends), and tftpd-hpa, one of
+# those recommends: the TFTP server of a worker with GRUB devices (LAVA reads its directory
+# from /etc/default/tftpd-hpa).
+checks_lava=(
+    cmd:lava-run:lava-dispatcher
+    file:/etc/default/tftpd-hpa:tftpd-hpa
+)
+
 usage() {
-    echo "usage: tools/deps.sh [build|run|test|bench|trace|linux]..." >&2
+    echo "usage: tools/deps.sh [build|run|test|bench|trace|linux|lava]..." >&2
     exit 2
 }
 
@@ -91,9 +100,10 @@ for group in "$@"; do
     bench) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_test[@]}" "${checks_bench[@]}") ;;
     trace) want+=("${checks_run[@]}" "${checks_trace[@]}") ;;
     linux) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_linux[@]}") ;;
+    lava) want+=("${checks_build[@]}" "${checks_run[@]}" "${checks_lava[@]}") ;;
     -h | --help) usage ;;
     *)
-        echo "deps.sh: unknown group '$group' (known: build run test bench trace linux)" >&2
+        echo "deps.sh: unknown group '$group' (known: build run test bench trace linux lava)" >&2
         exit 2
         ;;
     esac

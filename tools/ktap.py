@@ -6,6 +6,10 @@
   ktap.py LOG [--label LABEL] [--json] [--kernel | --host]
                                          parse KTAP; exit 0 if nothing failed, else 1
   ktap.py LOG --boot-json                print the {"event":"boot",...} object; exit 1 if none
+  ktap.py LOG --kcidb [--origin O] [--git-commit H] [--git-url URL] [--log-url URL] [-o FILE]
+                                         the log as a KCIDB report (schema v5.3): a test per
+                                         case, the boot's verdict, the benchmark figures
+                                         (tools/kcidb.py: what goes where, and its checker)
 LOG may be '-' for stdin. Exit 2 on bad usage or an unreadable log.
 
 Counting: every innermost result (a case) is one test: pass, fail, or skip ('# SKIP').
@@ -295,12 +299,13 @@ def count_block(blk, rep, path):
                     first = "suite reported not ok but none of its cases failed"
                 rep.fail(".".join(rpath), first, details, cpu, kind="suite")
             continue
-        if r.directive == "SKIP" or (not r.ok and r.directive in ("TODO", "XFAIL")):
+        status = case_status(r)
+        if status == "SKIP":
             rep.skipped += 1
             reason = r.reason or "no reason given"
             rep.skips.append((".".join(rpath), reason if r.directive == "SKIP"
                               else "%s: %s" % (r.directive, reason)))
-        elif r.ok:
+        elif status == "PASS":
             rep.passed += 1
         else:
             lines = (r.block.pending if r.block is not None else []) + r.message
@@ -359,22 +364,21 @@ def check_kernel_end(lines, rep):
                  % (ev.get("result"), ev.get("code")), kind="log")
 
 
-def parse_log(lines, label, kernel=False):
-    """kernel: the log is a kernel's serial output (see check_kernel_end)."""
-    rep = Report(label)
-    start = None
+def ktap_start(lines):
+    """(index of the first KTAP header line, lines with that line cut to start at the
+    header), or (None, lines) when the log has none."""
     for i, line in enumerate(lines):
         m = START_RE.search(line)
         if m:
-            start = i
             lines = lines[:]
             lines[i] = line[m.start() :]
-            break
-    if start is None:
-        msg, details = panic_summary(lines)
-        rep.fail("no KTAP output", msg, details, kind="log")
-        return rep
-    rep.ktap_found = True
+            return i, lines
+    return None, lines
+
+
+def parse_tree(lines, start):
+    """Parses the KTAP stream that starts at lines[start]; returns (parser, open_suite):
+    the finished parser and whether the log stopped inside a suite."""
     p = Parser()
     for line in lines[start + 1 :]:
         ind, text = indent_of(line)
@@ -384,6 +388,57 @@ def parse_log(lines, label, kernel=False):
                 break
     open_suite = len(p.stack) > 1 or p.root.child is not None
     p.finish()
+    return p, open_suite
+
+
+def case_status(r):
+    """A case's result as PASS, FAIL or SKIP, counted as count_block counts it."""
+    if r.directive == "SKIP" or (not r.ok and r.directive in ("TODO", "XFAIL")):
+        return "SKIP"
+    return "PASS" if r.ok else "FAIL"
+
+
+def case_results(lines):
+    """Every case of the log's KTAP in the order printed, as count_block counts them (a
+    result without sub-results is a case): dicts with path (the names from the outermost
+    suite in), status (PASS, FAIL, SKIP), reason (a SKIP's or TODO's text, else ''), and
+    for a failure message, cpu and details as the FAIL lines give them."""
+    start, lines = ktap_start(lines)
+    if start is None:
+        return []
+    p, _ = parse_tree(lines, start)
+    out = []
+
+    def walk(blk, path):
+        for r in blk.results:
+            rpath = path + [r.name]
+            if r.block is not None and (r.block.results or r.block.child is not None):
+                walk(r.block, rpath)
+                continue
+            case = {"path": rpath, "status": case_status(r), "reason": r.reason or ""}
+            if case["status"] == "FAIL":
+                own = (r.block.pending if r.block is not None else []) + r.message
+                case["message"], case["cpu"], case["details"] = failure_message(r, own)
+            out.append(case)
+        if blk.child is not None:
+            walk(blk.child, path + [blk.child.label()])
+
+    walk(p.root, [])
+    for o in p.orphans:
+        walk(o, o.path())
+    return out
+
+
+def parse_log(lines, label, kernel=False):
+    """kernel: the log is a kernel's serial output (see check_kernel_end)."""
+    rep = Report(label)
+    start, lines = ktap_start(lines)
+    if start is None:
+        msg, details = panic_summary(lines)
+        rep.fail("no KTAP output", msg, details, kind="log")
+        return rep
+    rep.ktap_found = True
+    p, open_suite = parse_tree(lines, start)
     count_block(p.root, rep, [])
     for o in p.orphans:
         count_block(o, rep, o.path())
@@ -432,11 +487,21 @@ def main(argv):
     ap.add_argument("--label", help="name printed in FAIL lines (default: the log's file name)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     ap.add_argument("--boot-json", action="store_true", help='print the {"event":"boot"} line')
+    ap.add_argument("--kcidb", action="store_true",
+                    help="print the log as KCIDB JSON (tools/kcidb.py from-log)")
     kind = ap.add_mutually_exclusive_group()
     kind.add_argument("--kernel", action="store_true",
                       help="a kernel's serial log: it must end with a passing exit event")
     kind.add_argument("--host", action="store_true",
                       help="host test output: no boot or exit events expected")
+    if "--kcidb" in argv:
+        import kcidb  # tools/kcidb.py
+
+        kap = argparse.ArgumentParser(prog="ktap.py LOG --kcidb")
+        kap.add_argument("log")
+        kap.add_argument("--kcidb", action="store_true")
+        kcidb.add_log_options(kap)
+        return kcidb.write_from_log(kap.parse_args(argv))
     args = ap.parse_args(argv)
 
     try:

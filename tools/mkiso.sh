@@ -7,6 +7,11 @@
 #   ... --cmdline "ARGS" --module FILE                   the entry also loads FILE as a
 #                                                        multiboot2 module (bench=replay's
 #                                                        trace, docs/traces.md), /boot/trace
+#   tools/mkiso.sh --print-cfg --cmdline "ARGS" [--module FILE] [--timeout N] [--boot-dir DIR]
+#                                                        the entry's menu waits N seconds
+#                                                        (default 0: no menu) and it loads
+#                                                        the kernel (and module) from DIR
+#                                                        (default /boot): tools/netboot.sh
 # ARGS is split into words at blanks (spaces, tabs, newlines); each word reaches the kernel
 # as written, the words joined by single spaces. A word holding ' " or \ is refused (exit 2):
 # GRUB 2.06's multiboot2 command puts a backslash before each of those three characters in
@@ -36,10 +41,14 @@ grub_word() {
     printf "'%s'" "${1//\'/$q}"
 }
 
-# cmdline_cfg ARGS [MODULE]: the grub.cfg of one entry booting the kernel with ARGS (and
-# loading /boot/trace as a module if MODULE is given).
+# cmdline_cfg ARGS [MODULE [TIMEOUT [BOOT_DIR]]]: the grub.cfg of one entry booting the
+# kernel BOOT_DIR/slablab.elf (default /boot) with ARGS (and loading BOOT_DIR/trace as a
+# module if MODULE is not empty), its menu shown for TIMEOUT seconds (default 0).
 cmdline_cfg() {
     local LC_ALL=C words=() w args="" title=slablab gfx=${GFXPAYLOAD:-$gfx_default}
+    local tmo=${3:-0} dir=${4:-/boot}
+    [[ $tmo =~ ^[0-9]+$ ]] || die "--timeout '$tmo' is not a number of seconds"
+    [[ $dir =~ ^(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+$ ]] || die "--boot-dir '$dir' is not an absolute path of plain names"
     if ! [[ $gfx =~ ^(text|keep|auto|[0-9]+x[0-9]+(x[0-9]+)?)(,(text|keep|auto|[0-9]+x[0-9]+(x[0-9]+)?))*$ ]]; then
         die "GFXPAYLOAD='$gfx' is not a GRUB video mode list (e.g. 1024x768x32,auto or text)"
     fi
@@ -67,10 +76,10 @@ serial --unit=0 --speed=115200 --word=8 --parity=no --stop=1
 terminal_input serial console
 terminal_output serial console
 insmod all_video
-set timeout=0
+set timeout=$tmo
 menuentry $(grub_word "$title") {
-    multiboot2 /boot/slablab.elf$args${2:+
-    module2 /boot/trace trace}
+    multiboot2 $dir/slablab.elf$args${2:+
+    module2 $dir/trace trace}
     set gfxpayload=$gfx
     boot
 }
@@ -78,10 +87,21 @@ CFG
 }
 
 if [ "${1-}" = --print-cfg ]; then
-    if [ "${2-}" != --cmdline ] || { [ $# -gt 3 ] && { [ $# != 5 ] || [ "$4" != --module ]; }; }; then
-        die "usage: mkiso.sh --print-cfg --cmdline \"ARGS\" [--module FILE]"
-    fi
-    cmdline_cfg "${3-}" "${5-}"
+    usage="usage: mkiso.sh --print-cfg --cmdline \"ARGS\" [--module FILE] [--timeout N] [--boot-dir DIR]"
+    [ "${2-}" = --cmdline ] && [ $# -ge 3 ] || die "$usage"
+    args=$3 module='' tmo=0 dir=/boot
+    shift 3
+    while [ $# -gt 0 ]; do
+        [ $# -ge 2 ] || die "$usage"
+        case "$1" in
+        --module) module=$2 ;;
+        --timeout) tmo=$2 ;;
+        --boot-dir) dir=$2 ;;
+        *) die "$usage" ;;
+        esac
+        shift 2
+    done
+    cmdline_cfg "$args" "$module" "$tmo" "$dir"
     exit 0
 fi
 [ $# -ge 3 ] || die "usage: mkiso.sh OUT.iso KERNEL.elf GRUB.CFG | --cmdline \"ARGS\""

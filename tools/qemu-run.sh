@@ -32,6 +32,11 @@
 #   SCREENDUMP=file.ppm    for a kernel booted with exit=halt: once its final line is on the
 #                          serial port, save the screen (tools/qemu-screendump.py through
 #                          QEMU's monitor), end QEMU and exit as that line says (0, 1, 3)
+#   NETBOOT=DIR            boot over the network instead of from ISO: QEMU's own DHCP and
+#                          TFTP server (user networking) serve DIR, a tree of make netboot
+#                          (tools/netboot.sh), to an e1000 NIC whose iPXE ROM boots the file
+#                          NETBOOT_FILE (relative to DIR; default boot/grub/i386-pc/core.0
+#                          under SeaBIOS, boot/grub/x86_64-efi/core.efi under OVMF)
 # Options: --debug (gdb stub, waits for gdb, no timeout), --accel-probe (print tcg or kvm:
 #   what ACCEL=auto would choose), --x2apic-probe (print yes if $QEMU's TCG emulates x2APIC,
 #   else no and why on stderr), --dry-run (print the QEMU command), -h.
@@ -50,7 +55,7 @@ die() {
 }
 
 usage() {
-    sed -n '3,32s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '3,37s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-2}"
 }
 
@@ -124,7 +129,24 @@ ELF=${ELF:-build/slablab.elf}
 if [ ! -e "$ISO" ] && [ "${ISO#/}" = "$ISO" ] && [ -e "$root/$ISO" ]; then
     ISO=$root/$ISO
 fi
-[ -f "$ISO" ] || die "ISO '$ISO' not found (build it first, e.g. make iso)"
+NETBOOT=${NETBOOT:-}
+if [ -n "$NETBOOT" ]; then
+    [ -d "$NETBOOT" ] || die "NETBOOT='$NETBOOT' is not a directory (make netboot OUT=DIR writes one)"
+    case "${FIRMWARE:-bios}" in
+    uefi) netboot_file=${NETBOOT_FILE:-boot/grub/x86_64-efi/core.efi} ;;
+    *) netboot_file=${NETBOOT_FILE:-boot/grub/i386-pc/core.0} ;;
+    esac
+    [ -f "$NETBOOT/$netboot_file" ] || die "no $NETBOOT/$netboot_file to boot (make netboot writes it)"
+    [[ $NETBOOT =~ , ]] && die "NETBOOT='$NETBOOT': QEMU's -netdev cannot take a path with a comma"
+    # tftp= and bootfile= are -netdev's own options: QEMU's built-in DHCP hands out bootfile.
+    boot_args=(-netdev "user,id=netboot0,tftp=$NETBOOT,bootfile=$netboot_file"
+        -device "e1000,netdev=netboot0" -boot n)
+    boot_from="netboot=$NETBOOT/$netboot_file"
+else
+    [ -f "$ISO" ] || die "ISO '$ISO' not found (build it first, e.g. make iso)"
+    boot_args=(-boot d -cdrom "$ISO")
+    boot_from="iso=$ISO"
+fi
 
 if ! [[ $SMP =~ ^[0-9]+$ ]] || [ "$SMP" -lt 1 ]; then die "SMP='$SMP' is not a CPU count"; fi
 APIC=${APIC:-auto}
@@ -301,7 +323,7 @@ fi
 read -ra extra_args <<<"${QEMU_EXTRA:-}"
 qemu_cmd=("$QEMU" -machine "$machine" "${accel_args[@]}" -cpu "$cpu_model" -m "$MEM"
     -smp "$smp_arg" "${numa_args[@]}" "${big_args[@]}" "${fw_args[@]}" "${display_args[@]}" "${monitor_args[@]}"
-    -no-reboot -boot d -cdrom "$ISO" -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
+    -no-reboot "${boot_args[@]}" -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
     -serial stdio "${trace_args[@]}"
     "${extra_args[@]}")
 
@@ -320,7 +342,7 @@ else
 fi
 
 echo "qemu-run: $accel_name smp=$smp_arg apic=$APIC mem=$MEM nodes=$NODES firmware=$FIRMWARE machine=$machine" \
-    "timeout=$timeout_desc iso=$ISO" >&2
+    "timeout=$timeout_desc $boot_from" >&2
 
 if [ "$dry" = 1 ]; then
     for a in "${run_cmd[@]}"; do

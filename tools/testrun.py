@@ -24,7 +24,7 @@ Environment:
   TEST_BIG=1         also the boots marked @big (make test-big)
   TEST_LABS=all      every lab's tests, not only lab 3's (make test-labs)
 The run knobs of make run and qemu-run.sh (SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC
-TOPOLOGY NODES QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP, and mkiso.sh's
+TOPOLOGY NODES QEMU_EXTRA LOG ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP NETBOOT NETBOOT_FILE, and mkiso.sh's
 GFXPAYLOAD) are not inherited: each boot sets its own. Any found in the environment are named
 in a note and dropped.
 
@@ -59,7 +59,7 @@ QEMU10 = ["tools/qemu10.sh"]
 
 # Knobs of make run, qemu-run.sh and mkiso.sh that make test does not take from its caller.
 RUN_KNOBS = ("SMP MEM ACCEL ICOUNT FIRMWARE TIMEOUT MACHINE APIC TOPOLOGY NODES QEMU_EXTRA LOG "
-             "ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP GFXPAYLOAD").split()
+             "ISO ELF ALLOW_SLOW_KVM CMDLINE SCREEN SCREENDUMP NETBOOT NETBOOT_FILE GFXPAYLOAD").split()
 
 # Boot timeouts in seconds. They only bound a hung kernel: a passing boot never waits for
 # them, so they are set for a busy host. Measured on the 2-core development machine with two

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The few kernel services the host tests link against instead of the kernel's own:
- * console_write (to stdout, and kept so tests can look at it), panic (print, abort) and the
+ * console_write (to stdout unless host_console_echo is cleared, and kept so tests and
+ * tools/acpi-check can look at it), panic (print, abort) and the
  * simulated interrupt flag of arch/host/cpu.h.
  */
 #include <stdarg.h>
@@ -24,6 +25,7 @@ unsigned long host_soft_flags;
 
 static char *capture;
 static size_t capture_len, capture_cap;
+bool host_console_echo = true;
 
 void console_init(void)
 {
@@ -31,7 +33,8 @@ void console_init(void)
 
 void console_write(const char *s, size_t n)
 {
-	fwrite(s, 1, n, stdout);
+	if (host_console_echo)
+		fwrite(s, 1, n, stdout);
 	if (capture_len + n + 1 > capture_cap) {
 		capture_cap = (capture_len + n + 1) * 2;
 		capture = realloc(capture, capture_cap);

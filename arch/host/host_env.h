@@ -12,6 +12,9 @@ extern unsigned long host_rflags; /* the simulated RFLAGS; bit 9 (IF) starts set
  * afterwards update their slab freelists under slab_lock). */
 extern bool host_no_cmpxchg_double;
 
+/* console_write() copies to stdout while this is true (the default). */
+extern bool host_console_echo;
+
 /* Everything console_write() was given since the last host_console_reset(), NUL-ended. */
 const char *host_console_text(void);
 bool host_console_has(const char *needle);

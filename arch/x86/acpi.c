@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * ACPI tables: RSDP -> XSDT (or RSDT on ACPI 1.0) -> MADT for the CPUs, HPET and FADT (its PM
- * timer) for the TSC calibration (arch/x86/tsc.c), FADT -> DSDT for what arch/x86/reboot.c
- * needs to reset the machine and to power it off, SRAT and SLIT for the NUMA layout.
+ * timer) for the TSC calibration (arch/x86/tsc.c), FADT -> DSDT, and the SSDTs, for what
+ * arch/x86/reboot.c needs to reset the machine and to power it off, SRAT and SLIT for the
+ * NUMA layout.
  * Tables are read in place through the direct map and their pages are reserved so the page
  * allocator never hands them out. A bad checksum is reported; the table is still used, as
  * Linux does, since firmware gets this wrong more often than the tables are unusable.
@@ -85,9 +86,11 @@ struct __packed hpet_table {
  * FADT fields by byte offset (ACPI 6.5, 5.2.9, table 5.9): the 32-bit DSDT address, SMI_CMD
  * and ACPI_ENABLE, the PM1a/PM1b control ports and their length, the PM_TMR_BLK port and its
  * length (4 when there is a PM timer), the flags, the reset register (a generic address) and
- * the value to write to it (ACPI 2.0+), and the 64-bit X_ fields of ACPI 2.0+, each of which
- * replaces its 32-bit field when it is not zero. ACPI 1.0's FADT ends at the flags (116
- * bytes: QEMU's pc machine has one); the code reads only the fields the length covers.
+ * the value to write to it (ACPI 2.0+), the 64-bit X_ fields of ACPI 2.0+, each of which
+ * replaces its 32-bit field when it is not zero, and the sleep control and status registers
+ * of ACPI 5.0+ (generic addresses). ACPI 1.0's FADT ends at the flags (116 bytes: QEMU's pc
+ * machine has one), 2.0's to 4.0's at X_GPE1_BLK (244); the code reads only the fields the
+ * length covers.
  */
 #define FADT_DSDT 40
 #define FADT_SMI_CMD 48
@@ -104,6 +107,8 @@ struct __packed hpet_table {
 #define FADT_X_PM1A_CNT_BLK 172
 #define FADT_X_PM1B_CNT_BLK 184
 #define FADT_X_PM_TMR_BLK 208
+#define FADT_SLEEP_CONTROL_REG 244
+#define FADT_SLEEP_STATUS_REG 256
 #define FADT_FLAG_TMR_VAL_EXT (1u << 8)
 #define FADT_FLAG_RESET_REG_SUP (1u << 10)
 #define FADT_FLAG_HW_REDUCED (1u << 20)
@@ -242,7 +247,10 @@ static u16 fadt_pm1_cnt(const u8 *b, u32 len, int off32, int offx, const char *n
 	return (u16)port;
 }
 
-/* The fields arch/x86/reboot.c needs: the DSDT, SMI_CMD, PM1 control, the reset register. */
+/*
+ * The fields arch/x86/reboot.c needs: the DSDT, SMI_CMD, PM1 control, the reset register,
+ * the sleep control and status registers.
+ */
 static void fadt_reboot_fields(const u8 *b, u32 len, u32 flags, struct acpi_info *out)
 {
 	u32 dsdt = 0;
@@ -270,6 +278,10 @@ static void fadt_reboot_fields(const u8 *b, u32 len, u32 flags, struct acpi_info
 		out->reset_value = b[FADT_RESET_VALUE];
 		out->have_reset_reg = out->reset_reg.addr != 0;
 	}
+	if (len >= FADT_SLEEP_STATUS_REG + 12) {
+		read_gas(b + FADT_SLEEP_CONTROL_REG, &out->sleep_control);
+		read_gas(b + FADT_SLEEP_STATUS_REG, &out->sleep_status);
+	}
 }
 
 int acpi_parse_fadt(const void *table, struct acpi_info *out)
@@ -283,6 +295,7 @@ int acpi_parse_fadt(const void *table, struct acpi_info *out)
 	if (memcmp(h->sig, "FACP", 4) || h->length < FADT_PM_TMR_LEN + 1)
 		return -1;
 	out->have_fadt = true;
+	out->fadt_len = h->length;
 	if (h->length >= FADT_FLAGS + 4)
 		memcpy(&flags, b + FADT_FLAGS, 4);
 	out->hw_reduced = flags & FADT_FLAG_HW_REDUCED;
@@ -333,7 +346,7 @@ int acpi_parse_fadt(const void *table, struct acpi_info *out)
  *	integer    := ZeroOp (0x00) | OneOp (0x01) | OnesOp (0xff) | BytePrefix (0x0a) u8 |
  *		      WordPrefix (0x0b) u16 | DWordPrefix (0x0c) u32 | QWordPrefix (0x0e) u64
  *
- * Found by its name: every "_S5_" in the DSDT's AML that follows a NameOp (with a root or
+ * Found by its name: every "_S5_" in the table's AML that follows a NameOp (with a root or
  * parent prefix between them) is a candidate; the first that decodes is the one. That
  * takes a \_S5 inside a Scope or an If as well, as firmware writes it both ways. The
  * package's first two elements are SLP_TYPa and SLP_TYPb; a package of one integer holds
@@ -379,8 +392,9 @@ static int aml_integer(struct aml_cursor *c, u64 *v)
 	return 0;
 }
 
-/* Decodes the Package that starts at p (its PackageOp); 0 or -1 with err. */
-static int s5_package(const u8 *p, const u8 *end, u8 *typa, u8 *typb, char *err, size_t errlen)
+/* Decodes the Package that starts at p (its PackageOp) in table sig; 0 or -1 with err. */
+static int s5_package(const u8 *p, const u8 *end, const char *sig, u8 *typa, u8 *typb, char *err,
+		      size_t errlen)
 {
 	const u8 *pkg_start, *pkg_end;
 	u64 len, v[2];
@@ -390,14 +404,15 @@ static int s5_package(const u8 *p, const u8 *end, u8 *typa, u8 *typb, char *err,
 
 	if (p >= end || *p != AML_PACKAGE_OP) {
 		if (p >= end)
-			snprintf(err, errlen, "\\_S5 is cut off by the end of the DSDT");
+			snprintf(err, errlen, "\\_S5 is cut off by the end of the %.4s", sig);
 		else
 			snprintf(err, errlen, "\\_S5 is not a Package (opcode %#x)", *p);
 		return -1;
 	}
 	pkg_start = ++p;
 	if (p >= end) {
-		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the DSDT");
+		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the %.4s",
+			 sig);
 		return -1;
 	}
 	lead = *p++;
@@ -408,15 +423,16 @@ static int s5_package(const u8 *p, const u8 *end, u8 *typa, u8 *typb, char *err,
 		return -1;
 	}
 	if (end - p < nbytes) {
-		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the DSDT");
+		snprintf(err, errlen, "\\_S5's package length is cut off by the end of the %.4s",
+			 sig);
 		return -1;
 	}
 	len = nbytes ? lead & 0x0f : lead & 0x3f;
 	for (int i = 0; i < nbytes; i++)
 		len |= (u64)*p++ << (4 + 8 * i);
 	if (len > (u64)(end - pkg_start)) {
-		snprintf(err, errlen, "\\_S5's package (%llu bytes) runs past the end of the DSDT",
-			 (unsigned long long)len);
+		snprintf(err, errlen, "\\_S5's package (%llu bytes) runs past the end of the %.4s",
+			 (unsigned long long)len, sig);
 		return -1;
 	}
 	pkg_end = pkg_start + len;
@@ -470,16 +486,20 @@ int acpi_find_s5(const void *table, size_t len, u8 *typa, u8 *typb, char *err, s
 {
 	const struct sdt_header *h = table;
 	const u8 *b = table, *end;
-	char first_err[96] = "";
+	char first_err[128] = "";
 	int candidates = 0;
 
-	if (len < sizeof(*h) || memcmp(h->sig, "DSDT", 4)) {
-		snprintf(err, errlen, "the DSDT %s", len < sizeof(*h) ? "is shorter than its header"
-							      : "has a wrong signature");
+	if (len < sizeof(*h)) {
+		snprintf(err, errlen, "the definition block is shorter than its header");
+		return -1;
+	}
+	if (memcmp(h->sig, "DSDT", 4) && memcmp(h->sig, "SSDT", 4)) {
+		snprintf(err, errlen, "a %.4s table is not a definition block (DSDT or SSDT)", h->sig);
 		return -1;
 	}
 	if (h->length < sizeof(*h) || h->length > len) {
-		snprintf(err, errlen, "the DSDT's length %u is not within 36..%zu", h->length, len);
+		snprintf(err, errlen, "the %.4s's length %u is not within 36..%zu", h->sig, h->length,
+			 len);
 		return -1;
 	}
 	end = b + h->length;
@@ -496,16 +516,90 @@ int acpi_find_s5(const void *table, size_t len, u8 *typa, u8 *typb, char *err, s
 		if (q == aml || q[-1] != AML_NAME_OP)
 			continue; /* a reference to \_S5 or bytes of something else */
 		candidates++;
-		if (!s5_package(p + 4, end, typa, typb, err, errlen))
+		if (!s5_package(p + 4, end, h->sig, typa, typb, err, errlen))
 			return 0;
 		if (candidates == 1)
 			strlcpy(first_err, err, sizeof(first_err));
 	}
-	if (candidates)
+	if (candidates) {
 		snprintf(err, errlen, "%s", first_err);
-	else
-		snprintf(err, errlen, "the DSDT has no \\_S5 object");
-	return -1;
+		return -1;
+	}
+	snprintf(err, errlen, "the %.4s has no \\_S5 object", h->sig);
+	return ACPI_S5_NONE;
+}
+
+/*
+ * The registers slablab writes to leave the machine are 8 bits wide (the reset register,
+ * ACPI 6.5 4.8.3.6; the sleep control and status registers, 4.8.3.7: "Register_Bit_Width
+ * must be 8 and Register_Bit_Offset must be 0", table 5.9). The kernel maps memory uncached
+ * only in 3..4 GiB (arch/x86/boot/entry.asm), where chipsets put such registers.
+ */
+bool acpi_gas_writable(const struct acpi_gas *g, char *why, size_t len)
+{
+	switch (g->space) {
+	case ACPI_GAS_IO:
+		if (g->addr <= 0xffff)
+			return true;
+		snprintf(why, len, "I/O port %#llx is past 0xffff", (unsigned long long)g->addr);
+		return false;
+	case ACPI_GAS_MEMORY:
+		if (g->addr >= 0xc0000000ULL && g->addr < 0x100000000ULL)
+			return true;
+		snprintf(why, len, "memory at %#llx is outside the 3..4 GiB that slablab maps uncached",
+			 (unsigned long long)g->addr);
+		return false;
+	case ACPI_GAS_PCI:
+		if (!(g->addr >> 48))
+			return true;
+		snprintf(why, len, "PCI configuration space %#llx is not on bus 0",
+			 (unsigned long long)g->addr);
+		return false;
+	}
+	snprintf(why, len, "%#llx is in address space %u, which slablab does not write",
+		 (unsigned long long)g->addr, g->space);
+	return false;
+}
+
+enum acpi_poweroff acpi_poweroff_method(const struct acpi_info *a, char *why, size_t len)
+{
+	char reg[96];
+
+	if (!a->present || !a->have_fadt) {
+		snprintf(why, len, "%s", !a->present ? "no ACPI tables" : "there is no FADT");
+		return ACPI_POWEROFF_NONE;
+	}
+	if (!a->have_s5) {
+		snprintf(why, len, "%s", a->s5_err);
+		return ACPI_POWEROFF_NONE;
+	}
+	if (!a->hw_reduced) {
+		if (a->pm1a_cnt)
+			return ACPI_POWEROFF_PM1;
+		snprintf(why, len, "the FADT names no PM1a control port");
+		return ACPI_POWEROFF_NONE;
+	}
+	/* Hardware-reduced: no PM1 blocks; the sleep control register or nothing (ACPI 6.5, 16.1.7). */
+	if (!a->sleep_control.addr) {
+		if (a->fadt_len < FADT_SLEEP_STATUS_REG + 12)
+			snprintf(why, len, "hardware-reduced ACPI, and the FADT (%u bytes) is too short "
+				 "to name a sleep control register (ACPI 5.0+: 268 bytes)", a->fadt_len);
+		else
+			snprintf(why, len, "hardware-reduced ACPI, and the FADT names no sleep control "
+				 "register");
+		return ACPI_POWEROFF_NONE;
+	}
+	if (a->sleep_control.bit_offset + a->sleep_control.bit_width > 8) {
+		snprintf(why, len, "the sleep control register is %u bits at bit %u, not within one "
+			 "byte (ACPI 6.5, table 5.9: 8 bits at bit 0)", a->sleep_control.bit_width,
+			 a->sleep_control.bit_offset);
+		return ACPI_POWEROFF_NONE;
+	}
+	if (!acpi_gas_writable(&a->sleep_control, reg, sizeof(reg))) {
+		snprintf(why, len, "the sleep control register is not one slablab can write: %s", reg);
+		return ACPI_POWEROFF_NONE;
+	}
+	return ACPI_POWEROFF_SLEEP_CONTROL;
 }
 
 /*
@@ -783,11 +877,20 @@ int acpi_numa_layout(const struct acpi_info *a, const struct mem_region *regions
 	return 0;
 }
 
+/* The table at physical address addr, through the direct map; NULL for 0 or past 64 GiB. */
+static const struct sdt_header *table_at(u64 addr)
+{
+	if (!addr || addr >= 64 * GiB)
+		return NULL;
+	return (const void *)(uptr)addr;
+}
+
+/* table_at, with the table's pages reserved and its checksum checked. */
 static const struct sdt_header *map_table(u64 addr, const char *what)
 {
-	const struct sdt_header *h = (const void *)(uptr)addr;
+	const struct sdt_header *h = table_at(addr);
 
-	if (!addr || addr >= 64 * GiB)
+	if (!h)
 		return NULL;
 	memblock_reserve(addr, sizeof(*h), what);
 	memblock_reserve(addr, h->length, what);
@@ -820,18 +923,30 @@ static u64 scan_rsdp(void)
 	return 0;
 }
 
-/* The DSDT's \_S5 into acpi (have_s5 or s5_err); reboot.c says what it means, if asked to. */
-static void acpi_read_s5(void)
+/* Entry i of the root table (8-byte entries in the XSDT, not naturally aligned; 4 in the RSDT). */
+static u64 root_entry(const struct sdt_header *root, bool xsdt, int i)
+{
+	u64 addr = 0;
+
+	memcpy(&addr, (const u8 *)root + sizeof(*root) + i * (xsdt ? 8 : 4), xsdt ? 8 : 4);
+	return addr;
+}
+
+/*
+ * \_S5 into acpi (have_s5 and s5_from, or s5_err); reboot.c says what it means, if asked to.
+ * The DSDT's, else the first one an SSDT of the root table has: the order in which ACPICA
+ * loads them into Linux's namespace, where a second definition of a name is refused and the
+ * first one stays (three machines of the linuxhw/ACPI collection define \_S5 only in an
+ * SSDT). A \_S5 that is there but cannot be read ends the search: it is the one. SSDTs are
+ * read only here, during acpi_init, so they are not reserved.
+ */
+static void acpi_read_s5(const struct sdt_header *root, bool xsdt, int n)
 {
 	const struct sdt_header *d;
+	int rc, k = 0;
 
 	if (!acpi.have_fadt) {
 		strlcpy(acpi.s5_err, "there is no FADT", sizeof(acpi.s5_err));
-		return;
-	}
-	if (acpi.hw_reduced) {
-		strlcpy(acpi.s5_err, "the FADT says hardware-reduced ACPI (no PM1 control)",
-			sizeof(acpi.s5_err));
 		return;
 	}
 	d = map_table(acpi.dsdt_addr, "DSDT");
@@ -840,8 +955,45 @@ static void acpi_read_s5(void)
 			 (unsigned long long)acpi.dsdt_addr);
 		return;
 	}
-	acpi.have_s5 = !acpi_find_s5(d, d->length, &acpi.slp_typa, &acpi.slp_typb, acpi.s5_err,
-				     sizeof(acpi.s5_err));
+	rc = acpi_find_s5(d, d->length, &acpi.slp_typa, &acpi.slp_typb, acpi.s5_err,
+			  sizeof(acpi.s5_err));
+	if (rc != ACPI_S5_NONE) {
+		acpi.have_s5 = rc == 0;
+		if (acpi.have_s5)
+			strlcpy(acpi.s5_from, "DSDT", sizeof(acpi.s5_from));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct sdt_header *t = table_at(root_entry(root, xsdt, i));
+		char err[128], id[9];
+		int j = 0;
+
+		if (!t || memcmp(t->sig, "SSDT", 4))
+			continue;
+		k++;
+		rc = acpi_find_s5(t, t->length, &acpi.slp_typa, &acpi.slp_typb, err, sizeof(err));
+		if (rc == ACPI_S5_NONE)
+			continue;
+		for (int c = 0; c < 8 && t->oem_table[c]; c++)
+			if (t->oem_table[c] > ' ' && t->oem_table[c] < 0x7f)
+				id[j++] = t->oem_table[c];
+		id[j] = '\0';
+		if (rc == 0) {
+			acpi.have_s5 = true;
+			snprintf(acpi.s5_from, sizeof(acpi.s5_from), "SSDT %d of %d (OEM table id %s)", k,
+				 acpi.nr_ssdt, id);
+		} else {
+			snprintf(acpi.s5_err, sizeof(acpi.s5_err), "SSDT %d of %d (%s): %s", k,
+				 acpi.nr_ssdt, id, err);
+		}
+		return;
+	}
+	if (acpi.nr_ssdt)
+		snprintf(acpi.s5_err, sizeof(acpi.s5_err), "neither the DSDT nor any of the %d SSDTs "
+			 "has a \\_S5 object", acpi.nr_ssdt);
+	else
+		snprintf(acpi.s5_err, sizeof(acpi.s5_err), "the DSDT has no \\_S5 object, and the root "
+			 "table lists no SSDT");
 }
 
 int acpi_init(u64 rsdp_addr)
@@ -875,14 +1027,10 @@ int acpi_init(u64 rsdp_addr)
 	strlcpy(acpi.root, xsdt ? "XSDT" : "RSDT", sizeof(acpi.root));
 	n = (int)((root->length - sizeof(*root)) / (xsdt ? 8 : 4));
 	for (int i = 0; i < n; i++) {
-		const u8 *ents = (const u8 *)root + sizeof(*root);
-		u64 addr = 0;
-		const struct sdt_header *t;
+		u64 addr = root_entry(root, xsdt, i);
+		const struct sdt_header *t = table_at(addr);
 
-		/* Entries are not naturally aligned in the XSDT: copy them out. */
-		memcpy(&addr, ents + i * (xsdt ? 8 : 4), xsdt ? 8 : 4);
-		t = (const void *)(uptr)addr;
-		if (!addr || addr >= 64 * GiB)
+		if (!t)
 			continue;
 		if (!memcmp(t->sig, "APIC", 4)) {
 			map_table(addr, "MADT");
@@ -890,6 +1038,7 @@ int acpi_init(u64 rsdp_addr)
 		} else if (!memcmp(t->sig, "HPET", 4)) {
 			const struct hpet_table *h = (const void *)map_table(addr, "HPET");
 
+			acpi.hpet_table = true;
 			if (h->h.length >= sizeof(*h) && h->space_id == 0)
 				acpi.hpet_addr = h->address;
 		} else if (!memcmp(t->sig, "FACP", 4)) {
@@ -898,9 +1047,11 @@ int acpi_init(u64 rsdp_addr)
 			acpi_parse_srat(map_table(addr, "SRAT"), &acpi);
 		} else if (!memcmp(t->sig, "SLIT", 4)) {
 			acpi_parse_slit(map_table(addr, "SLIT"), &acpi);
+		} else if (!memcmp(t->sig, "SSDT", 4)) {
+			acpi.nr_ssdt++;
 		}
 	}
-	acpi_read_s5();
+	acpi_read_s5(root, xsdt, n);
 	if (!acpi.have_madt) {
 		printk("acpi: no MADT; only the boot CPU will run\n");
 		return -1;

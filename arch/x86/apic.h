@@ -18,6 +18,17 @@
 #define VEC_SPURIOUS 0xff
 
 extern bool x2apic_mode;
+
+/*
+ * xAPIC destinations are 8 bits and 0xff is the broadcast: a CPU whose APIC id is above 0xfe
+ * can be reached only in x2APIC mode (smp_prepare leaves it out otherwise).
+ */
+#define XAPIC_MAX_ID 0xfe
+static inline bool apic_id_needs_x2apic(u32 id)
+{
+	return id > XAPIC_MAX_ID;
+}
+
 bool apic_has_x2apic(void); /* CPUID.01H:ECX.x2APIC[bit 21] */
 
 void apic_init_bsp(u64 madt_lapic_addr);

@@ -17,12 +17,16 @@
  *                  triple  an empty IDT and an int3: a triple fault, which resets the CPU
  *                reboot= starts the chain at one of them (Linux's reboot= names the same
  *                ones), to try them one by one
- *   poweroff     ACPI S5: SLP_TYPa and SLP_TYPb from the DSDT's \_S5 (arch/x86/acpi.c) into
- *                PM1a_CNT and PM1b_CNT, then SLP_EN (ACPI 6.5, 16.1.7 "Transitioning from
- *                the Working to the Soft Off State"); ACPI mode is switched on first if the
- *                firmware left it off (SCI_EN clear: ACPI_ENABLE to SMI_CMD, 4.8.2.5). With
- *                no FADT, no PM1 control or no usable \_S5, or a machine still running
- *                after the write, it says why and does what exit= not given does.
+ *   poweroff     ACPI S5: SLP_TYPa and SLP_TYPb from \_S5 (the DSDT's or an SSDT's,
+ *                arch/x86/acpi.c) into PM1a_CNT and PM1b_CNT, then SLP_EN (ACPI 6.5, 16.1.7
+ *                "Transitioning from the Working to the Soft Off State"); ACPI mode is
+ *                switched on first if the firmware left it off (SCI_EN clear: ACPI_ENABLE to
+ *                SMI_CMD, 4.8.2.5). A hardware-reduced machine has no PM1 blocks: WAK_STS
+ *                cleared in the sleep status register, then SLP_TYPa and SLP_EN in one write
+ *                of the sleep control register (4.8.3.7), as ACPICA's hwesleep.c does. With
+ *                no FADT, no such register or no usable \_S5 (acpi_poweroff_method says
+ *                which), or a machine still running after the write, it says why and does
+ *                what exit= not given does.
  * Each way is announced on the console before it is tried, and one that leaves the machine
  * running for about 100 ms is reported as not working. Other CPUs are stopped first
  * (NMI), so printing here takes no lock.
@@ -81,9 +85,28 @@ static void pci_conf_write8(u32 dev, u32 fn, u32 off, u8 v)
 	outb((u16)(0xcfc + (off & 3)), v);
 }
 
+/* One byte to the register g names; acpi_gas_writable(g) must have said yes. */
+static void gas_write8(const struct acpi_gas *g, u8 v)
+{
+	switch (g->space) {
+	case ACPI_GAS_IO:
+		outb((u16)g->addr, v);
+		break;
+	case ACPI_GAS_MEMORY:
+		*(volatile u8 *)(uptr)g->addr = v;
+		mb();
+		break;
+	case ACPI_GAS_PCI:
+		pci_conf_write8((u32)(g->addr >> 32) & 0x1f, (u32)(g->addr >> 16) & 7,
+				(u32)g->addr & 0xff, v);
+		break;
+	}
+}
+
 static bool reboot_acpi(void)
 {
 	const struct acpi_gas *r = &acpi.reset_reg;
+	char why[96];
 
 	if (!acpi.have_reset_reg) {
 		printk("reboot: %s; skipping the ACPI reset register\n",
@@ -93,35 +116,21 @@ static bool reboot_acpi(void)
 					   "an ACPI 1.0 FADT)");
 		return false;
 	}
-	switch (r->space) {
-	case ACPI_GAS_IO:
-		if (r->addr > 0xffff)
-			break;
-		printk("reboot: writing %#x to the ACPI reset register, I/O port %#llx\n",
-		       acpi.reset_value, (unsigned long long)r->addr);
-		outb((u16)r->addr, acpi.reset_value);
-		return true;
-	case ACPI_GAS_MEMORY:
-		if (r->addr < 0xc0000000ULL || r->addr >= 0x100000000ULL)
-			break; /* only 3..4 GiB is mapped uncached */
-		printk("reboot: writing %#x to the ACPI reset register at %#llx\n", acpi.reset_value,
-		       (unsigned long long)r->addr);
-		*(volatile u8 *)(uptr)r->addr = acpi.reset_value;
-		mb();
-		return true;
-	case ACPI_GAS_PCI:
-		if (r->addr >> 48)
-			break;
-		printk("reboot: writing %#x to the ACPI reset register, PCI 00:%02llx.%llx offset "
-		       "%#llx\n", acpi.reset_value, (unsigned long long)(r->addr >> 32 & 0x1f),
-		       (unsigned long long)(r->addr >> 16 & 7), (unsigned long long)(r->addr & 0xff));
-		pci_conf_write8((u32)(r->addr >> 32) & 0x1f, (u32)(r->addr >> 16) & 7,
-				(u32)r->addr & 0xff, acpi.reset_value);
-		return true;
+	if (!acpi_gas_writable(r, why, sizeof(why))) {
+		printk("reboot: the ACPI reset register is not one slablab can write (%s); skipping "
+		       "it\n", why);
+		return false;
 	}
-	printk("reboot: the ACPI reset register at %#llx in address space %u is not one slablab "
-	       "can write; skipping it\n", (unsigned long long)r->addr, r->space);
-	return false;
+	printk("reboot: writing %#x to the ACPI reset register, ", acpi.reset_value);
+	if (r->space == ACPI_GAS_IO)
+		printk("I/O port %#llx\n", (unsigned long long)r->addr);
+	else if (r->space == ACPI_GAS_MEMORY)
+		printk("memory at %#llx\n", (unsigned long long)r->addr);
+	else
+		printk("PCI 00:%02llx.%llx offset %#llx\n", (unsigned long long)(r->addr >> 32 & 0x1f),
+		       (unsigned long long)(r->addr >> 16 & 7), (unsigned long long)(r->addr & 0xff));
+	gas_write8(r, acpi.reset_value);
+	return true;
 }
 
 static bool reboot_pci(void)
@@ -205,14 +214,37 @@ static void __noreturn default_exit(int code)
 	halt_forever();
 }
 
+/* Hardware-reduced ACPI: WAK_STS cleared, then SLP_TYPa with SLP_EN (ACPI 6.5, 4.8.3.7). */
+static void poweroff_sleep_control(void)
+{
+	const struct acpi_gas *c = &acpi.sleep_control, *st = &acpi.sleep_status;
+	char why[96];
+
+	if (st->addr && acpi_gas_writable(st, why, sizeof(why)))
+		gas_write8(st, ACPI_SLEEP_WAK_STS); /* write 1 to clear */
+	printk("poweroff: ACPI S5 (hardware-reduced), %#x (SLP_TYPa %u, SLP_EN) to the sleep "
+	       "control register, %s %#llx (\\_S5 of the %s)\n",
+	       acpi_sleep_control_value(acpi.slp_typa), acpi.slp_typa,
+	       c->space == ACPI_GAS_IO ? "I/O port" : c->space == ACPI_GAS_MEMORY ? "memory at" : "PCI",
+	       (unsigned long long)c->addr, acpi.s5_from);
+	gas_write8(c, acpi_sleep_control_value(acpi.slp_typa));
+	io_delay_us(100000);
+	printk("poweroff: the machine is still running after the sleep control write; %s instead\n",
+	       arch_hypervisor() ? "leaving through QEMU's isa-debug-exit" : "halting");
+}
+
 static void machine_poweroff(void)
 {
-	if (!acpi.present || !acpi.have_s5 || !acpi.pm1a_cnt) {
-		printk("poweroff: %s; %s instead\n",
-		       !acpi.present	 ? "no ACPI tables"
-		       : !acpi.have_s5	 ? acpi.s5_err
-					 : "the FADT names no PM1a control port",
+	char why[160];
+	enum acpi_poweroff how = acpi_poweroff_method(&acpi, why, sizeof(why));
+
+	if (how == ACPI_POWEROFF_NONE) {
+		printk("poweroff: %s; %s instead\n", why,
 		       arch_hypervisor() ? "leaving through QEMU's isa-debug-exit" : "halting");
+		return;
+	}
+	if (how == ACPI_POWEROFF_SLEEP_CONTROL) {
+		poweroff_sleep_control();
 		return;
 	}
 	if (!(inw(acpi.pm1a_cnt) & PM1_SCI_EN) && acpi.smi_cmd && acpi.acpi_enable) {
@@ -229,7 +261,7 @@ static void machine_poweroff(void)
 	printk("poweroff: ACPI S5, SLP_TYPa %u to PM1a_CNT %#x", acpi.slp_typa, acpi.pm1a_cnt);
 	if (acpi.pm1b_cnt)
 		printk(", SLP_TYPb %u to PM1b_CNT %#x", acpi.slp_typb, acpi.pm1b_cnt);
-	printk("\n");
+	printk(" (\\_S5 of the %s)\n", acpi.s5_from);
 	/* The sleep type first, then SLP_EN with it, as ACPICA's hwsleep.c does. */
 	pm1_write_sleep(acpi.pm1a_cnt, acpi.slp_typa, false);
 	if (acpi.pm1b_cnt)

@@ -131,8 +131,7 @@ int smp_prepare(unsigned int max_cpus)
 			       acpi.cpus[i].apic_id);
 			continue;
 		}
-		if (!x2apic_mode && acpi.cpus[i].apic_id > 0xfe) {
-			/* xAPIC destinations are 8 bits and 0xff is the broadcast: unreachable. */
+		if (!x2apic_mode && apic_id_needs_x2apic(acpi.cpus[i].apic_id)) {
 			nr_cpus_unreachable++;
 			continue;
 		}

@@ -164,11 +164,12 @@ static void probe_clocks(bool report)
 	h->ok = false;
 	if (acpi.hpet_addr) {
 		u64 a = acpi.hpet_addr, period;
+		const char *why = tsc_hpet_unusable(a);
 
-		if (a < 0xfec00000ULL || a > 0x100000000ULL - 0x400 || (a & 7)) {
+		if (why) {
 			if (report)
-				printk("tsc: the HPET at %#llx is outside the uncached MMIO range "
-				       "0xfec00000 .. 4 GiB; not used\n", (unsigned long long)a);
+				printk("tsc: the HPET at %#llx %s; not used\n", (unsigned long long)a,
+				       why);
 		} else {
 			h->mmio = (volatile u8 *)(uptr)a;
 			period = mmio_read32(h->mmio + HPET_CAP_PERIOD);

@@ -25,6 +25,15 @@ u64 tsc_window_khz(u64 tsc_ticks, u64 ref_ticks, u64 ref_hz)
 	return (hz + 500) / 1000;
 }
 
+const char *tsc_hpet_unusable(u64 a)
+{
+	if (a < 0xfec00000ULL || a > 0x100000000ULL - 0x400)
+		return "is outside the uncached MMIO range 0xfec00000 .. 4 GiB";
+	if (a & 7)
+		return "is not 8-byte aligned";
+	return NULL;
+}
+
 u64 tsc_diff_ppm(u64 a, u64 b)
 {
 	u64 d = a > b ? a - b : b - a;

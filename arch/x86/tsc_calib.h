@@ -55,6 +55,12 @@ u64 tsc_khz_from_leaf15(u32 max_leaf, u32 eax, u32 ebx, u32 ecx);
 u64 tsc_khz_from_hv_leaf(u32 hv_max_leaf, u32 eax);
 u64 tsc_khz_from_leaf16(u32 max_leaf, u32 eax);
 
+/*
+ * NULL when the kernel can read a HPET at this address (its registers in the uncached MMIO
+ * range 0xfec00000 .. 4 GiB that arch/x86/boot/entry.asm maps, 8-byte aligned), else why not.
+ */
+const char *tsc_hpet_unusable(u64 addr);
+
 /* One possible source of tsc_khz, in the order arch/x86/tsc.c lists them. */
 enum tsc_kind {
 	TSC_EXACT,    /* a CPUID leaf that states the frequency (0x15, 0x40000010) */

@@ -62,6 +62,11 @@ HT_SMP_OBJS := $(call host_objs,$(HT_OBJ)/smp)
 $(HT)/test_slab: $(HT_OBJ)/smp/t/tests/host/test_slab.o $(HT_SMP_OBJS) $(HOST_LDSCRIPT)
 	$(HOSTCC) $(HOST_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
 
+# test_sheaves: the sheaves' capacities (linux7's rule, kmem_cache_set_sheaf_capacity), the
+# same objects as test_slab.
+$(HT)/test_sheaves: $(HT_OBJ)/smp/t/tests/host/test_sheaves.o $(HT_SMP_OBJS) $(HOST_LDSCRIPT)
+	$(HOSTCC) $(HOST_CFLAGS) $(HOST_SMP_LDFLAGS) -o $@ $(filter %.o,$^)
+
 # ThreadSanitizer flavour: the same sources with -fsanitize=thread instead of ASan+UBSan,
 # objects under $(HT_OBJ)/tsan/. Its suppressions are compiled into the test (tsan_supp.c).
 HT_TSAN_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(HOST_CFLAGS)) -fsanitize=thread
@@ -88,5 +93,14 @@ $(HT)/fuzz_slab: $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o $(FUZZ_OBJS) $(HOST_LDS
 # Keep the objects: make would delete those it made only through the pattern rules.
 .SECONDARY: $(patsubst $(HT)/%,$(HT_OBJ)/plain/t/tests/host/%.o,$(HOST_TESTS)) $(HT_COMMON) \
 	$(HT_SMP_OBJS) $(HT_TSAN_OBJS) $(FUZZ_OBJS) $(HT_OPTS_OBJS) $(HT_OBJ)/smp/t/tests/host/test_slab.o \
+	$(HT_OBJ)/smp/t/tests/host/test_sheaves.o \
 	$(HT_OBJ)/plain/t/tests/host/trace_check.o $(HT_OBJ)/plain/k/bench/trace.o \
 	$(HT_OBJ)/tsan/t/tests/host/test_slab_tsan.o $(HT_OBJ)/fuzz/t/tests/host/fuzz_slab.o
+
+# tools/acpi-check's program (tools/acpi-check.c): the kernel's ACPI reading (arch/x86/acpi.c),
+# its HPET check (tsc_calib.c) and NUMA layout (kernel/numa.c) on a dump of another machine's
+# tables; tests/host/test_acpi_check.sh runs it on tests/host/acpi-samples/.
+$(HT)/acpi-check: $(HT_OBJ)/plain/t/tools/acpi-check.o $(HT_OBJ)/plain/k/arch/x86/acpi.o \
+	$(HT_OBJ)/plain/k/arch/x86/tsc_calib.o $(HT_OBJ)/plain/k/kernel/numa.o $(HT_COMMON)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.o,$^)
+.SECONDARY: $(HT_OBJ)/plain/t/tools/acpi-check.o

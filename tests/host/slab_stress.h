@@ -72,7 +72,7 @@ static void stress_choose_every_scheme(void)
 }
 
 /* Fills variants[] (once); returns how many there are. */
-static size_t stress_variants(void)
+static __attribute__((unused)) size_t stress_variants(void)
 {
 	const struct slab_variant *v;
 
@@ -99,6 +99,7 @@ struct stress_mbox {
 
 struct stress_cpu {
 	unsigned long allocs, frees, sent, received, bulk_allocs, bulk_frees, shrinks;
+	unsigned long resizes; /* kmem_cache_set_sheaf_capacity calls (resize_every) */
 	unsigned long ipis; /* IPI signals this CPU's thread took during the run */
 	unsigned long errors; /* every failed check; the first is described below */
 	char first_error[200];
@@ -110,6 +111,8 @@ struct stress {
 	long ops;           /* random operations per CPU */
 	uint64_t seed;
 	unsigned int shrink_every; /* 1 in this many operations shrinks the cache (0: never) */
+	/* 1 in this many changes the cache's sheaf capacity (0: never; a sheaves cache) */
+	unsigned int resize_every;
 	struct stress_mbox box[STRESS_MAX_CPUS][STRESS_MAX_CPUS]; /* [to][from] */
 	struct stress_cpu cpu[STRESS_MAX_CPUS];
 };
@@ -240,6 +243,15 @@ static void stress_cpu_run(void *arg)
 			kmem_cache_shrink(st->s);
 			stress_irqs(me, "kmem_cache_shrink");
 			me->shrinks++;
+		} else if (st->resize_every && stress_rnd(&rng) % st->resize_every == 0) {
+			static const unsigned int caps[] = { 1, 4, 16, 60, 128, 500 };
+			unsigned int cap = caps[stress_rnd(&rng) % (sizeof(caps) / sizeof(caps[0]))];
+
+			if (kmem_cache_set_sheaf_capacity(st->s, cap))
+				stress_error(me, "cpu %d: kmem_cache_set_sheaf_capacity(%u) failed", cpu,
+					     cap);
+			stress_irqs(me, "kmem_cache_set_sheaf_capacity");
+			me->resizes++;
 		} else if (r < 420 && nheld < STRESS_HOLD) {
 			void *p = kmem_cache_alloc(st->s, GFP_KERNEL);
 

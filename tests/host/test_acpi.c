@@ -3,8 +3,11 @@
  * arch/x86/acpi.c: acpi_checksum_ok, acpi_parse_madt on hand-built MADTs (xAPIC and x2APIC
  * entries, overrides, duplicates, too many CPUs, broken entries), acpi_parse_fadt's PM timer
  * (PM_TMR_BLK, X_PM_TMR_BLK, widths, what is refused), and acpi_init over a
- * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards, and
- * the SRAT and SLIT (QEMU's 2- and 4-node samples, and bad ones) with acpi_numa_layout.
+ * RSDP -> XSDT/RSDT -> MADT/HPET/FADT chain placed in low host memory that ASan guards, the
+ * \_S5 object in the DSDT or an SSDT, hardware-reduced ACPI's sleep registers and
+ * acpi_poweroff_method, and the SRAT and SLIT (QEMU's 2- and 4-node samples, and bad ones)
+ * with acpi_numa_layout. tests/host/test_acpi_check.sh runs the same code on real machines'
+ * tables (tools/acpi-check over tests/host/acpi-samples/real/).
  */
 #include <errno.h>
 #include <sanitizer/asan_interface.h>
@@ -1042,6 +1045,15 @@ static void s5_bad(const char *name, const u8 *aml, size_t n, const char *needle
 		 s5_err, needle);
 }
 
+/* aml has no \_S5 object at all: ACPI_S5_NONE, so that acpi_init goes on to the SSDTs. */
+static void s5_none(const char *name, const u8 *aml, size_t n)
+{
+	int rc = find_s5(aml, n);
+
+	kt_check(rc == ACPI_S5_NONE && strstr(s5_err, "the DSDT has no \\_S5 object"), name,
+		 "rc %d message \"%s\"", rc, s5_err);
+}
+
 #define AML(...) ((const u8[]){ __VA_ARGS__ }), sizeof((const u8[]){ __VA_ARGS__ })
 #define S5 '_', 'S', '5', '_'
 
@@ -1095,7 +1107,8 @@ static void s5_qemu_samples(void)
 		d[at + 3] = '4'; /* _S4_ */
 		snprintf(name, sizeof(name), "s5: QEMU 7.2 %s DSDT with _S5 renamed has none", machines[m]);
 		rc = acpi_find_s5(d, len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
-		kt_check(rc == -1 && strstr(s5_err, "no \\_S5 object"), name, "rc %d \"%s\"", rc, s5_err);
+		kt_check(rc == ACPI_S5_NONE && strstr(s5_err, "no \\_S5 object"), name, "rc %d \"%s\"",
+			 rc, s5_err);
 		free(d);
 	}
 }
@@ -1122,10 +1135,8 @@ static void s5_encodings(void)
 	      AML(0x08, S5, 0x0a, 0x05, 0x08, S5, 0x12, 0x04, 0x02, 0x00, 0x01), 0, 1);
 	s5_bad("s5: Name (_S5, 5) is not a Package", AML(0x08, S5, 0x0a, 0x05),
 	       "not a Package (opcode 0xa)");
-	s5_bad("s5: no _S5 at all", AML(0x08, '_', 'S', '3', '_', 0x12, 0x04, 0x02, 0x00, 0x00),
-	       "no \\_S5 object");
-	s5_bad("s5: _S5_ in a string is not a name", AML(0x0d, S5, 0x12, 0x04, 0x02, 0x00, 0x00),
-	       "no \\_S5 object");
+	s5_none("s5: no _S5 at all", AML(0x08, '_', 'S', '3', '_', 0x12, 0x04, 0x02, 0x00, 0x00));
+	s5_none("s5: _S5_ in a string is not a name", AML(0x0d, S5, 0x12, 0x04, 0x02, 0x00, 0x00));
 	s5_bad("s5: an empty package", AML(0x08, S5, 0x12, 0x02, 0x00), "empty");
 	s5_bad("s5: a package that encodes no elements", AML(0x08, S5, 0x12, 0x02, 0x04),
 	       "encodes none");
@@ -1157,9 +1168,10 @@ static void s5_encodings(void)
 		rc = acpi_find_s5(hdr, 20, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
 		kt_check(rc == -1 && strstr(s5_err, "shorter than its header"),
 			 "s5: a DSDT shorter than its header", "rc %d \"%s\"", rc, s5_err);
+		memcpy(hdr, "FACP", 4);
 		rc = acpi_find_s5(hdr, 36, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
-		kt_check(rc == -1 && strstr(s5_err, "wrong signature"), "s5: an SSDT is not a DSDT",
-			 "rc %d \"%s\"", rc, s5_err);
+		kt_check(rc == -1 && strstr(s5_err, "a FACP table is not a definition block"),
+			 "s5: a FACP is not a definition block", "rc %d \"%s\"", rc, s5_err);
 		sdt_begin(&d, "DSDT");
 		put(&d, (const u8[]){ 0x08, S5, 0x12, 0x04, 0x02, 0x00, 0x00 }, 9);
 		sdt_finish_len(&d, 4096);
@@ -1299,6 +1311,231 @@ static void init_dsdt(void)
 	kt_check(rc == 0 && !acpi.have_s5 && strstr(acpi.s5_err, "DSDT address 0 is not usable"),
 		 "init: a FADT without a DSDT says so", "rc %d have_s5 %d \"%s\"", rc, acpi.have_s5,
 		 acpi.s5_err);
+}
+
+/* ---- \_S5 in an SSDT, hardware-reduced ACPI's sleep registers, how slablab powers off ---- */
+
+/*
+ * The bytes of the Dell Precision T3500's SSDT "st_ex" around its \_S5 (linuxhw/ACPI, the
+ * dump vendored as tests/host/acpi-samples/real/): Name (\_S5, Package (0x04) {2, 2, 0, 0}),
+ * the DSDT having none.
+ */
+#define T3500_S5 0x08, '\\', S5, 0x12, 0x08, 0x04, 0x0a, 0x02, 0x0a, 0x02, 0x00, 0x00
+
+/* An SSDT (or DSDT) of aml, exact size, in the arena or on the heap. */
+static void defblock(struct tbl *d, const char *sig, const char *oem_table, const u8 *aml, size_t n)
+{
+	sdt_begin(d, sig);
+	if (oem_table)
+		memcpy(d->b + 16, oem_table, 8);
+	put(d, aml, n);
+	sdt_finish(d);
+}
+
+static void s5_ssdt(void)
+{
+	struct tbl d;
+	void *p;
+	int rc;
+
+	defblock(&d, "SSDT", NULL, AML(0x10, 0x05, '\\', 0x00, T3500_S5));
+	p = exact(&d);
+	rc = acpi_find_s5(p, d.len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+	kt_check(rc == 0 && s5_typa == 2 && s5_typb == 2, "s5: an SSDT's \\_S5 (Dell Precision T3500)",
+		 "rc %d typa %u typb %u \"%s\"", rc, s5_typa, s5_typb, s5_err);
+	free(p);
+	defblock(&d, "SSDT", NULL, AML(0x08, S5, 0x12, 0x30, 0x02, 0x00, 0x00));
+	p = exact(&d);
+	rc = acpi_find_s5(p, d.len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+	kt_check(rc == -1 && strstr(s5_err, "runs past the end of the SSDT"),
+		 "s5: an SSDT's broken \\_S5 names the SSDT", "rc %d \"%s\"", rc, s5_err);
+	free(p);
+	defblock(&d, "SSDT", NULL, AML(0x08, 'C', 'F', 'G', 'D', 0x0a, 0x01));
+	p = exact(&d);
+	rc = acpi_find_s5(p, d.len, &s5_typa, &s5_typb, s5_err, sizeof(s5_err));
+	kt_check(rc == ACPI_S5_NONE && strstr(s5_err, "the SSDT has no \\_S5"),
+		 "s5: an SSDT without \\_S5", "rc %d \"%s\"", rc, s5_err);
+	free(p);
+}
+
+/* A FADT of len bytes with flags, PM1a_CNT_BLK pm1a, and the sleep registers from 244. */
+static void fadt_sleep(struct tbl *f, u32 len, u32 flags, u16 pm1a, const struct acpi_gas *ctl,
+		       const struct acpi_gas *sts)
+{
+	const struct acpi_gas *g[2] = { ctl, sts };
+
+	fadt_build(f, len, 0, 0, flags, 0, 0);
+	memcpy(f->b + 64, &(u32){ pm1a }, 4);
+	f->b[89] = pm1a ? 2 : 0;
+	for (int i = 0; i < 2 && len >= 268; i++) {
+		u8 *b = f->b + 244 + 12 * i;
+
+		b[0] = g[i]->space;
+		b[1] = g[i]->bit_width;
+		b[2] = g[i]->bit_offset;
+		b[3] = g[i]->access_size;
+		memcpy(b + 4, &g[i]->addr, 8);
+	}
+	sdt_finish(f);
+}
+
+static enum acpi_poweroff how;
+static char why[192];
+
+/* info := a parsed FADT built by fadt_sleep, with \_S5 (2, 2) read unless s5 is false. */
+static void poweroff_case(u32 len, u32 flags, u16 pm1a, const struct acpi_gas *ctl,
+			  const struct acpi_gas *sts, bool s5)
+{
+	void *p;
+
+	fadt_sleep(&t, len, flags, pm1a, ctl, sts);
+	p = exact(&t);
+	memset(&info, 0, sizeof(info));
+	acpi_parse_fadt(p, &info);
+	free(p);
+	info.present = true;
+	info.have_s5 = s5;
+	info.slp_typa = info.slp_typb = 2;
+	snprintf(info.s5_err, sizeof(info.s5_err), "the DSDT has no \\_S5 object");
+	why[0] = '\0';
+	how = acpi_poweroff_method(&info, why, sizeof(why));
+}
+
+static void poweroff_methods(void)
+{
+	/* The Bay Trail and Cherry Trail tablets of the vendored set: I/O 0x405 and 0x401. */
+	const struct acpi_gas ctl = { ACPI_GAS_IO, 8, 0, 1, 0x405 }, sts = { ACPI_GAS_IO, 8, 0, 1, 0x401 };
+	const struct acpi_gas none = { 0 }, mem_low = { ACPI_GAS_MEMORY, 8, 0, 1, 0x1000 };
+	const struct acpi_gas mem_ok = { ACPI_GAS_MEMORY, 8, 0, 1, 0xfed80000 };
+	const struct acpi_gas wide = { ACPI_GAS_IO, 16, 0, 2, 0x405 };
+	const struct acpi_gas pci = { ACPI_GAS_PCI, 8, 0, 1, 0x1f00000044ULL };
+	const struct acpi_gas pci_bus1 = { ACPI_GAS_PCI, 8, 0, 1, 1ULL << 48 };
+	const struct acpi_gas odd = { 3, 8, 0, 1, 0x405 };
+	char w[96];
+
+	poweroff_case(276, 1u << 20, 0, &ctl, &sts, true);
+	kt_check(info.hw_reduced && info.sleep_control.space == ACPI_GAS_IO &&
+			 info.sleep_control.addr == 0x405 && info.sleep_control.bit_width == 8 &&
+			 info.sleep_status.addr == 0x401 && how == ACPI_POWEROFF_SLEEP_CONTROL,
+		 "poweroff: hardware-reduced, sleep control register at I/O 0x405",
+		 "hw_reduced %d ctl space %u addr %#llx width %u sts %#llx how %d \"%s\"",
+		 info.hw_reduced, info.sleep_control.space, (unsigned long long)info.sleep_control.addr,
+		 info.sleep_control.bit_width, (unsigned long long)info.sleep_status.addr, how, why);
+	KT_EQ_U("poweroff: the sleep control byte for SLP_TYP 7 (SLP_TYP in 4:2, SLP_EN bit 5)",
+		acpi_sleep_control_value(7), 0x3c);
+	KT_EQ_U("poweroff: the sleep control byte for SLP_TYP 5", acpi_sleep_control_value(5), 0x34);
+	KT_EQ_U("poweroff: the sleep control byte for SLP_TYP 0", acpi_sleep_control_value(0), 0x20);
+	KT_EQ_U("poweroff: a SLP_TYP past 3 bits does not reach SLP_EN's neighbours",
+		acpi_sleep_control_value(0xff), 0x3c);
+	poweroff_case(276, 1u << 20, 0, &none, &none, true);
+	kt_check(how == ACPI_POWEROFF_NONE && strstr(why, "names no sleep control register"),
+		 "poweroff: hardware-reduced without a sleep control register (Dell Venue 8 Pro)",
+		 "how %d \"%s\"", how, why);
+	poweroff_case(244, 1u << 20, 0, &ctl, &sts, true);
+	kt_check(how == ACPI_POWEROFF_NONE && !info.sleep_control.addr &&
+			 strstr(why, "FADT (244 bytes) is too short"),
+		 "poweroff: hardware-reduced with a 244-byte FADT: no sleep registers",
+		 "how %d addr %#llx \"%s\"", how, (unsigned long long)info.sleep_control.addr, why);
+	poweroff_case(276, 1u << 20, 0, &ctl, &sts, false);
+	kt_check(how == ACPI_POWEROFF_NONE && strstr(why, "no \\_S5"),
+		 "poweroff: hardware-reduced without \\_S5 says why", "how %d \"%s\"", how, why);
+	poweroff_case(276, 1u << 20, 0, &wide, &sts, true);
+	kt_check(how == ACPI_POWEROFF_NONE && strstr(why, "16 bits at bit 0"),
+		 "poweroff: a 16-bit sleep control register is refused", "how %d \"%s\"", how, why);
+	poweroff_case(276, 1u << 20, 0, &mem_low, &sts, true);
+	kt_check(how == ACPI_POWEROFF_NONE && strstr(why, "outside the 3..4 GiB"),
+		 "poweroff: a sleep control register in memory below 3 GiB is refused",
+		 "how %d \"%s\"", how, why);
+	poweroff_case(276, 1u << 20, 0, &mem_ok, &none, true);
+	kt_check(how == ACPI_POWEROFF_SLEEP_CONTROL,
+		 "poweroff: a sleep control register in memory at 0xfed80000, no status register",
+		 "how %d \"%s\"", how, why);
+	/* Not hardware-reduced: PM1 control, whatever the sleep registers say (as ACPICA). */
+	poweroff_case(276, 0, 0x404, &ctl, &sts, true);
+	kt_check(how == ACPI_POWEROFF_PM1 && info.pm1a_cnt == 0x404,
+		 "poweroff: with PM1 control, the sleep registers are not used", "how %d pm1a %#x \"%s\"",
+		 how, info.pm1a_cnt, why);
+	poweroff_case(276, 0, 0, &ctl, &sts, true);
+	kt_check(how == ACPI_POWEROFF_NONE && strstr(why, "no PM1a control port"),
+		 "poweroff: no PM1a control port, not hardware-reduced", "how %d \"%s\"", how, why);
+	poweroff_case(276, 0, 0x404, &ctl, &sts, false);
+	kt_check(how == ACPI_POWEROFF_NONE && !strcmp(why, info.s5_err),
+		 "poweroff: no \\_S5 gives \\_S5's reason", "how %d \"%s\"", how, why);
+	memset(&info, 0, sizeof(info));
+	how = acpi_poweroff_method(&info, why, sizeof(why));
+	kt_check(how == ACPI_POWEROFF_NONE && !strcmp(why, "no ACPI tables"),
+		 "poweroff: no ACPI tables", "how %d \"%s\"", how, why);
+	info.present = true;
+	how = acpi_poweroff_method(&info, why, sizeof(why));
+	kt_check(how == ACPI_POWEROFF_NONE && !strcmp(why, "there is no FADT"),
+		 "poweroff: no FADT", "how %d \"%s\"", how, why);
+
+	kt_check(acpi_gas_writable(&pci, w, sizeof(w)) && !acpi_gas_writable(&pci_bus1, w, sizeof(w)) &&
+			 strstr(w, "not on bus 0"),
+		 "gas: PCI configuration space of bus 0 only", "\"%s\"", w);
+	kt_check(!acpi_gas_writable(&odd, w, sizeof(w)) && strstr(w, "address space 3"),
+		 "gas: embedded controller space is not written", "\"%s\"", w);
+	kt_check(!acpi_gas_writable(&(struct acpi_gas){ ACPI_GAS_IO, 8, 0, 1, 0x10000 }, w, sizeof(w)) &&
+			 strstr(w, "past 0xffff"),
+		 "gas: an I/O port past 0xffff", "\"%s\"", w);
+}
+
+/*
+ * acpi_init over a DSDT and SSDTs: \_S5 from the first SSDT that has one when the DSDT has
+ * none; a DSDT's \_S5 that cannot be read ends the search; neither says so. The FADT is
+ * hardware-reduced in one case: \_S5 is read for it too.
+ */
+static void init_ssdt(void)
+{
+	struct tbl d, f, s1, s2;
+	u64 ents[5];
+	u32 madt_len, root_len, dsdt32;
+	void *root, *rsdp, *ssdt2;
+	int rc;
+
+	for (int variant = 0; variant < 4; variant++) {
+		arena_reset();
+		if (variant == 1) /* the DSDT's \_S5 runs past its end */
+			defblock(&d, "DSDT", NULL, AML(0x08, S5, 0x12, 0x30, 0x02, 0x00, 0x00));
+		else
+			defblock(&d, "DSDT", NULL, AML(0x08, 'C', 'F', 'G', 'D', 0x0a, 0x01));
+		fadt_build(&f, 276, 0, 0, variant == 3 ? 1u << 20 : 0, 0, 0);
+		dsdt32 = (u32)addr_of(place(d.b, d.len));
+		memcpy(f.b + 40, &dsdt32, 4);
+		sdt_finish(&f);
+		defblock(&s1, "SSDT", "CpuPm   ", AML(0x08, 'P', 'D', 'C', '0', 0x0a, 0x01));
+		defblock(&s2, "SSDT", "st_ex\0\0\0", AML(0x10, 0x05, '\\', 0x00, T3500_S5));
+		ents[0] = addr_of(place(f.b, f.len));
+		ents[1] = addr_of(place(s1.b, s1.len));
+		ents[2] = addr_of(place_madt(2, &madt_len));
+		ssdt2 = variant == 2 ? place(s1.b, s1.len) : place(s2.b, s2.len);
+		ents[3] = addr_of(ssdt2);
+		root = place_root(true, ents, 4, &root_len);
+		rsdp = place_rsdp(2, 0, addr_of(root), true, true);
+		rc = run_init(addr_of(rsdp));
+		if (variant == 0)
+			kt_check(rc == 0 && acpi.nr_ssdt == 2 && acpi.have_s5 && acpi.slp_typa == 2 &&
+					 acpi.slp_typb == 2 &&
+					 !strcmp(acpi.s5_from, "SSDT 2 of 2 (OEM table id st_ex)"),
+				 "init: \\_S5 from the second SSDT when the DSDT has none",
+				 "rc %d ssdts %d have_s5 %d typ %u %u from \"%s\" err \"%s\"", rc,
+				 acpi.nr_ssdt, acpi.have_s5, acpi.slp_typa, acpi.slp_typb, acpi.s5_from,
+				 acpi.s5_err);
+		else if (variant == 1)
+			kt_check(rc == 0 && !acpi.have_s5 && strstr(acpi.s5_err, "end of the DSDT"),
+				 "init: a DSDT \\_S5 that cannot be read is not looked for in the SSDTs",
+				 "rc %d have_s5 %d \"%s\"", rc, acpi.have_s5, acpi.s5_err);
+		else if (variant == 2)
+			kt_check(rc == 0 && !acpi.have_s5 &&
+					 !strcmp(acpi.s5_err, "neither the DSDT nor any of the 2 SSDTs has a "
+							      "\\_S5 object"),
+				 "init: no \\_S5 in the DSDT or any SSDT", "rc %d have_s5 %d \"%s\"", rc,
+				 acpi.have_s5, acpi.s5_err);
+		else
+			kt_check(rc == 0 && acpi.hw_reduced && acpi.have_s5 && acpi.slp_typa == 2,
+				 "init: a hardware-reduced FADT's \\_S5 is read", "rc %d hwr %d have_s5 %d \"%s\"",
+				 rc, acpi.hw_reduced, acpi.have_s5, acpi.s5_err);
+	}
 }
 
 /* ---- SRAT and SLIT (acpi_parse_srat, acpi_parse_slit) and the layout they make ---- */
@@ -1561,6 +1798,8 @@ int main(void)
 	fadt_reboot_samples();
 	s5_qemu_samples();
 	s5_encodings();
+	s5_ssdt();
+	poweroff_methods();
 	srat_two_nodes();
 	srat_four_nodes();
 	srat_bad();
@@ -1571,6 +1810,7 @@ int main(void)
 		init_odd_tables();
 		init_fadt();
 		init_dsdt();
+		init_ssdt();
 	} else {
 		int e = errno;
 

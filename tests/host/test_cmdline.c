@@ -46,6 +46,7 @@ struct boot_options {
 	unsigned int cpus;       /* use at most this many CPUs; 0: all */
 	u64 seed;                /* seed for randomised tests and workloads */
 	char crash[32];          /* deliberately trigger a fault (tests the trap path) */
+	char test_fail[OPT_STR_MAX]; /* cases that fail on purpose after they run */
 	unsigned int ap_timeout_ms; /* how long to wait for APs to answer */
 	long ap_skip;            /* do not start the AP with this APIC id (-1: none) */
 	char x2apic[8];          /* APIC mode: auto, off */
@@ -56,7 +57,7 @@ struct boot_options {
 	unsigned int cpu_partial; /* per-cpu partial budget in objects; 0: by object size */
 	unsigned int slabinfo;   /* 1: print slabinfo at the end */
 	unsigned int ipi_wait_us;    /* ipi schemes: wait for a slab transfer, us */
-	unsigned int sheaf_capacity; /* objects per sheaf ("sheaves"); 0: by object size */
+	char sheaf_capacity[8];  /* objects per sheaf ("sheaves"): N, linux7, slablab; "": default */
 	unsigned int bench_reps;
 	unsigned int hackbench_groups, hackbench_loops;
 	unsigned int remote_objects;
@@ -73,6 +74,8 @@ struct boot_options {
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 	char replay_pace[16];    /* bench=replay: asap, original */
 	unsigned int replay_scale; /* replay_pace=original: recorded times in percent */
+	char sweep[OPT_STR_MAX]; /* bench=sweep: the settings */
+	char sweep_work[64];     /* bench=sweep: the workloads */
 	char exit[16];           /* how the kernel leaves the machine: halt, reboot, poweroff */
 	char reboot[16];         /* exit=reboot: the first way to try */
 };
@@ -92,15 +95,16 @@ static const struct field {
 	{ #n, BOOT_PARAM_##t, offsetof(struct boot_options, n), sizeof(opts.n),                    \
 	  offsetof(struct boot_options, n##_given) }
 	FG(test, LIST), FG(bench, LIST), F(cpus, UINT), F(seed, UINT), F(crash, ENUM),
+	F(test_fail, LIST),
 	F(ap_timeout_ms, UINT), F(ap_skip, UINT), F(x2apic, ENUM), F(numa, ENUM), FG(scheme, LIST), F(fastpath, ENUM),
-	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, UINT),
+	F(cpu_partial, UINT), F(slabinfo, UINT), F(ipi_wait_us, UINT), F(sheaf_capacity, STR),
 	F(bench_reps, UINT), F(hackbench_groups, UINT), F(hackbench_loops, UINT),
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
 	F(pcp, UINT),
 	F(replay_cpus, STR), F(replay_pace, ENUM), F(replay_scale, UINT),
-	F(exit, ENUM), F(reboot, ENUM),
+	F(sweep, STR), F(sweep_work, LIST), F(exit, ENUM), F(reboot, ENUM),
 #undef F
 #undef FG
 };
@@ -264,6 +268,7 @@ static void defaults(void)
 	KT_EQ_U("default cpus 0 (all)", d.cpus, 0);
 	KT_EQ_U("default seed 0", d.seed, 0);
 	KT_EQ_S("default crash empty", d.crash, "");
+	KT_EQ_S("default test_fail empty", d.test_fail, "");
 	KT_EQ_U("default ap_timeout_ms 5000", d.ap_timeout_ms, 5000);
 	kt_check(d.ap_skip == -1, "default ap_skip -1", "ap_skip %ld", d.ap_skip);
 	KT_EQ_S("default x2apic=auto", d.x2apic, "auto");
@@ -279,7 +284,7 @@ static void defaults(void)
 	KT_EQ_U("default latency_samples 10000", d.latency_samples, 10000);
 	KT_EQ_S("default fastpath=irq", d.fastpath, "irq");
 	KT_EQ_U("default cpu_partial 0 (by size)", d.cpu_partial, 0);
-	KT_EQ_U("default sheaf_capacity 0 (by size)", d.sheaf_capacity, 0);
+	KT_EQ_S("default sheaf_capacity empty (the default rule)", d.sheaf_capacity, "");
 	KT_EQ_U("default ipi_wait_us 200", d.ipi_wait_us, 200);
 	KT_EQ_U("default slabinfo 0", d.slabinfo, 0);
 	KT_EQ_S("default slub_debug empty", d.slub_debug, "");
@@ -291,6 +296,10 @@ static void defaults(void)
 	KT_EQ_S("default replay_cpus empty", d.replay_cpus, "");
 	KT_EQ_S("default replay_pace=asap", d.replay_pace, "asap");
 	KT_EQ_U("default replay_scale 100 (as recorded)", d.replay_scale, 100);
+	KT_EQ_S("default sweep: the study's grid", d.sweep,
+		"lock,partial,partial/30,partial/480,sheaves,sheaves/4,sheaves/8,sheaves/16,"
+		"sheaves/32,sheaves/64,sheaves/128,sheaves/linux7");
+	KT_EQ_S("default sweep_work=mix,hackbench,replay", d.sweep_work, "mix,hackbench,replay");
 	KT_EQ_S("default exit empty (debug-exit under a hypervisor, else halt)", d.exit, "");
 	KT_EQ_S("default reboot empty (every way from acpi)", d.reboot, "");
 	KT_EQ_U("default mem_map 0", d.mem_map, 0);
@@ -654,6 +663,31 @@ static void replay_options(void)
 	reject("replay_scale=1.5", "replay_scale=1.5", "bad value '1.5' for replay_scale=", NULL);
 }
 
+/* sweep= and sweep_work= (bench=sweep's grid). */
+static void sweep_options(void)
+{
+	want_defaults();
+	strcpy(want.sweep, "lock,partial/1,partial/100000,sheaves/1,sheaves/500,sheaves/linux7,"
+			   "sheaves/slablab,sheaves,partial");
+	accept("sweep= every kind of setting, numbers at their ends",
+	       "sweep=lock,partial/1,partial/100000,sheaves/1,sheaves/500,sheaves/linux7,"
+	       "sheaves/slablab,sheaves,partial");
+	strcpy(want.sweep_work, "replay");
+	accept("sweep_work=replay", "sweep=lock,partial/1,partial/100000,sheaves/1,sheaves/500,"
+	       "sheaves/linux7,sheaves/slablab,sheaves,partial sweep_work=replay");
+	reject("sweep=sheaves/0", "sweep=sheaves/0", "'sheaves/0' is not a setting", NULL);
+	reject("sweep=sheaves/501", "sweep=lock,sheaves/501", "'sheaves/501' is not a setting", NULL);
+	reject("sweep=partial/100001", "sweep=partial/100001", "'partial/100001' is not a setting",
+	       NULL);
+	reject("sweep=lock/3", "sweep=lock/3", "'lock/3' is not a setting", NULL);
+	reject("sweep=sheaves/linux6", "sweep=sheaves/linux6", "'sheaves/linux6' is not a setting",
+	       NULL);
+	reject("sweep=ipi", "sweep=ipi", "'ipi' is not a setting", NULL);
+	reject("sweep=sheaves/032", "sweep=sheaves/032", "'sheaves/032' is not a setting", NULL);
+	reject("sweep_work=fastpath", "sweep_work=mix,fastpath", "'fastpath' is not a workload",
+	       NULL);
+}
+
 /* test=, bench=, scheme=: comma lists without empty items, repeats or a lone word mixed in. */
 static void lists(void)
 {
@@ -887,13 +921,13 @@ static void slab_options(void)
 
 	want_defaults();
 	want.cpu_partial = 1;
-	want.sheaf_capacity = 1;
+	strcpy(want.sheaf_capacity, "1");
 	want.ipi_wait_us = 0;
 	want.slabinfo = 1;
 	accept("cpu_partial, sheaf_capacity, ipi_wait_us at their lowest, slabinfo=1",
 	       "cpu_partial=1 sheaf_capacity=1 ipi_wait_us=0 slabinfo=1");
 	want.cpu_partial = 100000;
-	want.sheaf_capacity = 500;
+	strcpy(want.sheaf_capacity, "500");
 	want.ipi_wait_us = 1000000;
 	want.slabinfo = 0;
 	accept("cpu_partial, sheaf_capacity, ipi_wait_us at their highest, slabinfo=0",
@@ -902,6 +936,15 @@ static void slab_options(void)
 	reject("cpu_partial=100001 rejected", "cpu_partial=100001", "cpu_partial", NULL);
 	reject("sheaf_capacity=0 rejected", "sheaf_capacity=0", "sheaf_capacity", "1..500", NULL);
 	reject("sheaf_capacity=501 rejected", "sheaf_capacity=501", "sheaf_capacity", NULL);
+	reject("sheaf_capacity=050 rejected (a leading zero)", "sheaf_capacity=050",
+	       "sheaf_capacity", "linux7 or slablab", NULL);
+	reject("sheaf_capacity=linux6 rejected", "sheaf_capacity=linux6", "sheaf_capacity",
+	       "linux7 or slablab", NULL);
+	want_defaults();
+	strcpy(want.sheaf_capacity, "linux7");
+	accept("sheaf_capacity=linux7", "sheaf_capacity=linux7");
+	strcpy(want.sheaf_capacity, "slablab");
+	accept("sheaf_capacity=slablab", "sheaf_capacity=slablab");
 	reject("ipi_wait_us=1000001 rejected", "ipi_wait_us=1000001", "ipi_wait_us",
 	       "0..1000000", NULL);
 	reject("slabinfo=2 rejected", "slabinfo=2", "slabinfo", "0..1", NULL);
@@ -928,5 +971,6 @@ int main(void)
 	slub_debug_specs();
 	slab_options();
 	replay_options();
+	sweep_options();
 	return kt_finish();
 }

@@ -45,7 +45,7 @@ int main(void)
 	start_pages = nr_free_pages();
 	for (size_t v = 0; v < stress_variants(); v++) {
 		unsigned long base = nr_free_pages(), bad = slab_bad_input_count();
-		unsigned long sent = 0, received = 0, allocs = 0, shrinks = 0;
+		unsigned long sent = 0, received = 0, allocs = 0, shrinks = 0, resizes = 0;
 		struct slab_cache_info info;
 		char name[120];
 		const char *why;
@@ -59,15 +59,19 @@ int main(void)
 		st.ops = OPS;
 		st.seed = 0xfeedULL + v;
 		st.shrink_every = 1500;
+		/* sheaves: every cpu changes the capacity now and then too */
+		st.resize_every = kmem_cache_sheaf_capacity(st.s) ? 500 : 0;
 		why = stress_run(&st);
 		for (int c = 0; c < NCPUS; c++) {
 			sent += st.cpu[c].sent;
 			received += st.cpu[c].received;
 			allocs += st.cpu[c].allocs + st.cpu[c].bulk_allocs;
 			shrinks += st.cpu[c].shrinks;
+			resizes += st.cpu[c].resizes;
 		}
-		printf("# %s: %lu allocations, %lu sent to other cpus, %lu shrinks, %.2f s\n",
-		       variants[v].name, allocs, sent, shrinks, now_s() - t0);
+		printf("# %s: %lu allocations, %lu sent to other cpus, %lu shrinks, %lu capacity "
+		       "changes, %.2f s\n", variants[v].name, allocs, sent, shrinks, resizes,
+		       now_s() - t0);
 		snprintf(name, sizeof(name), "%s: 4-cpu stress, patterns and interrupts",
 			 variants[v].name);
 		kt_check(!*why, name, "%s", why);

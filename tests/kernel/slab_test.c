@@ -826,6 +826,121 @@ static void random_stress_all_cpus(struct kunit *test)
 	kfree(st);
 }
 
+/*
+ * kmem_cache_set_sheaf_capacity while every CPU allocates, frees and frees the next CPU's
+ * objects (a mailbox each), each CPU changing the capacity now and then: the cross-calls
+ * that fit every CPU's sheaves reach CPUs in the middle of their work. Objects carry a
+ * pattern (random_stress_all_cpus's) checked at every free; at the end nothing is left
+ * allocated, and after one more change to 7 the CPUs and the barn keep no more than
+ * sheaves of 7 hold.
+ */
+struct resize_run {
+	struct kmem_cache *s;
+	long ops;
+	int errors;
+	u64 changes;
+	void *mailbox[][MAILBOX]; /* [nr_cpu_ids] */
+};
+
+static const unsigned int resize_caps[] = { 1, 4, 16, 60, 128, 500 };
+
+static void resize_free(struct resize_run *rr, void *p)
+{
+	if (!check_object(p))
+		__atomic_fetch_add(&rr->errors, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(rr->s, p);
+}
+
+static void resize_cpu(struct kunit *test, void *arg)
+{
+	struct resize_run *rr = arg;
+	int cpu = smp_processor_id(), next = (cpu + 1) % nr_cpu_ids;
+	u64 rng = boot_seed * 0x9e3779b97f4a7c15ULL + (u64)cpu * 7 + 3;
+	u8 *slot[STRESS_SLOTS] = {};
+
+	for (long op = 0; op < rr->ops; op++) {
+		u64 r = xorshift(&rng);
+		int i = (int)(r % STRESS_SLOTS);
+
+		if ((r >> 32) % 512 == 0) {
+			if (kmem_cache_set_sheaf_capacity(
+				    rr->s, resize_caps[(r >> 12) % ARRAY_SIZE(resize_caps)]))
+				__atomic_fetch_add(&rr->errors, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&rr->changes, 1, __ATOMIC_RELAXED);
+		}
+		if (!slot[i]) {
+			slot[i] = kmem_cache_alloc(rr->s, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, slot[i]);
+			fill_object(slot[i], 64, (u8)(r >> 24));
+			continue;
+		}
+		if ((r >> 40) % 4 == 0) {
+			void *old = __atomic_exchange_n(&rr->mailbox[next][(r >> 16) % MAILBOX],
+							slot[i], __ATOMIC_ACQ_REL);
+
+			if (old)
+				resize_free(rr, old);
+		} else {
+			resize_free(rr, slot[i]);
+		}
+		slot[i] = NULL;
+	}
+	for (int i = 0; i < STRESS_SLOTS; i++)
+		if (slot[i])
+			resize_free(rr, slot[i]);
+}
+
+static void resize_drain(void *arg)
+{
+	struct resize_run *rr = arg;
+
+	for (int i = 0; i < MAILBOX; i++) {
+		void *got = __atomic_exchange_n(&rr->mailbox[smp_processor_id()][i], NULL,
+						__ATOMIC_ACQ_REL);
+
+		if (got)
+			resize_free(rr, got);
+	}
+}
+
+static void sheaf_capacity_changes_while_every_cpu_works(struct kunit *test)
+{
+	struct resize_run *rr;
+	struct kmem_cache_mem m;
+	struct slab_cache_info info;
+	struct cpumask all;
+
+	if (!slab_scheme_exists("sheaves"))
+		kunit_skip(test, "no sheaves scheme in this kernel");
+	rr = kzalloc(sizeof(*rr) + (size_t)nr_cpu_ids * sizeof(rr->mailbox[0]), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	rr->s = kmem_cache_create_scheme("sheaf-resize", 64, 0, 0, NULL, "sheaves",
+					 SLAB_FASTPATH_IRQ);
+	KUNIT_ASSERT_NOT_NULL(test, rr->s);
+	if (!kmem_cache_sheaf_capacity(rr->s)) { /* slub_debug= made it a debug cache */
+		kmem_cache_destroy(rr->s);
+		kfree(rr);
+		kunit_skip(test, "debug caches replace scheme sheaves: no sheaves to resize");
+	}
+	rr->ops = MAX(3000L, 200000L / nr_cpu_ids);
+	kunit_run_on_all_cpus(test, resize_cpu, rr);
+	cpumask_setall(&all);
+	smp_run_on_cpus(&all, resize_drain, rr);
+	KUNIT_EXPECT_EQ(test, rr->errors, 0);
+	KUNIT_EXPECT_GT(test, rr->changes, 0);
+	KUNIT_EXPECT_GT(test, kmem_cache_stat_by_name(rr->s, "sheaf_resize"), 0);
+	kmem_cache_info(rr->s, &info);
+	KUNIT_EXPECT_EQ(test, info.active_objects, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_set_sheaf_capacity(rr->s, 7), 0);
+	kmem_cache_mem_info(rr->s, &m);
+	KUNIT_EXPECT_LE(test, m.cpu_cached, 2UL * 7 * (unsigned long)nr_cpu_ids);
+	KUNIT_EXPECT_LE(test, m.node_cached, 10UL * 7 * (unsigned long)nr_node_ids);
+	kunit_info(test, "%ld operations on each of %d cpus, %llu capacity changes", rr->ops,
+		   nr_cpu_ids, (unsigned long long)rr->changes);
+	kmem_cache_destroy(rr->s);
+	kfree(rr);
+}
+
 static void stats_count_paths(struct kunit *test)
 {
 	for_each_variant(v) {
@@ -877,12 +992,15 @@ static void free_them(void *arg)
 static void schemes_differ_where_partial_slabs_go(struct kunit *test)
 {
 	static void *objs[2000], *even[1000], *odd[1000];
+	unsigned int sheaf_fixed;
 
 	if (nr_cpu_ids < 2)
 		kunit_skip(test, "needs 2 CPUs");
 	/* 1000 frees must overflow the per-cpu layer: true of budgets up to the defaults for
-	 * 128-byte objects (cpu_partial 120, sheaf_capacity 32), not of much larger ones. */
-	if (slub_cpu_partial_override > 120 || slub_sheaf_capacity_override > 32)
+	 * 128-byte objects (cpu_partial 120, sheaf_capacity 32 or linux7's 60: two sheaves and
+	 * a barn of ten hold 720), not of much larger ones. */
+	sheaf_capacity_rule(&sheaf_fixed);
+	if (slub_cpu_partial_override > 120 || sheaf_fixed > 60)
 		kunit_skip(test, "cpu_partial= or sheaf_capacity= above the default budgets");
 	for_each_variant(v) {
 		unsigned long free_before = nr_free_pages();
@@ -1137,6 +1255,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(freelist_update_follows_the_cpu),
 	KUNIT_CASE(cross_cpu_frees),
 	KUNIT_CASE(random_stress_all_cpus),
+	KUNIT_CASE(sheaf_capacity_changes_while_every_cpu_works),
 	KUNIT_CASE(stats_count_paths),
 	KUNIT_CASE(schemes_differ_where_partial_slabs_go),
 	KUNIT_CASE(interrupt_handlers_allocate_too),

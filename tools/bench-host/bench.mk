@@ -25,7 +25,8 @@ BS_OBJS := $(call host_objs,$(BH)) $(patsubst %.c,$(BH)/k/%.o,$(wildcard bench/*
 BS_LDFLAGS := $(HOST_SMP_LDFLAGS) -Wl,-T,arch/host/benches.ld
 PEER_WRAPS := kmem_cache_create_scheme kmem_cache_alloc_zeroed kmem_cache_destroy \
 	kmem_cache_info kmem_cache_stat_by_name kmem_cache_shrink kmem_cache_alloc_bulk_zeroed \
-	kmem_cache_has_layer slab_scheme_flags
+	kmem_cache_has_layer slab_scheme_flags kmem_cache_mem_info kmem_cache_mem_reset_peak \
+	kmem_cache_set_param kmem_cache_get_param
 
 # make bench-host: the suite for every scheme, then the peers on hackbench, remote, scaling
 # and latency, then the micro-benchmarks of bench-host (pairs, batches, bulk, spsc) with the

@@ -77,6 +77,10 @@ struct kmem_cache *__real_kmem_cache_create_scheme(const char *name, unsigned in
 void *__real_kmem_cache_alloc_zeroed(struct kmem_cache *s, gfp_t gfp);
 void __real_kmem_cache_destroy(struct kmem_cache *s);
 int __real_kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out);
+void __real_kmem_cache_mem_info(struct kmem_cache *s, struct kmem_cache_mem *out);
+void __real_kmem_cache_mem_reset_peak(struct kmem_cache *s);
+int __real_kmem_cache_set_param(struct kmem_cache *s, const char *name, unsigned int value);
+int __real_kmem_cache_get_param(struct kmem_cache *s, const char *name, unsigned int *value);
 u64 __real_kmem_cache_stat_by_name(struct kmem_cache *s, const char *name);
 int __real_kmem_cache_shrink(struct kmem_cache *s);
 int __real_kmem_cache_alloc_bulk_zeroed(struct kmem_cache *s, gfp_t gfp, size_t n, void **p);
@@ -184,6 +188,38 @@ static long live(const struct peer_cache *c)
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sum += __atomic_load_n(&c->cpu[cpu].live, __ATOMIC_RELAXED);
 	return sum;
+}
+
+/* A peer's memory is its malloc's, which it does not say: the objects live, nothing else. */
+void __wrap_kmem_cache_mem_info(struct kmem_cache *s, struct kmem_cache_mem *out)
+{
+	struct peer_cache *c = as_peer(s);
+	long n;
+
+	if (!c) {
+		__real_kmem_cache_mem_info(s, out);
+		return;
+	}
+	n = live(c);
+	memset(out, 0, sizeof(*out));
+	out->live = out->objects = n > 0 ? (unsigned long)n : 0;
+}
+
+void __wrap_kmem_cache_mem_reset_peak(struct kmem_cache *s)
+{
+	if (!as_peer(s))
+		__real_kmem_cache_mem_reset_peak(s);
+}
+
+/* A peer has no scheme, so none of a scheme's settings. */
+int __wrap_kmem_cache_set_param(struct kmem_cache *s, const char *name, unsigned int value)
+{
+	return as_peer(s) ? -2 : __real_kmem_cache_set_param(s, name, value);
+}
+
+int __wrap_kmem_cache_get_param(struct kmem_cache *s, const char *name, unsigned int *value)
+{
+	return as_peer(s) ? -2 : __real_kmem_cache_get_param(s, name, value);
 }
 
 int __wrap_kmem_cache_info(struct kmem_cache *s, struct slab_cache_info *out)
