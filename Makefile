@@ -5,10 +5,13 @@
 #   make run        boot in QEMU, serial console on stdout; exit 0 iff the kernel reports success
 #   make test       host tests + a boot matrix of the in-kernel suites; ends "N passed, N failed"
 #   make debug      QEMU halted with a gdb stub on :1234; then gdb -x build/gdbinit
-#   make deps       install the Debian packages the above need (as root), or print the apt line
+#   make deps       install the Debian packages the above need (as root), or print the apt
+#                   line; fetch QEMU 10 for the x2APIC boots (tools/qemu10.sh). Every target
+#                   checks its own tools first (tools/deps.sh GROUP), make alone the build group
 #   make bench      boot the benchmark suite, keep build/bench.log, write build/report/ from it
 #   make replay TRACE=FILE  replay a slab trace on every scheme (docs/traces.md)
-#   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU)
+#   make trace-linux WORKLOAD=hackbench  trace Linux's own slab calls (Debian's kernel in QEMU;
+#                   WORKLOAD=hackbench|fs|fswalk|net|forkexec, SCALE=N repeats it N times)
 #   make sweep      partial lists against sheaves over a grid of settings and CPU counts (1 to
 #                   1024): build/sweep/sweep.jsonl, a point a line, and the study from it
 #                   (docs/sheaves-study.md); resumes where it stopped (hours on a 2-core host)
@@ -91,7 +94,11 @@ FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
 	fuzz bench replay trace-linux bench-linux handout grade test-labs autograder lava-job test-lava \
 	netboot sweep
-all: $(B)/slablab.elf $(B)/slablab.iso
+# Like every target below, the default one first checks its tools (tools/deps.sh: installs
+# what is missing as root, else prints the apt-get line and stops).
+all:
+	@tools/deps.sh build
+	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/slablab.iso
 
 $(B)/gen/trampoline.inc: arch/x86/trampoline.h
 	@mkdir -p $(@D)
@@ -200,32 +207,55 @@ bench:
 	  python3 tools/benchreport.py $(B)/bench.log -o $(B)/report || { [ $$rc != 0 ] || rc=1; }; \
 	  exit $$rc
 
+# build/trace/slabtrace (tools/trace/slabtrace.c with the kernel's own trace reader,
+# bench/trace.c): slabtrace.py's from-linux and check in C, for traces of millions of events
+# (docs/traces.md). make replay checks with it, make trace-linux converts with it.
+TRACE_TOOL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-I. -DARCH_HOST
+$(B)/trace/slabtrace: tools/trace/slabtrace.c bench/trace.c bench/trace.h kernel/types.h \
+	kernel/printk.h kernel/string.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(TRACE_TOOL_CFLAGS) -o $@ tools/trace/slabtrace.c bench/trace.c
+
 # make replay TRACE=FILE: bench=replay of a slab trace (docs/traces.md) on every scheme, the
 # knobs of make run; CMDLINE adds options (replay_cpus=, scheme=; a bench= of its own
 # replaces bench=replay, e.g. bench=replay,hackbench). The log is kept in
-# build/replay.log; tools/trace/slabtrace.py check runs first and stops a bad trace here.
+# build/replay.log; build/trace/slabtrace check (the kernel's reader) runs first and stops a
+# bad trace here.
 replay:
 	@tools/deps.sh run
 	@[ -n "$(TRACE)" ] || { echo "make replay: give the trace, TRACE=FILE (docs/traces.md)"; exit 2; }
 	@[ -f "$(TRACE)" ] || { echo "make replay: no file $(TRACE)"; exit 2; }
-	@python3 tools/trace/slabtrace.py check $(call sq,$(TRACE))
-	@$(MAKE) --no-print-directory $(B)/slablab.elf
+	@$(MAKE) --no-print-directory $(B)/trace/slabtrace $(B)/slablab.elf
+	@$(B)/trace/slabtrace check $(call sq,$(TRACE))
 	@$(MAKE) --no-print-directory iso-cmdline OUT=$(B)/replay.iso MODULE=$(call sq,$(TRACE)) \
 	  CMDLINE=$(call sq,$(if $(filter bench=%,$(value CMDLINE)),,bench=replay )$(value CMDLINE)) >/dev/null
 	@ISO=$(B)/replay.iso LOG=$(B)/replay.log tools/qemu-run.sh
 
-# make trace-linux WORKLOAD=hackbench|fs: Debian's kernel (linux-image-amd64) booted in QEMU
-# traces Linux's kmem events while it runs the workload (tools/trace/linux/capture.sh, a few
-# minutes under TCG); the texts of tracefs, trace-cmd report and perf script are kept in
-# build/trace/linux/ and trace-cmd's is converted to build/trace/linux-WORKLOAD.trace,
-# ready for make replay TRACE=build/trace/linux-WORKLOAD.trace.
+# make trace-linux WORKLOAD=hackbench|fs|fswalk|net|forkexec: Debian's kernel
+# (linux-image-amd64) booted in QEMU traces Linux's kmem events while it runs the workload
+# (tools/trace/linux/capture.sh, a minute or two under TCG); the texts of tracefs, trace-cmd
+# report and perf script are kept in build/trace/linux/ and trace-cmd's is converted to
+# build/trace/linux-WORKLOAD.trace, ready for make replay TRACE=build/trace/linux-WORKLOAD.trace.
+# SCALE=N repeats the workload N times and traces it with trace-cmd alone (TRACERS= to
+# choose): build/trace/linux-xN/ and build/trace/linux-WORKLOAD-xN.trace (SCALE=160 of
+# hackbench: 10.5 million events, MEM=3G for the guest's copy of the trace).
 WORKLOAD ?= hackbench
+SCALE ?= 1
+TRACERS ?=
+tl_dir = $(B)/trace/linux$(if $(filter-out 1,$(SCALE)),-x$(SCALE))
+tl_trace = $(B)/trace/linux-$(WORKLOAD)$(if $(filter-out 1,$(SCALE)),-x$(SCALE)).trace
 trace-linux:
 	@tools/deps.sh trace
-	@tools/trace/linux/capture.sh $(call sq,$(WORKLOAD)) $(B)/trace/linux
-	@python3 tools/trace/slabtrace.py from-linux $(B)/trace/linux/$(WORKLOAD).trace-cmd.txt \
-	  -o $(B)/trace/linux-$(WORKLOAD).trace --source linux-6.1:$(WORKLOAD)
-	@echo "make replay TRACE=$(B)/trace/linux-$(WORKLOAD).trace"
+	@$(MAKE) --no-print-directory $(B)/trace/slabtrace
+	@SCALE=$(call sq,$(SCALE)) TRACERS=$(call sq,$(TRACERS)) \
+	  MEM=$(if $(filter file,$(origin MEM)),,$(call sq,$(MEM))) \
+	  TIMEOUT=$(if $(filter file,$(origin TIMEOUT)),,$(call sq,$(TIMEOUT))) \
+	  tools/trace/linux/capture.sh $(call sq,$(WORKLOAD)) $(tl_dir)
+	@$(B)/trace/slabtrace from-linux $(tl_dir)/$(WORKLOAD).trace-cmd.txt -o $(tl_trace) \
+	  --source linux-6.1:$(WORKLOAD)$(if $(filter-out 1,$(SCALE)),x$(SCALE))
+	@echo "make replay TRACE=$(tl_trace)"
 
 # make bench-linux: slablab's bench=fastpath,bulk,remote on Linux's own SLUB and on slablab,
 # with the same QEMU command (tools/qemu-run.sh's for SMP, MEM, ACCEL, ICOUNT):
@@ -289,7 +319,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/test_*
 include arch/host/build.mk
 include tests/host/host.mk
 
-host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check $(B)/host/acpi-check
+host-tests: $(HOST_TESTS) $(B)/host/fuzz_slab $(B)/host/trace_check $(B)/trace/slabtrace $(B)/host/acpi-check
 
 # libFuzzer over the slab allocator with every debug check on (tests/host/fuzz_slab.c), for
 # FUZZ_TIME seconds; its corpus is kept in build/fuzz-corpus/, a crash input in build/.
@@ -310,8 +340,6 @@ test:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
-# The ipi schemes' protocol in Promela, checked with spin at length (make test does a short
-# pass of it): docs/ipi-protocol.md.
 # make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab
 # (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
 # minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
@@ -330,9 +358,13 @@ test-numa:
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) TEST_NUMA=1 \
 	  TEST_FILTER='^numa\[(scheme=|x2apic)' tools/test.sh
 
+# The Promela models (tools/model/: the ipi schemes' protocol, the sheaves barn, RCU's grace
+# periods), checked with spin at length (make test does a short pass of each): docs/models.md,
+# docs/rcu.md.
 model:
 	@tools/deps.sh test
 	@tools/model/check.sh --full
+	@tools/model/rcu.sh --full
 
 # The course labs (docs/labs/, tools/lab.py). OUT is also iso-cmdline's: its default here is
 # build/labN. TREE: the tree to grade (default this one), built with its own Makefile and
@@ -343,6 +375,7 @@ TREE ?= .
 CHECK ?=
 handout:
 	@[ -n "$(LAB)" ] || { echo "make handout: give LAB=n (docs/labs/)"; exit 2; }
+	@tools/deps.sh build
 	@python3 tools/lab.py handout $(call sq,$(LAB)) \
 	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/lab$(LAB),$(OUT)))
 

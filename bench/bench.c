@@ -12,6 +12,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/random.h"
+#include "kernel/rcu.h"
 #include "kernel/screen.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
@@ -585,6 +586,7 @@ u64 bench_run_together(const struct cpumask *mask, void (*fn)(void *arg), void *
 	struct together t = { .fn = fn, .arg = arg, .waiting = cpumask_weight(mask), .mask = mask };
 
 	smp_run_on_cpus(mask, together_fn, &t);
+	rcu_quiescent_state(); /* a step's end; the others pass one in their idle loops */
 	return t.t_release;
 }
 
@@ -720,6 +722,7 @@ int bench_run_selected(const char *filter)
 
 		printk("\n== bench %s: %s ==\n", run[i]->name, run[i]->what);
 		run[i]->run();
+		rcu_quiescent_state(); /* between steps: no reader, RCU callbacks may run */
 		printk("== bench %s: %llu ms ==\n", run[i]->name,
 		       (unsigned long long)((ktime_ns() - t0) / 1000000));
 	}

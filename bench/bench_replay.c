@@ -25,6 +25,13 @@
  * there; an event done late adds to the lag (how far behind schedule the replay fell). With
  * replay_pace=asap (the default) every event is done as soon as it can be.
  *
+ * Version 2's kfree_rcu (kfree_rcu is not in this kernel yet) is replayed as the trace says it
+ * happened: the object stays allocated, handed over, until its rcu_free event frees it with
+ * kmem_cache_free or kfree (its slot says which), on whichever CPU replays that event; an
+ * rcu_free that comes first waits for its kfree_rcu as a free waits for its allocation. A
+ * node is counted and the allocation made on the replaying CPU's node (there is no
+ * kmem_cache_alloc_node yet); a nolock call is counted and replayed as the locked one.
+ *
  * Every object is stamped at allocation (its id in the first and the last word) and checked
  * at its free: an object handed out twice, or damaged, fails the run. kmalloc is served by
  * per-scheme caches of kmalloc's classes (the real kmalloc caches have the boot scheme),
@@ -77,12 +84,18 @@ static const unsigned int rp_classes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512
 
 /* One object of the trace. v: 0 not allocated yet; RP_FREED; RP_SKIPPED (an allocation
  * the replay skipped); RP_WAIT | cpu << 3: a free on cpu waits for it; RP_WAIT_MANY: frees
- * on several CPUs wait; else the object's address (8-aligned). */
+ * on several CPUs wait; else the object's address (8-aligned), live, or with RP_RCU: handed
+ * to RCU by its kfree_rcu, with RP_RCU_WAIT: live, and an rcu_free waits for its kfree_rcu,
+ * with RP_HELD: its kfree_rcu checks it before handing it over. */
 #define RP_FREED 1ull
 #define RP_WAIT 2ull
 #define RP_WAIT_MANY 3ull
 #define RP_SKIPPED 4ull
-#define rp_is_ptr(v) ((v) > RP_SKIPPED && !((v) & 7))
+#define RP_RCU 5ull
+#define RP_RCU_WAIT 6ull
+#define RP_HELD 7ull
+#define rp_has_obj(v) ((v) > 8 && (!((v) & 7) || ((v) & 7) >= RP_RCU))
+#define rp_obj(v) ((void *)(uptr)((v) & ~7ull))
 #define rp_is_wait(v) (((v) & 7) == RP_WAIT || (v) == RP_WAIT_MANY)
 
 struct rp_slot {
@@ -91,11 +104,13 @@ struct rp_slot {
 	u16 cache;
 	u16 cpu;
 };
+_Static_assert(sizeof(struct rp_slot) == 16, "docs/traces.md: 16 bytes an id");
 
 struct rp_stream {
 	struct trace_cursor cur;
 	u64 wait_id; /* blocked: the id its next free waits for */
 	bool blocked, done;
+	bool wait_rcu; /* blocked: an rcu_free waits for the kfree_rcu, not the allocation */
 	bool early; /* replay_pace=original: its next event's time has not come yet */
 	int cpu;
 };
@@ -105,6 +120,7 @@ struct rp_cpu {
 	int nr_streams, remaining;
 	u64 events, allocs, frees, remote, never_allocated, double_free, skipped_allocs,
 		skipped_frees, t_done;
+	u64 kfree_rcu, rcu_frees; /* version 2 */
 	u64 lag_max; /* replay_pace=original: cycles, the latest an event was done */
 	u64 *hist_alloc, *hist_free; /* RP_BUCKETS each */
 } __aligned(64);
@@ -348,11 +364,25 @@ wake:
 	}
 }
 
-/* true: done (or skipped); false: the free waits for its allocation (st->blocked). */
+/* Every CPU but this one, for a change of a slot that frees on several may wait for. */
+static void rp_wake_others(int cpu)
+{
+	for (int c = 0; c < nr_cpu_ids; c++)
+		if (c != cpu)
+			bench_wake(c);
+}
+
+/*
+ * A free, a kfree_rcu or an rcu_free. kfree and kmem_cache_free free a live object;
+ * kfree_rcu hands it to RCU and it stays allocated; rcu_free frees one handed over. true:
+ * done (or skipped); false: it waits (st->blocked) for the allocation, or an rcu_free for
+ * its kfree_rcu (st->wait_rcu).
+ */
 static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, int cpu,
 		    const struct trace_event *e)
 {
 	struct rp_slot *sl = slot_of(r, e->id);
+	bool rcu_call = e->kind == TRACE_KFREE_RCU, rcu_free = e->kind == TRACE_RCU_FREE;
 	u64 v, t0, t1, got;
 	u32 bad;
 	void *p;
@@ -363,16 +393,39 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 	}
 	v = __atomic_load_n(&sl->v, __ATOMIC_ACQUIRE);
 	for (;;) {
-		if (v == RP_FREED) {
-			me->double_free++;
+		u64 low = v & 7;
+
+		if (v == RP_FREED || (rp_has_obj(v) && low >= RP_RCU && low != RP_RCU_WAIT &&
+				      !rcu_free)) {
+			me->double_free++; /* a free or a kfree_rcu of an object RCU has */
 			return true;
 		}
 		if (v == RP_SKIPPED) {
 			me->skipped_frees++;
 			return true;
 		}
-		if (rp_is_ptr(v)) {
-			if (__atomic_compare_exchange_n(&sl->v, &v, RP_FREED, false, __ATOMIC_ACQ_REL,
+		if (rp_has_obj(v) && rcu_free && low == RP_HELD) {
+			cpu_relax(); /* its kfree_rcu is about to hand it over */
+			v = __atomic_load_n(&sl->v, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		if (rp_has_obj(v) && rcu_free && low != RP_RCU) {
+			/* live: the kfree_rcu has not come; mark the slot so that it wakes us */
+			if (low == RP_RCU_WAIT ||
+			    __atomic_compare_exchange_n(&sl->v, &v, v | RP_RCU_WAIT, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+				st->blocked = true;
+				st->wait_rcu = true;
+				st->wait_id = e->id;
+				return false;
+			}
+			continue;
+		}
+		if (rp_has_obj(v)) {
+			/* ours: to free, or (kfree_rcu) held until checked, then handed over */
+			u64 want = rcu_call ? (v & ~7ull) | RP_HELD : RP_FREED;
+
+			if (__atomic_compare_exchange_n(&sl->v, &v, want, false, __ATOMIC_ACQ_REL,
 							__ATOMIC_ACQUIRE))
 				break;
 			continue;
@@ -386,12 +439,13 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 								     __ATOMIC_SEQ_CST,
 								     __ATOMIC_ACQUIRE)) {
 				st->blocked = true;
+				st->wait_rcu = false;
 				st->wait_id = e->id;
 				return false;
 			}
 		}
 	}
-	p = (void *)(uptr)v;
+	p = rp_obj(v);
 	bad = stamp_bad(p, sl->size, e->id, &got);
 	if (bad) {
 		rp_abort(r, "stream %u event %llu: id %llu, %u bytes at %p allocated on CPU %u: "
@@ -402,6 +456,15 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 			 (unsigned long long)(bad == 1 ? RP_STAMP ^ e->id : ~(RP_STAMP ^ e->id)));
 		return true;
 	}
+	if (rcu_call) { /* checked: RCU has it now, and an rcu_free that waits may go on */
+		__atomic_store_n(&sl->v, (v & ~7ull) | RP_RCU, __ATOMIC_RELEASE);
+		if ((v & 7) == RP_RCU_WAIT)
+			rp_wake_others(cpu);
+		me->kfree_rcu++;
+		return true;
+	}
+	if ((v & 7) == RP_RCU_WAIT) /* freed: the rcu_free that waits finds it so */
+		rp_wake_others(cpu);
 	if (sl->cpu != cpu)
 		me->remote++;
 	t0 = get_cycles();
@@ -409,6 +472,7 @@ static bool do_free(struct rp_run *r, struct rp_stream *st, struct rp_cpu *me, i
 	t1 = get_cycles();
 	me->hist_free[bucket_of(t1 - t0)]++;
 	me->frees++;
+	me->rcu_frees += rcu_free;
 	return true;
 }
 
@@ -453,7 +517,7 @@ static bool stream_step(struct rp_run *r, struct rp_stream *st, struct rp_cpu *m
 			st->cur = save;
 			break;
 		}
-		st->blocked = false;
+		st->blocked = st->wait_rcu = false;
 		me->events++;
 		me->lag_max = MAX(me->lag_max, lag);
 		progress = true;
@@ -488,7 +552,7 @@ static bool can_progress(struct rp_run *r, struct rp_cpu *me)
 		if (!st->blocked)
 			return true;
 		v = __atomic_load_n(&slot_of(r, st->wait_id)->v, __ATOMIC_ACQUIRE);
-		if (!rp_is_wait(v) && v != 0)
+		if (st->wait_rcu ? (v & 7) != RP_RCU_WAIT : !rp_is_wait(v) && v != 0)
 			return true;
 	}
 	return false;
@@ -607,6 +671,7 @@ static u64 ipis_sent_all(void)
 struct rp_result {
 	u64 cycles, events, allocs, frees, remote, never_allocated, double_free, skipped_allocs,
 		skipped_frees, live_at_end, ipis, wakeups, list_lock, list_lock_contended;
+	u64 kfree_rcu, rcu_frees;
 	u64 lag_max; /* replay_pace=original: cycles */
 	unsigned long peak_pages;
 };
@@ -619,8 +684,8 @@ static u64 free_live(struct rp_run *r)
 	for (u64 id = 0; id < r->t->nr_ids; id++) {
 		struct rp_slot *sl = slot_of(r, id);
 
-		if (rp_is_ptr(sl->v)) {
-			obj_free(r, sl, (void *)(uptr)sl->v);
+		if (rp_has_obj(sl->v)) { /* live, or handed to RCU and not freed yet */
+			obj_free(r, sl, rp_obj(sl->v));
 			sl->v = RP_FREED;
 			n++;
 		}
@@ -645,6 +710,7 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 		c->nr_streams = c->remaining = 0;
 		c->events = c->allocs = c->frees = c->remote = c->never_allocated = 0;
 		c->double_free = c->skipped_allocs = c->skipped_frees = c->t_done = 0;
+		c->kfree_rcu = c->rcu_frees = 0;
 		c->lag_max = 0;
 	}
 	for (u32 s = 0; s < r->t->nr_streams; s++) {
@@ -683,6 +749,8 @@ static bool replay_once(struct rp_run *r, const int *map, int map_len, struct rp
 		res->double_free += c->double_free;
 		res->skipped_allocs += c->skipped_allocs;
 		res->skipped_frees += c->skipped_frees;
+		res->kfree_rcu += c->kfree_rcu;
+		res->rcu_frees += c->rcu_frees;
 		res->lag_max = MAX(res->lag_max, c->lag_max);
 	}
 	res->cycles = t_end > t0 ? t_end - t0 : 1;
@@ -760,6 +828,7 @@ static void run_replay(void)
 	u64 *samples = NULL;
 	char src[40], params[320], pace[48], a[24], b[24], c[24];
 	struct rp_result *res = NULL;
+	unsigned long table_free0, table_kib;
 
 	if (boot_param_given(replay_scale) && strcmp(replay_pace, "original")) {
 		bench_fail("replay", "replay_scale=%u scales the recorded times of "
@@ -797,6 +866,7 @@ static void run_replay(void)
 			goto out;
 		}
 	}
+	table_free0 = nr_free_pages();
 	if (bench_table_alloc(&r.state, t.nr_ids ? t.nr_ids : 1, 1) ||
 	    bench_table_alloc(&r.slots, t.nr_ids ? t.nr_ids : 1, sizeof(struct rp_slot))) {
 		bench_fail("replay", "no memory for the table of %llu objects: it needs %llu MiB, "
@@ -807,6 +877,7 @@ static void run_replay(void)
 			   bench_free_mib());
 		goto out;
 	}
+	table_kib = (table_free0 - MIN(table_free0, nr_free_pages())) * (PAGE_SIZE / 1024);
 	cursors = kcalloc(t.nr_streams, sizeof(*cursors), GFP_KERNEL);
 	r.streams = kcalloc(t.nr_streams, sizeof(*r.streams), GFP_KERNEL);
 	r.cpus = kcalloc((size_t)nr_cpu_ids, sizeof(*r.cpus), GFP_KERNEL);
@@ -843,6 +914,20 @@ static void run_replay(void)
 	       (unsigned long long)sum.double_free, (unsigned long long)sum.size_zero,
 	       (unsigned long long)sum.size_too_big, (unsigned long long)(RP_MAX_SIZE >> 10),
 	       (unsigned long long)sum.page_allocs, (unsigned long long)sum.live_at_end, reps);
+	printk("replay: memory beside the trace: the table of %llu ids, %llu bytes (16 bytes an "
+	       "id, a byte of state and the pointers to its pieces); the page allocator gave it "
+	       "%lu KiB\n", (unsigned long long)t.nr_ids,
+	       (unsigned long long)(bench_table_bytes(t.nr_ids, 1) +
+				    bench_table_bytes(t.nr_ids, sizeof(struct rp_slot))),
+	       table_kib);
+	if (t.version >= 2)
+		printk("replay: trace version %u: %llu kfree_rcu, each object freed at its rcu_free "
+		       "event (%llu of them; %llu still handed to RCU at the end, freed then): "
+		       "kfree_rcu itself is not in this kernel yet; %llu nolock calls, replayed as "
+		       "the locked ones; %llu allocations on a given node, made on the replaying "
+		       "CPU's node\n", t.version, (unsigned long long)sum.kfree_rcu,
+		       (unsigned long long)sum.rcu_frees, (unsigned long long)sum.rcu_pending_at_end,
+		       (unsigned long long)sum.nolock, (unsigned long long)sum.node_allocs);
 	if (r.paced) {
 		u64 sched_ns = bench_mul_div(sum.duration_ns, replay_scale, 100);
 
@@ -919,6 +1004,10 @@ static void run_replay(void)
 							 m->skipped_allocs + m->skipped_frees) * 10,
 			   "count", NULL);
 		bench_json("replay", params, "live_at_end", m->live_at_end * 10, "count", NULL);
+		if (t.version >= 2) {
+			bench_json("replay", params, "kfree_rcu", m->kfree_rcu * 10, "count", NULL);
+			bench_json("replay", params, "rcu_frees", m->rcu_frees * 10, "count", NULL);
+		}
 		if (r.paced)
 			bench_json("replay", params, "lag_max", cycles_to_ns(m->lag_max) * 10, "ns",
 				   NULL);

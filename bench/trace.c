@@ -79,14 +79,14 @@ int trace_open(struct trace *t, const void *data, u64 len, char *err, size_t err
 	t->source[31] = '\0';
 	flags = get32(d + 64);
 	hb = get32(d + 68);
-	if (version != TRACE_VERSION) {
-		snprintf(err, errlen, "format version %u, this kernel reads version %d", version,
-			 TRACE_VERSION);
+	if (version < TRACE_MIN_VERSION || version > TRACE_VERSION) {
+		snprintf(err, errlen, "format version %u, this kernel reads versions %d and %d",
+			 version, TRACE_MIN_VERSION, TRACE_VERSION);
 		return -1;
 	}
+	t->version = version;
 	if (flags) {
-		snprintf(err, errlen, "header flags %#x: version %d defines none", flags,
-			 TRACE_VERSION);
+		snprintf(err, errlen, "header flags %#x: version %u defines none", flags, version);
 		return -1;
 	}
 	if (!t->nr_streams || t->nr_streams > TRACE_MAX_STREAMS) {
@@ -200,10 +200,15 @@ static int varint(struct trace_cursor *c, u64 *v, const char *what, char *err, s
 	}
 }
 
+static const char *const kind_names[] = {
+	[TRACE_ALLOC] = "alloc", [TRACE_KMALLOC] = "kmalloc", [TRACE_FREE] = "free",
+	[TRACE_KFREE] = "kfree", [TRACE_KFREE_RCU] = "kfree_rcu", [TRACE_RCU_FREE] = "rcu_free",
+};
+
 int trace_next(struct trace_cursor *c, struct trace_event *e, char *err, size_t errlen)
 {
-	u64 dt;
-	u8 kind;
+	u64 dt, node = TRACE_NO_NODE;
+	u8 byte, kind, flags = 0;
 
 	if (c->i == c->n) {
 		if (c->p != c->end) {
@@ -219,18 +224,40 @@ int trace_next(struct trace_cursor *c, struct trace_event *e, char *err, size_t 
 			 (unsigned long long)c->i, (unsigned long long)c->n);
 		return -1;
 	}
-	kind = *c->p++;
-	if (kind < TRACE_ALLOC || kind > TRACE_KFREE) {
+	byte = *c->p++;
+	kind = byte;
+	if (c->t->version >= 2) {
+		kind = byte & TRACE_EV_KIND;
+		flags = byte & ~TRACE_EV_KIND;
+	}
+	if (kind < TRACE_ALLOC || kind > (c->t->version >= 2 ? TRACE_RCU_FREE : TRACE_KFREE)) {
 		snprintf(err, errlen, "stream %u event %llu: unknown event type %u", c->stream,
 			 (unsigned long long)c->i, kind);
+		return -1;
+	}
+	if (flags & ~(TRACE_EV_NOLOCK | TRACE_EV_NODE)) {
+		snprintf(err, errlen, "stream %u event %llu: unknown event flags %#x", c->stream,
+			 (unsigned long long)c->i, flags & ~(TRACE_EV_NOLOCK | TRACE_EV_NODE));
+		return -1;
+	}
+	if ((flags & TRACE_EV_NODE) && kind != TRACE_ALLOC && kind != TRACE_KMALLOC) {
+		snprintf(err, errlen, "stream %u event %llu: a node on a %s (only allocations have "
+			 "one)", c->stream, (unsigned long long)c->i, kind_names[kind]);
+		return -1;
+	}
+	if ((flags & TRACE_EV_NOLOCK) && kind == TRACE_RCU_FREE) {
+		snprintf(err, errlen, "stream %u event %llu: nolock on an rcu_free (RCU frees it, not "
+			 "a caller)", c->stream, (unsigned long long)c->i);
 		return -1;
 	}
 	e->kind = kind;
 	e->arg = 0;
 	if (varint(c, &dt, "time", err, errlen) || varint(c, &e->id, "id", err, errlen))
 		return -1;
-	if (kind != TRACE_KFREE &&
+	if (kind <= TRACE_FREE &&
 	    varint(c, &e->arg, kind == TRACE_KMALLOC ? "size" : "cache", err, errlen))
+		return -1;
+	if ((flags & TRACE_EV_NODE) && varint(c, &node, "node", err, errlen))
 		return -1;
 	if (e->id >= c->t->nr_ids) {
 		snprintf(err, errlen, "stream %u event %llu: id %llu past the header's %llu ids",
@@ -244,6 +271,14 @@ int trace_next(struct trace_cursor *c, struct trace_event *e, char *err, size_t 
 			 c->t->nr_caches);
 		return -1;
 	}
+	if ((flags & TRACE_EV_NODE) && node >= TRACE_MAX_NODES) {
+		snprintf(err, errlen, "stream %u event %llu: node %llu, the format allows 0..%d",
+			 c->stream, (unsigned long long)c->i, (unsigned long long)node,
+			 TRACE_MAX_NODES - 1);
+		return -1;
+	}
+	e->node = (u32)node;
+	e->nolock = flags & TRACE_EV_NOLOCK;
 	c->ts += dt;
 	e->ts = c->ts;
 	c->i++;
@@ -270,6 +305,9 @@ int trace_analyze(const struct trace *t, trace_id_state_fn state, void *ctx,
 			u8 *st;
 
 			out->duration_ns = MAX(out->duration_ns, e.ts);
+			out->nolock += e.nolock;
+			if (e.kind == TRACE_KFREE_RCU)
+				*state(ctx, e.id) |= TRACE_ID_RCU;
 			if (e.kind != TRACE_ALLOC && e.kind != TRACE_KMALLOC)
 				continue;
 			st = state(ctx, e.id);
@@ -281,6 +319,7 @@ int trace_analyze(const struct trace *t, trace_id_state_fn state, void *ctx,
 			}
 			*st |= TRACE_ID_ALLOCATED;
 			out->allocs++;
+			out->node_allocs += e.node != TRACE_NO_NODE;
 			if (e.kind == TRACE_KMALLOC && !e.arg)
 				out->size_zero++;
 			else if (e.kind == TRACE_KMALLOC && e.arg > max_size)
@@ -325,15 +364,28 @@ int trace_analyze(const struct trace *t, trace_id_state_fn state, void *ctx,
 					out->peak_live = MAX(out->peak_live, live);
 				} else if (!(*st & TRACE_ID_ALLOCATED)) {
 					out->free_never_allocated++;
-				} else if (*st & TRACE_ID_FREED) {
+				} else if (e.kind == TRACE_RCU_FREE && !(*st & TRACE_ID_RCU)) {
+					snprintf(err, errlen, "stream %u event %llu: rcu_free of id %llu, "
+						 "which no kfree_rcu hands to RCU", s,
+						 (unsigned long long)(c->i - 1),
+						 (unsigned long long)e.id);
+					return -1;
+				} else if ((*st & TRACE_ID_FREED) ||
+					   (e.kind != TRACE_RCU_FREE && (*st & TRACE_ID_RCU_PENDING))) {
 					out->double_free++;
-				} else if (!(*st & TRACE_ID_LIVE)) {
-					*c = save; /* waits for the allocation */
+				} else if (!(*st & TRACE_ID_LIVE) ||
+					   (e.kind == TRACE_RCU_FREE && !(*st & TRACE_ID_RCU_PENDING))) {
+					*c = save; /* waits for the allocation (the kfree_rcu) */
 					break;
+				} else if (e.kind == TRACE_KFREE_RCU) {
+					*st |= TRACE_ID_RCU_PENDING;
+					out->kfree_rcu++;
 				} else {
-					*st = (u8)((*st & ~TRACE_ID_LIVE) | TRACE_ID_FREED);
+					*st = (u8)((*st & ~(TRACE_ID_LIVE | TRACE_ID_RCU_PENDING)) |
+						   TRACE_ID_FREED);
 					live--;
 					out->frees++;
+					out->rcu_frees += e.kind == TRACE_RCU_FREE;
 				}
 				moved = true;
 			}
@@ -345,14 +397,22 @@ int trace_analyze(const struct trace *t, trace_id_state_fn state, void *ctx,
 				if (c->done)
 					continue;
 				trace_next(c, &e, err, errlen);
-				snprintf(err, errlen, "stream %u event %llu: deadlock: the free of id %llu "
-					 "waits for its allocation, and every stream that could make it "
-					 "waits too", s, (unsigned long long)(c->i - 1),
-					 (unsigned long long)e.id);
+				if (e.kind == TRACE_RCU_FREE && (*state(ctx, e.id) & TRACE_ID_LIVE))
+					snprintf(err, errlen, "stream %u event %llu: deadlock: the rcu_free "
+						 "of id %llu waits for its kfree_rcu, and every stream that "
+						 "could make it waits too", s, (unsigned long long)(c->i - 1),
+						 (unsigned long long)e.id);
+				else
+					snprintf(err, errlen, "stream %u event %llu: deadlock: the free of "
+						 "id %llu waits for its allocation, and every stream that "
+						 "could make it waits too", s, (unsigned long long)(c->i - 1),
+						 (unsigned long long)e.id);
 				return -1;
 			}
 		}
 	}
 	out->live_at_end = live;
+	/* each kfree_rcu done made an id pending, each rcu_free done ended one */
+	out->rcu_pending_at_end = out->kfree_rcu - out->rcu_frees;
 	return 0;
 }

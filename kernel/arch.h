@@ -31,8 +31,17 @@ void arch_send_call_ipi(int cpu);   /* "your cross-call queue has work" */
 void arch_send_wakeup_ipi(int cpu); /* "leave hlt and look at your work" */
 void arch_send_ipi(int cpu, unsigned int slot); /* "run kernel/smp.c's IPI handler slot" */
 void arch_idle(void);               /* enable interrupts and halt until one arrives */
+/* arch_idle, but also woken after about ns (x86: the local APIC timer, one-shot) */
+void arch_idle_timeout(u64 ns);
 void arch_halt_while_ne(const volatile u32 *p, u32 v); /* halt unless *p == v; NMI-safe */
 void arch_kick_cpu(int cpu);        /* NMI cpu out of arch_halt_while_ne() */
+/* NMIs (kernel/nmi.c): one to cpu; a self-IPI that runs irq_work_run() (NMI-safe); what the
+ * machine says about where an NMI nobody sent came from; and, for tests, an IRET in the
+ * NMI handler (which lets the next NMI in). */
+void arch_send_nmi(int cpu);
+void arch_irq_work_raise(void);
+void arch_nmi_reason(char *buf, size_t len);
+void arch_nmi_iret_for_test(void);
 bool arch_hypervisor(void);         /* running under a hypervisor (CPUID.1:ECX[31]) */
 bool arch_has_cmpxchg_double(void); /* a 16-byte compare-and-exchange (x86: CMPXCHG16B, CX16) */
 void arch_stop_other_cpus(void);    /* NMI every other online CPU into a halt loop */

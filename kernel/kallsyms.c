@@ -2,6 +2,7 @@
 /* Address -> "function+offset", by binary search in the tables tools/kallsyms.sh generates. */
 #include "kernel/kallsyms.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 
 extern const unsigned int kallsyms_count;
 extern const unsigned long kallsyms_addrs[];
@@ -9,12 +10,13 @@ extern const unsigned int kallsyms_name_off[];
 extern const char kallsyms_names[];
 extern const char _etext[];
 
-const char *kallsyms_lookup(u64 addr, u64 *offset)
+/* The index of the last symbol at or below addr, or -1 if addr is not in the text. */
+static int symbol_index(u64 addr)
 {
 	unsigned int lo = 0, hi = kallsyms_count;
 
 	if (!kallsyms_count || addr < kallsyms_addrs[0] || addr >= (u64)(uptr)_etext)
-		return NULL;
+		return -1;
 	while (hi - lo > 1) { /* invariant: addrs[lo] <= addr, and addr < addrs[hi] if hi < count */
 		unsigned int mid = lo + (hi - lo) / 2;
 
@@ -23,23 +25,46 @@ const char *kallsyms_lookup(u64 addr, u64 *offset)
 		else
 			hi = mid;
 	}
-	*offset = addr - kallsyms_addrs[lo];
-	return kallsyms_names + kallsyms_name_off[lo];
+	return (int)lo;
 }
 
-/* The text of function name: [*start, *end), end the next symbol's start; false if none. */
-bool kallsyms_range(const char *name, u64 *start, u64 *end)
+const char *kallsyms_lookup(u64 addr, u64 *offset)
+{
+	int i = symbol_index(addr);
+
+	if (i < 0)
+		return NULL;
+	*offset = addr - kallsyms_addrs[i];
+	return kallsyms_names + kallsyms_name_off[i];
+}
+
+/* A symbol's end is the next higher symbol's address (aliases share one), or the text's end. */
+static u64 symbol_end(unsigned int i)
+{
+	for (unsigned int j = i + 1; j < kallsyms_count; j++)
+		if (kallsyms_addrs[j] > kallsyms_addrs[i])
+			return kallsyms_addrs[j];
+	return (u64)(uptr)_etext;
+}
+
+bool kallsyms_range(u64 addr, u64 *start, u64 *end)
+{
+	int i = symbol_index(addr);
+
+	if (i < 0)
+		return false;
+	*start = kallsyms_addrs[i];
+	*end = symbol_end((unsigned int)i);
+	return true;
+}
+
+bool kallsyms_lookup_name(const char *name, u64 *start, u64 *end)
 {
 	for (unsigned int i = 0; i < kallsyms_count; i++) {
-		const char *n = kallsyms_names + kallsyms_name_off[i];
-		unsigned int j = 0;
-
-		while (n[j] && n[j] == name[j])
-			j++;
-		if (n[j] || name[j])
+		if (strcmp(kallsyms_names + kallsyms_name_off[i], name))
 			continue;
 		*start = kallsyms_addrs[i];
-		*end = i + 1 < kallsyms_count ? kallsyms_addrs[i + 1] : (u64)(uptr)_etext;
+		*end = symbol_end(i);
 		return true;
 	}
 	return false;

@@ -6,7 +6,10 @@
 #include "kernel/types.h"
 
 const char *kallsyms_lookup(u64 addr, u64 *offset);
-bool kallsyms_range(const char *name, u64 *start, u64 *end); /* a function's text */
+/* [start, end) of the symbol that contains addr (false: not in the kernel's text), and of the
+ * symbol called name (false: none). A symbol ends where the next one starts. */
+bool kallsyms_range(u64 addr, u64 *start, u64 *end);
+bool kallsyms_lookup_name(const char *name, u64 *start, u64 *end);
 void kallsyms_print_symbol(u64 addr);   /* "name+0xoff", no newline */
 void kallsyms_print_addr(u64 addr);     /* "  [<addr>] name+0xoff\n" */
 

@@ -10,6 +10,7 @@
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
@@ -345,6 +346,7 @@ static int run_suite(struct kunit_suite *suite, int n, const char *filter, int *
 			if (test_fail_list[0] && selected(test_fail_list, suite->name, c->name))
 				KUNIT_FAIL(&test, "failing on purpose: test_fail=%s", test_fail_list);
 		}
+		rcu_quiescent_state(); /* between cases: no reader, the case's callbacks may run */
 		switch (test.status) {
 		case KUNIT_SUCCESS:
 			pass++;

@@ -61,4 +61,21 @@ static inline bool list_empty(const struct list_head *head)
 	     &pos->member != (head); pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
 
+/*
+ * Reverse a NULL-terminated list linked through ->next, any type, and yield its new head: a
+ * lock-free stack taken whole with one exchange holds the newest first, and its users run
+ * the oldest first.
+ */
+#define slist_reverse(head)                                                                        \
+	({                                                                                         \
+		__typeof__(head) __rev = NULL, __cur = (head);                                     \
+		while (__cur) {                                                                    \
+			__typeof__(head) __next = __cur->next;                                     \
+			__cur->next = __rev;                                                       \
+			__rev = __cur;                                                             \
+			__cur = __next;                                                            \
+		}                                                                                  \
+		__rev;                                                                             \
+	})
+
 #endif

@@ -29,6 +29,9 @@ struct percpu_hdr {
 	 * vector in bits 8..15, and runs at the unmask.
 	 */
 	u32 irq_soft;
+	/* NMIs being handled on this cpu (kernel/nmi.h's in_nmi(); x86 reads it as %gs:36):
+	 * 1 inside the NMI handler; more would mean one nested, which slablab never allows */
+	u32 nmi_depth;
 };
 
 /*

@@ -5,6 +5,7 @@
  * another CPU's output. After a panic has stopped the other CPUs the lock is bypassed.
  */
 #include "kernel/console.h"
+#include "kernel/nmi.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
@@ -248,10 +249,79 @@ static void line_flush(struct printk_line *l)
 	}
 }
 
+/*
+ * printk from NMI context takes no lock: the text goes into this cpu's NMI buffer, a ring
+ * with one writer (the NMI handler; NMIs do not nest) and one reader (this cpu outside NMI
+ * context, interrupts off), and is written to the console by printk_nmi_flush(): from the
+ * irq_work the NMI handler queues (kernel/nmi.c), or at this cpu's next printk. A message
+ * that does not fit is dropped whole and counted; the flush says how many were.
+ */
+#define NMI_BUF_SIZE 2048
+
+struct printk_nmi {
+	u32 head; /* written by the NMI handler (release) */
+	u32 tail; /* written by the flush (release) */
+	u32 dropped;
+	char buf[NMI_BUF_SIZE];
+};
+
+static DEFINE_PER_CPU(struct printk_nmi, printk_nmi);
+
+static void nmi_store(const char *s, int len)
+{
+	struct printk_nmi *b = this_cpu_ptr(&printk_nmi);
+	u32 head = b->head, tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+
+	if ((u32)len > NMI_BUF_SIZE - (head - tail)) {
+		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (int i = 0; i < len; i++)
+		b->buf[(head + (u32)i) % NMI_BUF_SIZE] = s[i];
+	__atomic_store_n(&b->head, head + (u32)len, __ATOMIC_RELEASE);
+}
+
+bool printk_nmi_pending(void)
+{
+	struct printk_nmi *b = this_cpu_ptr(&printk_nmi);
+
+	return __atomic_load_n(&b->head, __ATOMIC_ACQUIRE) != b->tail ||
+	       __atomic_load_n(&b->dropped, __ATOMIC_RELAXED);
+}
+
+void printk_nmi_flush(void)
+{
+	struct printk_nmi *b;
+	unsigned long flags;
+	u32 head, tail, dropped;
+
+	if (in_nmi())
+		return;
+	local_irq_save(flags);
+	b = this_cpu_ptr(&printk_nmi);
+	head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+	tail = b->tail;
+	while (tail != head) {
+		u32 at = tail % NMI_BUF_SIZE, n = MIN(head - tail, NMI_BUF_SIZE - at);
+
+		emit(b->buf + at, (int)n);
+		tail += n;
+	}
+	__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
+	dropped = __atomic_exchange_n(&b->dropped, 0, __ATOMIC_RELAXED);
+	local_irq_restore(flags);
+	if (dropped)
+		printk("printk: %u messages from NMI context on cpu %d dropped (its buffer was "
+		       "full)\n", dropped, smp_processor_id());
+}
+
 void printk_flush(void)
 {
 	unsigned long flags;
 
+	if (in_nmi())
+		return;
+	printk_nmi_flush();
 	local_irq_save(flags);
 	line_flush(this_cpu_ptr(&printk_line));
 	local_irq_restore(flags);
@@ -265,6 +335,12 @@ int vprintk(const char *fmt, va_list ap)
 	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	int len = n < (int)sizeof(tmp) ? n : (int)sizeof(tmp) - 1;
 
+	if (unlikely(in_nmi()) && !READ_ONCE(panic_mode)) {
+		nmi_store(tmp, len);
+		return n;
+	}
+	if (unlikely(printk_nmi_pending()))
+		printk_nmi_flush(); /* what NMIs printed here comes out first */
 	/* Interrupts off: an interrupt handler's printk must not land mid-line in our buffer. */
 	local_irq_save(flags);
 	l = this_cpu_ptr(&printk_line);

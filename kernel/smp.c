@@ -15,8 +15,10 @@
  */
 #include "kernel/arch.h"
 #include "kernel/irqflags.h"
+#include "kernel/list.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
@@ -123,25 +125,18 @@ void smp_init(void)
 static void flush_call_queue(void)
 {
 	struct cpu_calls *me = this_cpu_ptr(&cpu_calls);
-	struct call_single_data *list, *prev = NULL;
+	struct call_single_data *list;
 
 	irq_enter();
-	list = __atomic_exchange_n(&me->queue, NULL, __ATOMIC_ACQUIRE);
-	while (list) { /* reverse: run the oldest first */
-		struct call_single_data *next = list->next;
-
-		list->next = prev;
-		prev = list;
-		list = next;
-	}
-	while (prev) {
-		struct call_single_data *csd = prev;
+	list = slist_reverse(__atomic_exchange_n(&me->queue, NULL, __ATOMIC_ACQUIRE));
+	while (list) {
+		struct call_single_data *csd = list;
 		smp_call_func_t fn = csd->fn;
 		void *info = csd->info;
 
 		int owner = csd->owner;
 
-		prev = csd->next; /* read before unlocking: the owner may reuse csd at once */
+		list = csd->next; /* read before unlocking: the owner may reuse csd at once */
 		fn(info);
 		this_cpu(ipi_stats).calls_run++;
 		if (__atomic_exchange_n(&csd->flags, 0, __ATOMIC_ACQ_REL) & CSD_SLEEPER)
@@ -375,6 +370,11 @@ void smp_run_on_all_cpus(void (*fn)(void *arg), void *arg)
 	smp_run_on_cpus(&all, fn, arg);
 }
 
+/*
+ * The idle loop: work posted by smp_run_on_cpus, and RCU (kernel/rcu.h): each time round is
+ * a quiescent state, and callbacks whose grace period has ended run here (the grace
+ * period's end sends the wake-up).
+ */
 void cpu_idle_loop(void)
 {
 	struct cpu_work *w = this_cpu_ptr(&cpu_work);
@@ -384,6 +384,11 @@ void cpu_idle_loop(void)
 		if (__atomic_load_n(&w->fn, __ATOMIC_ACQUIRE)) {
 			local_irq_enable();
 			run_work(w);
+			continue;
+		}
+		if (rcu_idle_enter()) {
+			local_irq_enable();
+			rcu_quiescent_state();
 			continue;
 		}
 		arch_idle(); /* sti; hlt: a wake-up IPI cannot slip in between */

@@ -84,7 +84,7 @@ struct smp_ipi_handler {
 	const char *name;
 	void (*fn)(void); /* interrupt context, interrupts off */
 };
-#define SMP_NR_IPI_HANDLERS 4 /* vectors the arch sets aside for them */
+#define SMP_NR_IPI_HANDLERS 8 /* vectors the arch sets aside for them */
 #define smp_ipi_handler(var, nm, func)                                                             \
 	static const struct smp_ipi_handler var = { .name = nm, .fn = func };                      \
 	static const struct smp_ipi_handler *const __smp_ipi_##var __used                          \

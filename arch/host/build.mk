@@ -9,7 +9,7 @@
 # test_slab_tsan, fuzz_slab, bench-host): all of mm/ but boot-time memblock, so a new
 # mm/scheme_*.c or mm/ file is built by all four without an edit here.
 HOST_KSRCS := $(filter-out mm/memblock.c,$(wildcard mm/*.c)) kernel/smp.c kernel/random.c \
-	kernel/printk.c kernel/spinlock.c kernel/cmdline.c kernel/numa.c
+	kernel/printk.c kernel/spinlock.c kernel/cmdline.c kernel/numa.c kernel/rcu.c
 # The host arch itself: console and panic on stdout (host_env.c), threads as CPUs, signals
 # as IPIs and the page allocator's RAM (host_smp.c), the per-cpu and IPI-table sections
 # (percpu.ld) and the boot options' (boot_params.ld).

@@ -305,4 +305,10 @@ static inline u64 get_cycles_ordered(void)
 	return __builtin_ia32_rdtsc();
 }
 
+/* kernel/nmi.h's in_nmi(): user space has no NMIs. */
+static inline bool arch_in_nmi(void)
+{
+	return false;
+}
+
 #endif

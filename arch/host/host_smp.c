@@ -19,7 +19,8 @@
  * - host_ipi=poll (HOST_SMP=2, host_ipi_poll set by tools/bench-host/suite.c): no signal;
  *   the sender sets the IPI's bit in the target's host_irq_pending, which the target takes
  *   when it enables interrupts, in cpu_relax() and when it halts (on a futex word).
- * - arch_idle ("sti; hlt") is sigsuspend: interrupts on and wait for one, atomically.
+ * - arch_idle ("sti; hlt") is ppoll with the IPI signals let in, atomically (sigsuspend's way),
+ *   or a futex wait with host_ipi=poll; arch_idle_timeout the same, bounded.
  * - host_smp_pin: each CPU's thread binds itself to a core of its own before it runs.
  * - CPUs 1.. run the kernel's own cpu_idle_loop(), so kernel/smp.c's smp_run_on_cpus()
  *   gives them work and its cross-calls reach them; on_each_cpu() from slub.c works as in
@@ -29,6 +30,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -169,8 +171,11 @@ void host_cpu_relax(void)
 	sched_yield();
 }
 
-/* sti; hlt: enable interrupts and wait for one, with no gap between the two. */
-void arch_idle(void)
+/*
+ * sti; hlt: enable interrupts and wait for one, with no gap between the two; with ts, for
+ * at most that long. ppoll swaps the signal mask as sigsuspend does (NULL ts: no limit).
+ */
+static void idle_wait(const struct timespec *ts)
 {
 	sigset_t wait;
 
@@ -178,8 +183,8 @@ void arch_idle(void)
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
 	sigdelset(&wait, SIG_HANDLER);
-	host_irq_off = 0; /* true from the moment sigsuspend swaps the mask */
-	sigsuspend(&wait);
+	host_irq_off = 0; /* true from the moment ppoll swaps the mask */
+	ppoll(NULL, 0, ts, &wait);
 	pthread_sigmask(SIG_UNBLOCK, &ipi_set, NULL);
 }
 
@@ -239,8 +244,9 @@ __asm__(".text\n"
 	".size host_irq_replay_saved, . - host_irq_replay_saved\n");
 
 /* hlt with host_ipi=poll: interrupts on, then sleep on the futex word until a sender has
- * posted a bit (post_ipi clears the word before it wakes us, so no wake-up is lost). */
-static void idle_poll(void)
+ * posted a bit (post_ipi clears the word before it wakes us, so no wake-up is lost), or
+ * once for at most ts. */
+static void idle_poll(const struct timespec *ts)
 {
 	int *w = &cpu_state[host_cpu].halted;
 
@@ -248,19 +254,22 @@ static void idle_poll(void)
 	host_irq_off = 0;
 	__atomic_store_n(w, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&host_irq_pending, __ATOMIC_SEQ_CST)) {
-		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 1, ts, NULL, 0);
 		__atomic_store_n(w, 1, __ATOMIC_SEQ_CST);
+		if (ts)
+			break;
 	}
 	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	host_irq_replay();
 }
 
-void arch_idle(void)
+/* sti; hlt, for at most ts if not NULL: a recorded IPI ends it at once. */
+static void idle_wait(const struct timespec *ts)
 {
 	sigset_t old, wait;
 
 	if (host_ipi_poll) {
-		idle_poll();
+		idle_poll(ts);
 		return;
 	}
 	pthread_sigmask(SIG_BLOCK, &ipi_set, &old);
@@ -274,11 +283,25 @@ void arch_idle(void)
 	sigdelset(&wait, SIG_CALL);
 	sigdelset(&wait, SIG_WAKE);
 	sigdelset(&wait, SIG_HANDLER);
-	sigsuspend(&wait);
+	ppoll(NULL, 0, ts, &wait);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 #endif
+
+void arch_idle(void)
+{
+	idle_wait(NULL);
+}
+
+/* arch_idle, woken at the latest after ns (kernel/rcu.c's waits look at the time). */
+void arch_idle_timeout(u64 ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	idle_wait(&ts);
+}
 
 /* An IPI: the signal, or with host_ipi=poll the bit in the target's mailbox (and a futex
  * wake-up if it halts). Counted per sending CPU (host_ipi_counts). */

@@ -11,6 +11,7 @@
 #include "kernel/irqflags.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 
 #define APIC_BASE_EN (1ULL << 11)
 #define APIC_BASE_EXTD (1ULL << 10) /* x2APIC */
@@ -28,7 +29,9 @@
 #define APIC_LVT_LINT1 0x360
 #define APIC_LVT_ERROR 0x370
 #define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_CUR 0x390
 #define APIC_TIMER_DIV 0x3e0
+#define X2APIC_SELF_IPI 0x83f
 
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
@@ -40,6 +43,8 @@
 #define ICR_STARTUP (6u << 8)
 #define ICR_BUSY (1u << 12) /* xAPIC only: delivery pending */
 #define ICR_ASSERT (1u << 14)
+#define ICR_SELF (1u << 18) /* destination shorthand: this APIC only */
+#define TIMER_DIV_1 0xb
 
 bool x2apic_mode;
 static volatile u8 *xapic_mmio;
@@ -174,6 +179,61 @@ void apic_send_nmi(u32 dest)
 	send_icr(dest, ICR_NMI | ICR_ASSERT);
 }
 
+/*
+ * A self-IPI from any context, an NMI included. x2APIC: one write of the SELF IPI register.
+ * xAPIC: one write of the ICR's low word with the self shorthand, which does not read the
+ * high word: an NMI that lands between send_icr's two writes leaves the destination it
+ * wrote intact, and waits for its own IPI to be accepted before the interrupted send goes on.
+ */
+void apic_send_self(u8 vector)
+{
+	if (x2apic_mode) {
+		wrmsr(X2APIC_SELF_IPI, vector);
+		return;
+	}
+	xapic_wait_idle();
+	mmio_write32(xapic_mmio + APIC_ICR_LO, ICR_SELF | ICR_FIXED | ICR_ASSERT | vector);
+	xapic_wait_idle();
+}
+
+/* Timer ticks a millisecond, divide by 1: measured once against the TSC (0: not yet). */
+static u64 timer_ticks_per_ms;
+
+static u64 timer_calibrate(void)
+{
+	u64 t0, ticks;
+
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+	apic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	apic_write(APIC_TIMER_INIT, 0xffffffffu);
+	t0 = rdtsc();
+	while (rdtsc() - t0 < ns_to_cycles(1000000))
+		cpu_relax();
+	ticks = 0xffffffffu - apic_read(APIC_TIMER_CUR);
+	apic_write(APIC_TIMER_INIT, 0);
+	if (!ticks)
+		ticks = 1; /* never 0, which means "not measured yet" */
+	__atomic_store_n(&timer_ticks_per_ms, ticks, __ATOMIC_RELAXED);
+	return ticks;
+}
+
+void apic_timer_oneshot(u64 ns)
+{
+	u64 per_ms = __atomic_load_n(&timer_ticks_per_ms, __ATOMIC_RELAXED), ticks;
+
+	if (!ns) {
+		apic_write(APIC_TIMER_INIT, 0); /* stops it */
+		return;
+	}
+	if (!per_ms)
+		per_ms = timer_calibrate();
+	ticks = ns / 1000 * per_ms / 1000;
+	ticks = ticks ? MIN(ticks, 0xffffffffULL) : 1;
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+	apic_write(APIC_LVT_TIMER, VEC_TIMER); /* one-shot, unmasked */
+	apic_write(APIC_TIMER_INIT, (u32)ticks);
+}
+
 void apic_send_init(u32 dest)
 {
 	send_icr(dest, ICR_INIT | ICR_ASSERT);
@@ -190,9 +250,9 @@ void apic_send_sipi(u32 dest, u8 page)
  * QEMU's APIC bus runs at 1 GHz of its virtual clock, so under ICOUNT=1 (-icount shift=0)
  * a tick is one guest instruction and the interrupt lands on an exact instruction.
  */
-void apic_timer_oneshot(u8 vector, u32 count)
+void apic_timer_storm(u8 vector, u32 count)
 {
-	apic_write(APIC_TIMER_DIV, 0xb);
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
 	apic_write(APIC_LVT_TIMER, vector);
 	apic_write(APIC_TIMER_INIT, count ? count : 1);
 }

@@ -14,6 +14,8 @@
 #define VEC_CALL_FUNCTION 0xf0 /* cross-call queue has work (kernel/smp.c) */
 #define VEC_WAKEUP 0xf1        /* leave hlt and look at the run queue */
 #define VEC_IPI_HANDLER 0xf2   /* 0xf2.. one per entry of kernel/smp.c's IPI handler table */
+#define VEC_IRQ_WORK 0xfa      /* self-IPI: kernel/irq_work.c's list has work */
+#define VEC_TIMER 0xfb         /* the local APIC timer, one-shot: a halted wait's time is up */
 #define VEC_APIC_ERROR 0xfe
 #define VEC_SPURIOUS 0xff
 
@@ -37,10 +39,15 @@ u32 apic_id(void);
 void apic_eoi(void);
 void apic_send_ipi(u32 apic_id, u8 vector);
 void apic_send_nmi(u32 apic_id);
+void apic_send_self(u8 vector); /* NMI-safe: one register write, no destination */
+/* The local APIC timer: one interrupt at VEC_TIMER after about ns (0: not at all). */
+void apic_timer_oneshot(u64 ns);
 void apic_send_init(u32 apic_id);
 void apic_send_sipi(u32 apic_id, u8 page);
 u32 apic_read_esr(void);
-void apic_timer_oneshot(u8 vector, u32 count);
+/* The local APIC timer at vector after count ticks (an interrupt storm's, arch/x86/irq_storm.c;
+ * a halted wait with a timeout on the same CPU takes the timer over), and stopped. */
+void apic_timer_storm(u8 vector, u32 count);
 void apic_timer_stop(void);
 
 #endif

@@ -12,6 +12,7 @@ _Static_assert(offsetof(struct percpu_hdr, offset) == 0, "gs:0 is the per-cpu of
 _Static_assert(offsetof(struct percpu_hdr, cpu) == 8, "gs:8 is the cpu number");
 _Static_assert(offsetof(struct percpu_hdr, slub_off) == 24, "gs:24 is the slab stride offset");
 _Static_assert(offsetof(struct percpu_hdr, irq_soft) == 32, "gs:32 is the soft interrupt mask");
+_Static_assert(offsetof(struct percpu_hdr, nmi_depth) == 36, "gs:36 is the NMI depth");
 
 void arch_send_call_ipi(int cpu)
 {
@@ -23,7 +24,7 @@ void arch_send_wakeup_ipi(int cpu)
 	apic_send_ipi(per_cpu(percpu_hdr, cpu).apic_id, VEC_WAKEUP);
 }
 
-_Static_assert(VEC_IPI_HANDLER + SMP_NR_IPI_HANDLERS <= VEC_APIC_ERROR, "IPI handler vectors");
+_Static_assert(VEC_IPI_HANDLER + SMP_NR_IPI_HANDLERS <= VEC_IRQ_WORK, "IPI handler vectors");
 
 void arch_send_ipi(int cpu, unsigned int slot)
 {
@@ -33,6 +34,44 @@ void arch_send_ipi(int cpu, unsigned int slot)
 void arch_idle(void)
 {
 	safe_halt();
+}
+
+void arch_idle_timeout(u64 ns)
+{
+	irq_disable_raw(); /* the timer must not fire before the hlt it is meant to end */
+	apic_timer_oneshot(ns);
+	safe_halt();
+	apic_timer_oneshot(0); /* woken by something else: the timer is not needed any more */
+}
+
+void arch_send_nmi(int cpu)
+{
+	apic_send_nmi(per_cpu(percpu_hdr, cpu).apic_id);
+}
+
+void arch_irq_work_raise(void)
+{
+	apic_send_self(VEC_IRQ_WORK);
+}
+
+/*
+ * An IRET to the next instruction, as the return of a handled exception would run inside
+ * the NMI handler: the CPU stops holding NMIs back from here on (SDM vol. 3, 6.7.1).
+ */
+void arch_nmi_iret_for_test(void)
+{
+	__asm__ __volatile__("movq %%ss, %%rax\n\t"
+			     "pushq %%rax\n\t"
+			     "leaq 8(%%rsp), %%rax\n\t"
+			     "pushq %%rax\n\t"
+			     "pushfq\n\t"
+			     "movq %%cs, %%rax\n\t"
+			     "pushq %%rax\n\t"
+			     "leaq 1f(%%rip), %%rax\n\t"
+			     "pushq %%rax\n\t"
+			     "iretq\n"
+			     "1:"
+			     : : : "rax", "memory", "cc");
 }
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Per-cpu descriptor tables. Each CPU has its own GDT (null, code, data, 16-byte TSS), its
- * own TSS whose IST entries point at per-cpu stacks for #DF, NMI and #MC (so those run on a
- * known-good stack even when the current one is broken), and its own copy of the IDT.
+ * own TSS whose IST entries point at per-cpu stacks for #DF and #MC (so those run on a
+ * known-good stack even when the current one is broken), and its own copy of the IDT. NMIs
+ * have no IST stack on purpose: arch/x86/traps.c says why.
  */
 #include "arch/x86/traps.h"
 #include "arch/x86/x86.h"
@@ -35,7 +36,7 @@ struct cpu_tables {
 	u64 gdt[5] __aligned(16);
 	struct tss64 tss __aligned(16);
 	struct idt_gate idt[256] __aligned(16);
-	u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+	u8 ist_stacks[IST_STACKS][IST_STACK_SIZE] __aligned(16);
 };
 
 static DEFINE_PER_CPU(struct cpu_tables, cpu_tables);
@@ -69,13 +70,12 @@ void cpu_tables_init(void)
 
 	memset(&t->tss, 0, sizeof(t->tss));
 	t->tss.iomap_base = sizeof(t->tss); /* no I/O bitmap */
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < IST_STACKS; i++)
 		t->tss.ist[i] = (u64)(uptr)(t->ist_stacks[i] + IST_STACK_SIZE);
 
 	for (int v = 0; v < 256; v++)
 		set_gate(&t->idt[v], isr_stub_table[v], 0);
 	t->idt[8].ist = IST_DOUBLE_FAULT;
-	t->idt[2].ist = IST_NMI;
 	t->idt[18].ist = IST_MACHINE_CHECK;
 
 	lgdt(&gdtr);

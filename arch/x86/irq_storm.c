@@ -24,7 +24,7 @@ void irq_storm_start(irq_storm_fn *fn, void *arg, u32 first)
 	local_irq_save(flags);
 	this_cpu(storm).fn = fn;
 	this_cpu(storm).arg = arg;
-	apic_timer_oneshot(VEC_STORM, first);
+	apic_timer_storm(VEC_STORM, first);
 	local_irq_restore(flags);
 }
 
@@ -48,7 +48,7 @@ void irq_storm_interrupt(u64 rip)
 		return; /* stopped while this one was on its way */
 	next = st->fn(st->arg, rip);
 	if (next && st->fn)
-		apic_timer_oneshot(VEC_STORM, next);
+		apic_timer_storm(VEC_STORM, next);
 	else
 		st->fn = NULL;
 }

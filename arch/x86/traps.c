@@ -3,13 +3,15 @@
  * Exceptions and interrupts. An exception on any CPU is fatal: it prints the vector, error
  * code, RIP, CR2, the registers, the CPU and a frame-pointer backtrace with symbol names,
  * stops all CPUs and exits with KEXIT_PANIC. NMIs either stop this CPU (during a panic or
- * the final exit) or are reported. IPIs are handed to kernel/smp.c.
+ * the final exit) or go to kernel/nmi.c. IPIs are handed to kernel/smp.c.
  */
 #include "arch/x86/apic.h"
 #include "arch/x86/traps.h"
 #include "arch/x86/x86.h"
 #include "kernel/arch.h"
+#include "kernel/irq_work.h"
 #include "kernel/kallsyms.h"
+#include "kernel/nmi.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -47,6 +49,7 @@ static volatile bool stopping;
 static DEFINE_PER_CPU(bool, stopped);
 static DEFINE_PER_CPU(u64, spurious_count);
 static DEFINE_PER_CPU(u64, soft_held_count); /* interrupts held back by the soft mask */
+static DEFINE_PER_CPU(u64, timer_count);     /* local APIC timer interrupts */
 /* Where the last interrupt landed (for one the soft mask held, where it arrived). */
 static DEFINE_PER_CPU(u64, irq_landed_rip);
 void irq_storm_interrupt(u64 rip); /* arch/x86/irq_storm.c */
@@ -215,24 +218,6 @@ static void __noreturn die(struct trap_frame *f)
 
 extern const char halt_window_start[], halt_window_end[];
 
-static void nmi(struct trap_frame *f)
-{
-	/* Landed between arch_halt_while_ne's check and its hlt: skip the hlt (see cpu.c). */
-	if (f->rip >= (u64)(uptr)halt_window_start && f->rip < (u64)(uptr)halt_window_end)
-		f->rip = (u64)(uptr)halt_window_end;
-	if (stopping) {
-		this_cpu(stopped) = true;
-		for (;;)
-			halt(); /* interrupts are off in an NMI; only another NMI/reset gets here */
-	}
-	if (spin_kick_received())
-		return; /* an unlocker woke us from a halted spin (kernel/spinlock.c) */
-	printk("NMI on cpu %d (not from slablab) at RIP %#llx; continuing\n", smp_processor_id(),
-	       (unsigned long long)f->rip);
-}
-
-static void dispatch(u64 v);
-
 static inline u32 soft_word(void)
 {
 	u32 w;
@@ -245,6 +230,68 @@ static inline void soft_word_set(u32 w)
 {
 	__asm__ __volatile__("movl %0, %%gs:32" : : "r"(w) : "memory");
 }
+
+/*
+ * NMIs. The gate has no IST stack: an NMI is taken on the stack it interrupts (slablab has
+ * no user mode, so that is always a kernel stack), and should one arrive inside this handler
+ * after an IRET there, it goes below the first on the same stack instead of over its frame
+ * at the top of an IST stack; kernel/nmi.c then only latches it (kernel/nmi.h, "Nesting").
+ * The soft interrupt mask is put aside while the handler runs: nothing can be held with
+ * interrupts off, so NMI code that masks and unmasks finds its own clean word.
+ */
+static void nmi(struct trap_frame *f)
+{
+	struct nmi_frame nf;
+	u32 soft;
+
+	/* Landed between arch_halt_while_ne's check and its hlt: skip the hlt (see cpu.c). */
+	if (f->rip >= (u64)(uptr)halt_window_start && f->rip < (u64)(uptr)halt_window_end)
+		f->rip = (u64)(uptr)halt_window_end;
+	if (stopping) {
+		this_cpu(stopped) = true;
+		for (;;)
+			halt(); /* interrupts are off in an NMI; only another NMI/reset gets here */
+	}
+	nf.ip = f->rip;
+	nf.sp = f->rsp;
+	nf.bp = f->rbp;
+	nf.flags = f->rflags;
+	nf.cpu = smp_processor_id();
+	soft = soft_word();
+	soft_word_set(0);
+	nmi_entry(&nf);
+	soft_word_set(soft);
+}
+
+/*
+ * Where an NMI nobody sent may have come from, as a PC tells it: System Control Port B
+ * (I/O port 0x61) latches SERR# (bit 7: a PCI system error, e.g. memory parity) and IOCHK
+ * (bit 6: an I/O channel check, which some boards' front-panel NMI buttons raise). Each is
+ * cleared and re-armed as Linux does (bits 2 and 3 pulsed), so the next one is seen. Other
+ * sources (a BMC's watchdog, LINT1 wired to a button, an NMI IPI from firmware) leave no mark.
+ */
+void arch_nmi_reason(char *buf, size_t len)
+{
+	u8 r = inb(0x61);
+
+	if (r == 0xff) {
+		snprintf(buf, len, "no System Control Port B (0x61 reads 0xff) to tell the source");
+		return;
+	}
+	if (!(r & 0xc0)) {
+		snprintf(buf, len, "port 0x61 = %#x: neither SERR# nor IOCHK (a watchdog, a button "
+			 "on LINT1 or another CPU's NMI IPI)", r);
+		return;
+	}
+	snprintf(buf, len, "port 0x61 = %#x:%s%s", r,
+		 r & 0x80 ? " SERR# (PCI system error or memory parity)" : "",
+		 r & 0x40 ? " IOCHK (I/O channel check, e.g. a front-panel NMI button)" : "");
+	r &= 0x0f;
+	outb(0x61, r | 0x0c); /* clear both latches ... */
+	outb(0x61, r & ~0x0c); /* ... and enable them again */
+}
+
+static void dispatch(u64 v);
 
 void trap_handler(struct trap_frame *f)
 {
@@ -318,6 +365,14 @@ static void dispatch(u64 v)
 	case VEC_STORM:
 		apic_eoi();
 		irq_storm_interrupt(this_cpu(irq_landed_rip));
+		return;
+	case VEC_IRQ_WORK:
+		apic_eoi();
+		irq_work_run();
+		return;
+	case VEC_TIMER: /* only a wake-up: arch_idle_timeout's caller looks at the time */
+		apic_eoi();
+		this_cpu(timer_count)++;
 		return;
 	case VEC_SPURIOUS: /* no EOI for a spurious interrupt */
 		this_cpu(spurious_count)++;

@@ -14,9 +14,11 @@ struct trap_frame {
 _Static_assert(offsetof(struct trap_frame, vector) == 15 * 8, "matches isr_common's pushes");
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "keeps the stack 16-byte aligned");
 
+/* IST stacks: #DF and #MC. NMIs have none: they run on the stack they interrupt
+ * (arch/x86/traps.c says why). */
 #define IST_DOUBLE_FAULT 1
-#define IST_NMI 2
-#define IST_MACHINE_CHECK 3
+#define IST_MACHINE_CHECK 2
+#define IST_STACKS 2
 #define IST_STACK_SIZE 8192
 #define KERNEL_STACK_SIZE 32768
 

@@ -225,8 +225,8 @@ static void fastpath_storm(struct kunit *test, enum slab_fastpath fp, const char
 	memset(&f, 0, sizeof(f));
 	f.s = race_cache(test, "race-fastpath", slab_scheme_with(SLAB_SCHEME_BASELINE), fp);
 	f.rng = seed_for(fp);
-	KUNIT_ASSERT_TRUE(test, kallsyms_range(alloc_fn, &f.lo[0], &f.hi[0]));
-	KUNIT_ASSERT_TRUE(test, kallsyms_range(free_fn, &f.lo[1], &f.hi[1]));
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_name(alloc_fn, &f.lo[0], &f.hi[0]));
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_name(free_fn, &f.lo[1], &f.hi[1]));
 	/* Warm: the cpu slab in place, so that the storm lands on fastpaths. */
 	a = kmem_cache_alloc(f.s, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);

@@ -37,7 +37,9 @@ CPUS ?=
 BENCH ?=
 BENCH_HOST_MICRO ?= 1
 .PHONY: bench-host
-bench-host: $(BH)/bench-host $(BH)/bench-suite $(BH)/bench-suite-peer
+bench-host:
+	@tools/deps.sh host
+	@$(MAKE) --no-print-directory $(BH)/bench-host $(BH)/bench-suite $(BH)/bench-suite-peer
 	@CPUS=$(call sq,$(CPUS)) BENCH=$(call sq,$(BENCH)) BENCH_HOST_MICRO=$(call sq,$(BENCH_HOST_MICRO)) \
 	  tools/bench-host/run.sh $(BH) $(BENCH_ARGS)
 

@@ -28,18 +28,21 @@ out=$1 rounds=$2
     die "ROUNDS='$rounds' is not a number of rounds from 1 to 20 (each round boots Linux and slablab once)" 2
 [ -f "$out/slablab.iso" ] || die "no $out/slablab.iso (make bench-linux builds it)" 2
 
+# The host's load average (procps's uptime is not on every Debian; /proc/loadavg is).
+load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')"; }
+
 rm -f "$out"/linux*.log "$out"/slablab*.log
 lin=() sla=()
 for ((r = 1; r <= rounds; r++)); do
-    echo "bench-linux: round $r of $rounds: Linux ($(uptime | sed 's/.*load average/load average/'))"
+    echo "bench-linux: round $r of $rounds: Linux ($(load))"
     LINUX_LOG="$out/linux-$r.log" "$here/run.sh" "$out"
-    echo "bench-linux: round $r of $rounds: slablab ($(uptime | sed 's/.*load average/load average/'))"
+    echo "bench-linux: round $r of $rounds: slablab ($(load))"
     rc=0
     ISO="$out/slablab.iso" LOG="$out/slablab-$r.log" "$root/tools/qemu-run.sh" >/dev/null || rc=$?
     [ "$rc" = 0 ] || die "slablab's boot of round $r failed (tools/qemu-run.sh exit $rc; log: $out/slablab-$r.log)"
     lin+=("$out/linux-$r.log") sla+=("$out/slablab-$r.log")
 done
-echo "bench-linux: done ($(uptime | sed 's/.*load average/load average/'))"
+echo "bench-linux: done ($(load))"
 join() { local IFS=,; echo "$*"; }
 python3 "$root/tools/benchreport.py" --compare "$(join "${lin[@]}")" "$(join "${sla[@]}")" \
     --pair linux=lock/irq,lock/cmpxchg,partial/irq,partial/cmpxchg -o "$out/compare.md"

@@ -13,10 +13,12 @@
                                       or of perf script with Linux's kmem events
     slabtrace.py synth KIND -o OUT [--streams N] [--events N] [--seed N]
                                       a generated trace: pairs (stream 2k allocates from a
-                                      cache and kmallocs, stream 2k+1 frees them) or mixed
+                                      cache and kmallocs, stream 2k+1 frees them), mixed, or
+                                      rcu (version 2: kfree_rcu, rcu_free, nodes, nolock)
 
-The library part (TraceWriter, read_trace, check_trace) is what the tests and the
-converters use. Exit codes: 0 good, 1 a bad trace (or a failed conversion), 2 bad usage.
+The library part (TraceWriter, read_header, events, check_trace) is what the tests and
+the converters use. build/trace/slabtrace (tools/trace/slabtrace.c) does from-linux and
+check in C for big traces. Exit codes: 0 good, 1 a bad trace (or a failed conversion), 2 bad usage.
 """
 import argparse
 import collections
@@ -26,12 +28,14 @@ import struct
 import sys
 
 MAGIC = b"SLABTRCE"
-VERSION = 1
+VERSION = 2                 # the newest version this tool reads and writes
+VERSIONS = (1, 2)
 HEADER = struct.Struct("<8sHHIQQ32sII")  # magic version nr_caches nr_streams nr_events nr_ids source flags header_bytes
 CACHE = struct.Struct("<32sIIII")           # name size align flags reserved
 STREAM = struct.Struct("<QQQ")              # offset bytes nr_events
 MAX_STREAMS = 1024
 MAX_CACHES = 1024
+MAX_NODES = 1024                # version 2: an allocation's node is 0..1023
 MAX_CACHE_SIZE = 32768          # an object must fit an order-3 slab (mm/slab.h)
 KMALLOC_MAX_CACHE_SIZE = 8192   # larger kmallocs go to the page allocator
 PAGE_ALLOC_MAX = 4096 << 10     # the page allocator's largest block (MAX_ORDER 10)
@@ -39,9 +43,15 @@ CACHE_FLAG_HWCACHE_ALIGN = 1
 CACHE_FLAGS = CACHE_FLAG_HWCACHE_ALIGN
 
 EV_ALLOC, EV_KMALLOC, EV_FREE, EV_KFREE = 1, 2, 3, 4
-EV_NAMES = {EV_ALLOC: "alloc", EV_KMALLOC: "kmalloc", EV_FREE: "free", EV_KFREE: "kfree"}
-
-
+EV_KFREE_RCU, EV_RCU_FREE = 5, 6   # version 2
+EV_NAMES = {EV_ALLOC: "alloc", EV_KMALLOC: "kmalloc", EV_FREE: "free", EV_KFREE: "kfree",
+            EV_KFREE_RCU: "kfree_rcu", EV_RCU_FREE: "rcu_free"}
+EV_LAST = {1: EV_KFREE, 2: EV_RCU_FREE}  # the last event type of each version
+# Version 2: the kind byte's high bits. NOLOCK: the call was kmalloc_nolock / kfree_nolock
+# (allocations, frees and kfree_rcu); NODE: an allocation asked for a NUMA node, a varint
+# after the event's other fields.
+EVF_NOLOCK, EVF_NODE = 0x10, 0x20
+EV_KIND_MASK = 0x0F
 class TraceError(Exception):
     """A bad trace: what and where."""
 
@@ -74,6 +84,7 @@ class TraceWriter:
         self.counts = [0] * nr_streams
         self.last_ts = [0] * nr_streams
         self.nr_ids = 0
+        self.v2 = False  # an event of version 2's: the file is version 2, else version 1
 
     def add_cache(self, name, size, align=0, flags=0):
         if len(self.caches) == MAX_CACHES:
@@ -85,16 +96,23 @@ class TraceWriter:
         self.nr_ids += 1
         return self.nr_ids - 1
 
-    def event(self, stream, kind, ts, oid, arg=0):
-        """arg: the cache index (alloc, free) or the size (kmalloc); unused for kfree."""
+    def event(self, stream, kind, ts, oid, arg=0, node=None, nolock=False):
+        """arg: the cache index (alloc, free) or the size (kmalloc); unused for kfree,
+        kfree_rcu and rcu_free. node (allocations) and nolock, and the events kfree_rcu and
+        rcu_free, make the trace version 2."""
         dt = max(0, ts - self.last_ts[stream])
         self.last_ts[stream] += dt
         buf = self.streams[stream]
-        buf.append(kind)
+        flags = (EVF_NOLOCK if nolock else 0) | (EVF_NODE if node is not None else 0)
+        if flags or kind > EV_KFREE:
+            self.v2 = True
+        buf.append(kind | flags)
         buf += _varint(dt)
         buf += _varint(oid)
         if kind in (EV_ALLOC, EV_FREE, EV_KMALLOC):
             buf += _varint(arg)
+        if node is not None:
+            buf += _varint(node)
         self.counts[stream] += 1
         self.nr_ids = max(self.nr_ids, oid + 1)
 
@@ -103,7 +121,10 @@ class TraceWriter:
         self.streams[stream] += data
         self.counts[stream] += count
 
-    def to_bytes(self, version=VERSION, nr_events=None):
+    def to_bytes(self, version=None, nr_events=None):
+        """version: by default the oldest that holds the events (1 without version 2's)."""
+        if version is None:
+            version = 2 if self.v2 else 1
         hdr_bytes = HEADER.size + CACHE.size * len(self.caches) + STREAM.size * len(self.streams)
         out = bytearray(HEADER.pack(MAGIC, version, len(self.caches), len(self.streams),
                                     sum(self.counts) if nr_events is None else nr_events,
@@ -126,6 +147,7 @@ class TraceWriter:
 class Trace:
     def __init__(self):
         self.source = ""
+        self.version = VERSION
         self.caches = []   # (name, size, align, flags)
         self.streams = []  # (offset, bytes, nr_events)
         self.nr_events = 0
@@ -141,10 +163,10 @@ def read_header(data):
     if len(data) < HEADER.size:
         raise TraceError(f"truncated: {len(data)} bytes, the header alone has {HEADER.size}")
     magic, ver, nc, ns, ne, nids, src, flags, hb = HEADER.unpack_from(data, 0)
-    if ver != VERSION:
-        raise TraceError(f"format version {ver}, this tool reads version {VERSION}")
+    if ver not in VERSIONS:
+        raise TraceError(f"format version {ver}, this tool reads versions 1 and 2")
     if flags:
-        raise TraceError(f"header flags {flags:#x}: version {VERSION} defines none")
+        raise TraceError(f"header flags {flags:#x}: version {ver} defines none")
     if ns == 0 or ns > MAX_STREAMS:
         raise TraceError(f"{ns} streams: the format allows 1..{MAX_STREAMS}")
     if nc > MAX_CACHES:
@@ -155,6 +177,7 @@ def read_header(data):
     if len(data) < want:
         raise TraceError(f"truncated: {len(data)} bytes, the header and its tables have {want}")
     t.source = src.rstrip(b"\0").decode(errors="replace")
+    t.version = ver
     t.nr_events, t.nr_ids = ne, nids
     off = HEADER.size
     for i in range(nc):
@@ -184,9 +207,11 @@ def read_header(data):
 
 
 def events(t, s):
-    """Yields (index, kind, ts, id, arg) of stream s; TraceError names the event."""
+    """Yields (index, kind, ts, id, arg, node, nolock) of stream s (node -1: none given);
+    TraceError names the event."""
     so, sb, sn = t.streams[s]
     data, p, end, ts = t.data, so, so + sb, 0
+    last = EV_LAST[t.version]
 
     def varint(i, what):
         nonlocal p
@@ -208,81 +233,111 @@ def events(t, s):
     for i in range(sn):
         if p >= end:
             raise TraceError(f"stream {s} event {i}: truncated (the stream ends after {i} of {sn} events)")
-        kind = data[p]
+        byte = data[p]
         p += 1
-        if kind not in EV_NAMES:
+        kind, flags = (byte & EV_KIND_MASK, byte & ~EV_KIND_MASK) if t.version >= 2 else (byte, 0)
+        if not 1 <= kind <= last:
             raise TraceError(f"stream {s} event {i}: unknown event type {kind}")
+        if flags & ~(EVF_NOLOCK | EVF_NODE):
+            raise TraceError(f"stream {s} event {i}: unknown event flags {flags & ~(EVF_NOLOCK | EVF_NODE):#x}")
+        if flags & EVF_NODE and kind not in (EV_ALLOC, EV_KMALLOC):
+            raise TraceError(f"stream {s} event {i}: a node on a {EV_NAMES[kind]} (only allocations have one)")
+        if flags & EVF_NOLOCK and kind == EV_RCU_FREE:
+            raise TraceError(f"stream {s} event {i}: nolock on an rcu_free (RCU frees it, not a caller)")
         ts += varint(i, "time")
         oid = varint(i, "id")
-        arg = varint(i, "cache" if kind in (EV_ALLOC, EV_FREE) else "size") if kind != EV_KFREE else 0
+        arg = varint(i, "cache" if kind in (EV_ALLOC, EV_FREE) else "size") if kind <= EV_FREE else 0
+        node = varint(i, "node") if flags & EVF_NODE else -1
         if oid >= t.nr_ids:
             raise TraceError(f"stream {s} event {i}: id {oid} past the header's {t.nr_ids} ids")
         if kind in (EV_ALLOC, EV_FREE) and arg >= len(t.caches):
             raise TraceError(f"stream {s} event {i}: unknown cache {arg} (the trace has {len(t.caches)})")
-        yield i, kind, ts, oid, arg
+        if node >= MAX_NODES:
+            raise TraceError(f"stream {s} event {i}: node {node}, the format allows 0..{MAX_NODES - 1}")
+        yield i, kind, ts, oid, arg, node, bool(flags & EVF_NOLOCK)
     if p != end:
         raise TraceError(f"stream {s}: {end - p} bytes after its {sn} events")
 
 
 def check_trace(data):
-    """Everything the kernel checks before a replay. Returns a dict of counts; raises
+    """Everything the kernel checks before a replay. Returns (trace, counts); raises
     TraceError for a trace that cannot be replayed."""
     t = read_header(data)
-    alloc_at = {}
+    alloc_at, rcu_called = {}, set()
     per = [list(events(t, s)) for s in range(len(t.streams))]
     st = collections.Counter()
     for s, evs in enumerate(per):
-        for i, kind, ts, oid, arg in evs:
-            if kind in (EV_ALLOC, EV_KMALLOC):
-                if oid in alloc_at:
-                    a = alloc_at[oid]
-                    raise TraceError(f"stream {s} event {i}: id {oid} allocated again "
-                                     f"(first at stream {a[0]} event {a[1]}); a trace gives "
-                                     "every allocation a new id")
-                alloc_at[oid] = (s, i)
-                if kind == EV_KMALLOC:
-                    if arg == 0:
-                        st["size_zero"] += 1
-                    elif arg > PAGE_ALLOC_MAX:
-                        st["size_too_big"] += 1
-                    elif arg > KMALLOC_MAX_CACHE_SIZE:
-                        st["page_allocs"] += 1
-    # The replay's order: each stream runs until a free waits for an allocation that has not
-    # happened; a trace where every stream waits is a deadlock.
-    state = {}  # id -> "live" or "freed"
+        for i, kind, ts, oid, arg, node, nolock in evs:
+            st["nolock"] += nolock
+            if kind == EV_KFREE_RCU:
+                rcu_called.add(oid)
+            if kind not in (EV_ALLOC, EV_KMALLOC):
+                continue
+            if oid in alloc_at:
+                a = alloc_at[oid]
+                raise TraceError(f"stream {s} event {i}: id {oid} allocated again "
+                                 f"(first at stream {a[0]} event {a[1]}); a trace gives "
+                                 "every allocation a new id")
+            alloc_at[oid] = (s, i)
+            st["node_allocs"] += node >= 0
+            if kind == EV_KMALLOC:
+                if arg == 0:
+                    st["size_zero"] += 1
+                elif arg > PAGE_ALLOC_MAX:
+                    st["size_too_big"] += 1
+                elif arg > KMALLOC_MAX_CACHE_SIZE:
+                    st["page_allocs"] += 1
+    # The replay's order: each stream runs until a free waits for an allocation (an
+    # rcu_free for its kfree_rcu) that has not happened; a trace where every stream waits
+    # is a deadlock.
+    state = {}  # id -> "live", "rcu" (kfree_rcu done, its rcu_free not yet) or "freed"
     pos = [0] * len(per)
     while True:
         moved = False
         for s, evs in enumerate(per):
             while pos[s] < len(evs):
-                i, kind, ts, oid, arg = evs[pos[s]]
+                i, kind, ts, oid, arg, node, nolock = evs[pos[s]]
                 if kind in (EV_ALLOC, EV_KMALLOC):
                     state[oid] = "live"
                 elif oid not in alloc_at:
                     st["free_never_allocated"] += 1
-                elif state.get(oid) == "freed":
+                elif kind == EV_RCU_FREE and oid not in rcu_called:
+                    raise TraceError(f"stream {s} event {i}: rcu_free of id {oid}, which no "
+                                     "kfree_rcu hands to RCU")
+                elif state.get(oid) == "freed" or (kind != EV_RCU_FREE and state.get(oid) == "rcu"):
                     st["double_free"] += 1
-                elif oid not in state:
-                    break  # waits for the allocation on another stream
+                elif oid not in state or (kind == EV_RCU_FREE and state[oid] == "live"):
+                    break  # waits for the allocation (the kfree_rcu) on another stream
+                elif kind == EV_KFREE_RCU:
+                    state[oid] = "rcu"
+                    st["kfree_rcu"] += 1
                 else:
                     state[oid] = "freed"
                     if alloc_at[oid][0] != s:
                         st["remote_frees"] += 1
                     st["frees"] += 1
+                    st["rcu_frees"] += kind == EV_RCU_FREE
                 pos[s] += 1
                 moved = True
         if all(pos[s] == len(per[s]) for s in range(len(per))):
             break
         if not moved:
             s = next(s for s in range(len(per)) if pos[s] < len(per[s]))
-            i, kind, ts, oid, arg = per[s][pos[s]]
+            i, kind, ts, oid, arg, node, nolock = per[s][pos[s]]
             a = alloc_at[oid]
+            if kind == EV_RCU_FREE and state.get(oid) == "live":
+                raise TraceError(f"stream {s} event {i}: deadlock: the rcu_free of id {oid} "
+                                 "waits for its kfree_rcu, which waits too")
             raise TraceError(f"stream {s} event {i}: deadlock: the free of id {oid} waits for its "
                              f"allocation (stream {a[0]} event {a[1]}), which waits too")
     st["events"] = t.nr_events
     st["allocs"] = len(alloc_at)
-    st["live_at_end"] = sum(1 for v in state.values() if v == "live")
+    st["live_at_end"] = sum(1 for v in state.values() if v != "freed")
+    st["rcu_pending_at_end"] = sum(1 for v in state.values() if v == "rcu")
     return t, st
+
+
+V2_COUNTS = ("kfree_rcu", "rcu_frees", "rcu_pending_at_end", "nolock", "node_allocs")
 
 
 def cmd_check(a):
@@ -292,10 +347,12 @@ def cmd_check(a):
     except TraceError as e:
         print(f"slabtrace: {a.file}: {e}", file=sys.stderr)
         return 1
-    print(f"{a.file}: version {VERSION}, source {t.source}, {len(t.streams)} streams, "
+    print(f"{a.file}: version {t.version}, source {t.source}, {len(t.streams)} streams, "
           f"{len(t.caches)} caches, {t.nr_events} events, {t.nr_ids} ids")
     print("  " + ", ".join(f"{k} {st[k]}" for k in
                            ("allocs", "frees", "remote_frees", "live_at_end", "page_allocs")))
+    if t.version >= 2:
+        print("  " + ", ".join(f"{k} {st[k]}" for k in V2_COUNTS))
     skipped = [k for k in ("free_never_allocated", "double_free", "size_zero", "size_too_big") if st[k]]
     if skipped:
         print("  skipped at replay: " + ", ".join(f"{k} {st[k]}" for k in skipped))
@@ -311,10 +368,11 @@ def cmd_dump(a):
         for i, c in enumerate(t.caches):
             print(f"cache {i} {c[0]} size {c[1]} align {c[2]} flags {c[3]:#x}")
         for s in range(len(t.streams)):
-            for i, kind, ts, oid, arg in events(t, s):
+            for i, kind, ts, oid, arg, node, nolock in events(t, s):
                 if i >= a.n:
                     break
-                print(f"{s} {i} {ts} {EV_NAMES[kind]} id {oid} {arg}")
+                print(f"{s} {i} {ts} {EV_NAMES[kind]} id {oid} {arg}"
+                      f"{f' node {node}' if node >= 0 else ''}{' nolock' if nolock else ''}")
     except TraceError as e:
         print(f"slabtrace: {a.file}: {e}", file=sys.stderr)
         return 1
@@ -378,6 +436,9 @@ def cmd_from_raw(a):
 
 
 # ---- Linux's kmem tracepoints, as text (docs/traces.md, "From Linux") ----
+# tools/trace/slabtrace.c (build/trace/slabtrace from-linux) is the same converter in C, ten
+# times faster or more, and must write the same bytes: tests/host/test_trace.sh holds the two
+# against each other.
 import re
 
 # tracefs `trace` and `trace-cmd report`: "TASK-PID [CPU] FLAGS? SECS.USECS: EVENT: ARGS";
@@ -385,9 +446,36 @@ import re
 LINE_TRACEFS = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]"
                           r"\s+(?:[^\s:]+\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<args>.*)$")
 LINE_PERF = re.compile(r"^\s*(?P<task>.+?)\s+(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>\d+\.\d+):"
-                       r"\s+(?:\d+\s+)?(?P<event>kmem:\w+):\s*(?P<args>.*)$")
+                       r"\s+(?:\d+\s+)?(?P<event>(?:kmem|rcu):\w+):\s*(?P<args>.*)$")
 ARG = re.compile(r"(\w+)=(\S+)")
-KMEM_EVENTS = ("kmalloc", "kfree", "kmem_cache_alloc", "kmem_cache_free")
+# kmalloc_node and kmem_cache_alloc_node: kernels before 6.0 (6.0 folded them into the others,
+# which print node= since)
+ALLOC_EVENTS = ("kmalloc", "kmem_cache_alloc", "kmalloc_node", "kmem_cache_alloc_node")
+FREE_EVENTS = ("kfree", "kmem_cache_free")
+# include/trace/events/rcu.h, with CONFIG_RCU_TRACE: the call of a kvfree-form callback
+# (kfree_rcu through call_rcu: tiny RCU, older kernels), the free of one such object after
+# the grace period (kvfree_rcu_list, then kvfree -> kmem:kfree of it), and a bulk free whose
+# objects are not named (kfree_bulk: no kmem event for them either).
+RCU_CALL, RCU_INVOKE, RCU_BULK = "rcu_kvfree_callback", "rcu_invoke_kvfree_callback", "rcu_invoke_kfree_bulk_callback"
+LINUX_EVENTS = ALLOC_EVENTS + FREE_EVENTS + (RCU_CALL, RCU_INVOKE, RCU_BULK)
+DROPPED = re.compile(r"(\d+)\s+(?:EVENTS DROPPED|EVENTS LOST)|LOST\s+(\d+)\s+EVENTS", re.I)
+
+N_OVERWRITTEN = "overwritten (ring buffer full)"
+N_DROPPED = "dropped (reported in the text)"
+N_FAILED = "failed allocations (NULL)"
+N_REALLOC = "allocations of a pointer still live (its free was not traced)"
+N_FREE_NULL = "frees of NULL"
+N_BEFORE = "frees of objects allocated before the trace began (skipped)"
+N_LIVE = "objects live at the end (freed at the end of the replay)"
+N_LEARNED = "cache names learned from other objects' frees"
+N_BY_SIZE = "cache objects whose cache is known only by size"
+N_BIG = "cache objects past 32 KiB, made kmallocs"
+N_RCU_CALL_BEFORE = "kfree_rcu calls of objects allocated before the trace began (skipped)"
+N_RCU_FREES = "frees after an RCU grace period (rcu_invoke_kvfree_callback)"
+N_RCU_PLACED = "kfree_rcu calls not traced, placed at their free (tree RCU has no tracepoint for the call)"
+N_RCU_UNMATCHED = "rcu_invoke_kvfree_callback without a kfree of its object on that CPU (vmalloc'd, or not traced)"
+N_RCU_BULK = "objects freed in bulk after an RCU grace period (not named, not in the trace)"
+N_NODE = "allocations on a given NUMA node"
 
 
 def _ns(ts):
@@ -395,96 +483,155 @@ def _ns(ts):
     return int(sec) * 1000000000 + int((frac + "000000000")[:9])
 
 
-def _null(ptr):
+def _ptr(n, key, v):
+    """A pointer's value (hashed %p or raw: only identity matters); NULL's spellings are 0."""
     try:
-        return int(ptr, 16) <= 16  # NULL and ZERO_SIZE_PTR: kfree traces them too
+        return int(v, 16)
     except ValueError:
-        return ptr in ("(null)", "(nil)")
+        if v in ("(null)", "(nil)"):
+            return 0
+        raise TraceError(f"line {n}: {key}={v} is not an address (tracefs prints (____ptrval____) "
+                         "until the key of %p is ready: boot with random.trust_cpu=on)")
+
+
+def _num(n, key, v):
+    try:
+        return int(v, 10)
+    except ValueError:
+        raise TraceError(f"line {n}: {key}={v} is not a number")
 
 
 def from_linux(lines, source):
     """Text of tracefs `trace`, `trace-cmd report` or `perf script` -> (TraceWriter, notes).
 
     CPUs become streams (those that appear, in order). A pointer names an object from its
-    allocation to its free (hashed %p or raw: only identity matters). Linux 6.1's
-    kmem_cache_alloc has no name=: the cache is learned from the object's own free
-    (name=), else from other objects of the same call site and size whose frees named it,
-    else it is "size-N" after its object size; a name= on the alloc (newer kernels) is
-    used as given. Frees of objects allocated before the trace began are skipped and
-    counted; objects live at the end stay live (the replay frees them then)."""
+    allocation to its free (hashed %p or raw: only identity matters); NULL and
+    ZERO_SIZE_PTR (16 or less) name none. Linux 6.1's kmem_cache_alloc has no name=: the
+    cache is learned from the object's own free (name=), else from other objects of the
+    same call site and size whose frees named it, else it is "size-N" after its object size;
+    a name= on the alloc (newer kernels) is used as given. node= of 0 or more is the node the
+    allocation asked for. Frees of objects allocated before the trace began are skipped and
+    counted; objects live at the end stay live (the replay frees them then). With RCU's
+    tracepoints, a kfree that follows rcu_invoke_kvfree_callback of its object on its CPU is
+    the free after the grace period (an rcu_free), rcu_kvfree_callback the kfree_rcu call
+    (placed at the free when it was not traced), and any free of an object whose kfree_rcu
+    was traced is its rcu_free."""
     evs, notes = [], collections.Counter()
-    fmt = None
     for n, line in enumerate(lines, 1):
         line = line.rstrip("\n")
         if line.startswith("#"):
             m = re.search(r"entries-in-buffer/entries-written:\s*(\d+)/(\d+)", line)
             if m and int(m.group(1)) < int(m.group(2)):
-                notes["overwritten (ring buffer full)"] += int(m.group(2)) - int(m.group(1))
-            continue
-        if "EVENTS DROPPED" in line or "LOST EVENTS" in line.upper():
-            m = re.search(r"(\d+)\s+(?:EVENTS DROPPED|events lost)", line, re.I)
-            notes["dropped (reported in the text)"] += int(m.group(1)) if m else 1
+                notes[N_OVERWRITTEN] += int(m.group(2)) - int(m.group(1))
             continue
         m = LINE_PERF.match(line) or LINE_TRACEFS.match(line)
         if not m:
+            d = DROPPED.search(line)
+            if d:
+                notes[N_DROPPED] += int(d.group(1) or d.group(2))
             continue
         ev = m.group("event").split(":")[-1]
-        if ev not in KMEM_EVENTS:
+        if ev not in LINUX_EVENTS:
             continue
-        args = dict(ARG.findall(m.group("args")))
-        if "ptr" not in args:
-            raise TraceError(f"line {n}: {ev} without ptr=: {line.strip()[:100]}")
-        evs.append((_ns(m.group("ts")), int(m.group("cpu")), ev, args, n))
-    if not evs:
+        a = dict(ARG.findall(m.group("args")))
+        e = {"ts": _ns(m.group("ts")), "cpu": int(m.group("cpu")), "ev": ev, "n": n}
+        if ev in ALLOC_EVENTS or ev in FREE_EVENTS:
+            if "ptr" not in a:
+                raise TraceError(f"line {n}: {ev} without ptr=: {line.strip()[:100]}")
+            e["ptr"] = _ptr(n, "ptr", a["ptr"])
+            e["site"] = a.get("call_site", "?")
+            e["name"] = a.get("name")
+            if ev in ALLOC_EVENTS:
+                e["size"] = _num(n, "bytes_req", a.get("bytes_req", "0"))
+                if not 0 <= e["size"] <= 0xFFFFFFFF:
+                    raise TraceError(f"line {n}: bytes_req out of range")
+                e["node"] = _num(n, "node", a.get("node", "-1"))
+                if e["node"] >= MAX_NODES:
+                    raise TraceError(f"line {n}: node={e['node']}, the format allows 0..{MAX_NODES - 1}")
+        elif ev == RCU_BULK:
+            e["nr"] = _num(n, "nr_records", a.get("nr_records", "0"))
+        else:
+            for k in ("rhp", "func"):
+                if k not in a:
+                    raise TraceError(f"line {n}: {ev} without {k}=: {line.strip()[:100]}")
+            e["ptr"] = (_ptr(n, "rhp", a["rhp"]) - _num(n, "func", a["func"])) & (2 ** 64 - 1)
+        evs.append(e)
+    if not any(e["ev"] in ALLOC_EVENTS or e["ev"] in FREE_EVENTS for e in evs):
         raise TraceError("no kmem:kmalloc, kmem:kfree, kmem:kmem_cache_alloc or "
                          "kmem:kmem_cache_free events in the text")
-    evs.sort(key=lambda e: (e[0], e[4]))
-    cpus = sorted({e[1] for e in evs})
+    evs.sort(key=lambda e: (e["ts"], e["n"]))
+    cpus = sorted({e["cpu"] for e in evs})
     if len(cpus) > MAX_STREAMS:
         raise TraceError(f"{len(cpus)} CPUs: the format allows {MAX_STREAMS} streams")
     stream = {c: i for i, c in enumerate(cpus)}
+    t0 = evs[0]["ts"]
     # Pass 1: objects (pointer lifetimes) and what their frees say about their caches.
-    live, objs = {}, []
+    live, objs, rcu_pending = {}, [], {}
     site_size_names = collections.defaultdict(collections.Counter)
-    for ts, cpu, ev, a, n in evs:
-        ptr = a["ptr"]
-        if ev in ("kmalloc", "kmem_cache_alloc"):
-            if _null(ptr):
-                notes["failed allocations (NULL)"] += 1
+    for e in evs:
+        ev, ts, cpu = e["ev"], e["ts"], e["cpu"]
+        if ev in ALLOC_EVENTS:
+            if e["ptr"] <= 16:
+                notes[N_FAILED] += 1
                 continue
-            if ptr in live:
-                notes["allocations of a pointer still live (its free was not traced)"] += 1
-            size = int(a.get("bytes_req", "0"))
-            o = {"kind": ev, "size": size, "site": a.get("call_site", "?"), "name": a.get("name"),
-                 "alloc": (ts, cpu), "free": None, "align": int(a.get("bytes_alloc", size) or size)}
-            live[ptr] = o
+            if e["ptr"] in live:
+                notes[N_REALLOC] += 1
+            o = {"kind": "kmalloc" if ev.startswith("kmalloc") else "kmem_cache_alloc",
+                 "size": e["size"], "site": e["site"], "name": e["name"], "node": e["node"],
+                 "alloc": (ts, cpu), "call": None, "free": None}
+            notes[N_NODE] += e["node"] >= 0
+            live[e["ptr"]] = o
             objs.append(o)
+        elif ev == RCU_CALL:
+            o = live.get(e["ptr"])
+            if o is None:
+                notes[N_RCU_CALL_BEFORE] += 1
+            elif o["call"] is None:
+                o["call"] = (ts, cpu)
+        elif ev == RCU_INVOKE:
+            if cpu in rcu_pending:
+                notes[N_RCU_UNMATCHED] += 1
+            rcu_pending[cpu] = e["ptr"]
+        elif ev == RCU_BULK:
+            notes[N_RCU_BULK] += e["nr"]
         else:
-            if _null(ptr):
-                notes["frees of NULL"] += 1
+            ptr = e["ptr"]
+            if ptr <= 16:
+                notes[N_FREE_NULL] += 1
                 continue
+            pending = rcu_pending.pop(cpu, None)
+            if pending is not None and pending != ptr:
+                notes[N_RCU_UNMATCHED] += 1
             o = live.pop(ptr, None)
             if o is None:
-                notes["frees of objects allocated before the trace began (skipped)"] += 1
+                notes[N_BEFORE] += 1
                 continue
-            o["free"] = (ts, cpu, ev)
-            if ev == "kmem_cache_free" and "name" in a and o["kind"] == "kmem_cache_alloc":
-                o["freed_as"] = a["name"]
-                site_size_names[(o["site"], o["size"])][a["name"]] += 1
-    notes["objects live at the end (freed at the end of the replay)"] += len(live)
+            if pending == ptr or o["call"] is not None:
+                o["free"] = (ts, cpu, "rcu")
+                notes[N_RCU_FREES] += 1
+                if o["call"] is None:
+                    o["call"] = (ts, cpu)
+                    notes[N_RCU_PLACED] += 1
+            else:
+                o["free"] = (ts, cpu, ev)
+            if ev == "kmem_cache_free" and e["name"] is not None and o["kind"] == "kmem_cache_alloc":
+                o["freed_as"] = e["name"]
+                site_size_names[(o["site"], o["size"])][e["name"]] += 1
+    notes[N_RCU_UNMATCHED] += len(rcu_pending)
+    notes[N_LIVE] += len(live)
     w = TraceWriter(source, len(cpus))
     caches = {}
 
     def cache_of(o):
-        name = o.get("name") or o.get("freed_as")
+        name = o["name"] or o.get("freed_as")
         if not name:
             learned = site_size_names.get((o["site"], o["size"]))
             if learned:
                 name = learned.most_common(1)[0][0]
-                notes["cache names learned from other objects' frees"] += 1
+                notes[N_LEARNED] += 1
             else:
                 name = f"size-{o['size']}"
-                notes["cache objects whose cache is known only by size"] += 1
+                notes[N_BY_SIZE] += 1
         key = (name[:31], max(o["size"], 1))
         if key not in caches:
             if len(caches) == MAX_CACHES:
@@ -493,33 +640,39 @@ def from_linux(lines, source):
                                       else f"{key[0][:24]}-{key[1]}", min(key[1], MAX_CACHE_SIZE))
         return caches[key]
 
-    # Pass 2: events in time order; every allocation a new id.
+    # Pass 2: events in time order (at one time: allocations, kfree_rcu calls, frees);
+    # every allocation a new id.
     happen = []
     for o in objs:
         o["id"] = w.new_id()
         happen.append((o["alloc"][0], 0, o))
+        if o["call"]:
+            happen.append((o["call"][0], 1, o))
         if o["free"]:
-            happen.append((o["free"][0], 1, o))
+            happen.append((o["free"][0], 2, o))
     happen.sort(key=lambda h: (h[0], h[1]))
-    for ts, is_free, o in happen:
-        if not is_free:
+    for ts, phase, o in happen:
+        if phase == 0:
             s = stream[o["alloc"][1]]
+            node = o["node"] if o["node"] >= 0 else None
+            if o["kind"] == "kmem_cache_alloc" and o["size"] > MAX_CACHE_SIZE:
+                notes[N_BIG] += 1
+                o["kind"] = "kmalloc"
             if o["kind"] == "kmalloc":
-                w.event(s, EV_KMALLOC, ts - evs[0][0], o["id"], o["size"])
+                w.event(s, EV_KMALLOC, ts - t0, o["id"], o["size"], node=node)
             else:
-                if o["size"] > MAX_CACHE_SIZE:
-                    notes["cache objects past 32 KiB, made kmallocs"] += 1
-                    o["kind"] = "kmalloc"
-                    w.event(s, EV_KMALLOC, ts - evs[0][0], o["id"], o["size"])
-                else:
-                    o["cache"] = cache_of(o)
-                    w.event(s, EV_ALLOC, ts - evs[0][0], o["id"], o["cache"])
+                o["cache"] = cache_of(o)
+                w.event(s, EV_ALLOC, ts - t0, o["id"], o["cache"], node=node)
+        elif phase == 1:
+            w.event(stream[o["call"][1]], EV_KFREE_RCU, ts - t0, o["id"])
         else:
             s = stream[o["free"][1]]
-            if o["kind"] == "kmem_cache_alloc":
-                w.event(s, EV_FREE, ts - evs[0][0], o["id"], o["cache"])
+            if o["free"][2] == "rcu":
+                w.event(s, EV_RCU_FREE, ts - t0, o["id"])
+            elif o["kind"] == "kmem_cache_alloc":
+                w.event(s, EV_FREE, ts - t0, o["id"], o["cache"])
             else:
-                w.event(s, EV_KFREE, ts - evs[0][0], o["id"])
+                w.event(s, EV_KFREE, ts - t0, o["id"])
     return w, notes
 
 
@@ -534,7 +687,8 @@ def cmd_from_linux(a):
     print(f"slabtrace: {a.o}: {len(w.streams)} streams (CPUs), {len(w.caches)} caches, "
           f"{sum(w.counts)} events, {w.nr_ids} objects")
     for k in sorted(notes):
-        print(f"  {k}: {notes[k]}")
+        if notes[k]:
+            print(f"  {k}: {notes[k]}")
     return 0
 
 
@@ -580,8 +734,28 @@ def synth(kind, nr_streams, nr_events, seed):
                     c = None
                     w.event(s, EV_KMALLOC, ts[s], oid, rng.choice((8, 24, 96, 200, 1000, 4096, 9000)))
                 live.append((oid, c, ts[s]))
+    elif kind == "rcu":
+        # version 2: a stream allocates a cache object (on node stream % 2) and a kmalloc
+        # (with kmalloc_nolock every fourth time), hands the first to kfree_rcu and kfrees
+        # the second; the next stream does the rcu_free a grace period (1-5 us) later, but
+        # for the last three objects (their grace period has not ended at the end)
+        rounds = nr_events // 5
+        for n in range(rounds):
+            s = rng.randrange(nr_streams)
+            ts[s] += rng.randrange(50, 500)
+            a, b = w.new_id(), w.new_id()
+            nolock = n % 4 == 0
+            w.event(s, EV_ALLOC, ts[s], a, hdr, node=s % 2)
+            w.event(s, EV_KMALLOC, ts[s] + 10, b, rng.choice((64, 200, 1000)), nolock=nolock)
+            w.event(s, EV_KFREE_RCU, ts[s] + 20, a)
+            w.event(s, EV_KFREE, ts[s] + 30, b, nolock=nolock)
+            ts[s] += 30
+            if n < rounds - 3:
+                t = (s + 1) % nr_streams
+                ts[t] = max(ts[t], ts[s]) + rng.randrange(1000, 5000)
+                w.event(t, EV_RCU_FREE, ts[t], a)
     else:
-        raise TraceError(f"no generated trace called {kind} (pairs, mixed)")
+        raise TraceError(f"no generated trace called {kind} (pairs, mixed, rcu)")
     return w
 
 
