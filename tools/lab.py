@@ -578,6 +578,16 @@ def suite_passes(suite, smp, scheme=None, counters_needed=None, cases=None):
                         "the suite's results and the counters disagree" % (c, tot.get(c, 0),
                                                                            scheme, least))
         return None
+
+    def done_before_stop(lines):
+        """For a boot that was stopped (no progress, or its timeout): did the check's own
+        cases all finish ok before that? Then a later case's hang does not cost these."""
+        if not cases or boot_cpus(lines) != smp or panic_line(lines):
+            return False
+        _, got = suite_cases(lines, suite)
+        return bool(got) and all(got.get(c) == "ok" for c in cases) and \
+            not failed_lines(lines, suite, cases)
+    fn.done_before_stop = done_before_stop
     return fn
 
 
@@ -855,9 +865,13 @@ L2 = lab(2, "SMP bring-up and the IPI round trip")
 # own make grade builds the handout, where they are stubs). x2apic=off: the APIC through its
 # MMIO page, which QEMU traces (apic_mem_writel).
 boot(L2, "smp2", "test=smp scheme=sheaves x2apic=off", 2, trace=True)
-# Plain TCG, the one boot without ICOUNT: under QEMU 7.2's -icount the ipi suite's
-# wakeup_ipi_reaches_every_cpu sees no wake-up IPI reach cpu 1 in 2 s of virtual time. The
-# start-up check holds under host time too: the kernel's delays and the PIT both follow it.
+# Plain TCG, the one boot without ICOUNT: QEMU 7.2's -icount (round-robin vCPUs) stops
+# running a vCPU that a wake-up IPI took out of hlt: in wakeup_ipi_reaches_every_cpu cpu 1
+# stays on the first instruction of the IPI's handler (QEMU's monitor: RIP at isr_stub_241,
+# the vector in service, IF clear) while cpu 0 polls its counter and cpus 2 and 3 run, for
+# 30 s of virtual time; QEMU 10's -icount (tools/qemu10.sh) passes the same kernel's ipi
+# suite in 77 ms, as plain TCG does. The start-up check holds under host time too: the
+# kernel's delays and the PIT both follow it.
 boot(L2, "smp4", "test=smp,ipi scheme=sheaves x2apic=off", 4, trace=True, icount=0)
 boot(L2, "rtt4", "test=ipi_rtt scheme=sheaves x2apic=off", 4, trace=True)
 check(L2, "2 of 2 CPUs online", "smp2", 5, all_of(cpus_up(2), exit_pass))
@@ -906,6 +920,10 @@ def cmpxchg_fastpath_in_binary(lines):
         if bad:
             return "%s masks interrupts (%s): the cmpxchg fastpath runs with them on" % (fn, bad[0])
     return None
+
+
+# The binary is checked whatever became of the boot that carries it.
+cmpxchg_fastpath_in_binary.done_before_stop = lambda lines: cmpxchg_fastpath_in_binary(lines) is None
 
 
 L3 = lab(3, "the slab fastpath")
@@ -1294,6 +1312,17 @@ def build_for_lab(n, tree, logdir, log):
     return os.path.join(src, "build", "slablab.elf"), None
 
 
+def boot_end(path):
+    """(exit code, stopped) of an earlier boot, from what cmd_grade wrote next to its log
+    (for --from-logs: a boot that was stopped is graded as one); (0, None) without it."""
+    try:
+        with open(path) as fh:
+            e = json.load(fh)
+        return e.get("exit"), e.get("stopped")
+    except (OSError, ValueError):
+        return 0, None
+
+
 def cmd_grade(labs, tree, logdir, from_logs=False, only=None, first_fail=False, json_out=None):
     tree = os.path.abspath(tree)
     tests = []  # for --json: Gradescope's results.json, a test per check
@@ -1326,13 +1355,16 @@ def cmd_grade(labs, tree, logdir, from_logs=False, only=None, first_fail=False, 
                 log = os.path.join(logdir, "lab%d-%s.log" % (n, bn))
                 trace = os.path.join(logdir, "lab%d-%s.trace" % (n, bn)) if b["trace"] else None
                 t0 = time.time()
+                end = os.path.join(logdir, "lab%d-%s.end" % (n, bn))
                 if from_logs:
-                    rc, stopped = 0, None
+                    rc, stopped = boot_end(end)
                     if elf is None:
                         elf = os.path.join(logdir, "lab%d.elf" % n)
                 else:
                     rc, stopped = run_boot(elf, b, os.path.join(logdir, "lab%d-%s.iso" % (n, bn)),
                                            log, trace)
+                    with open(end, "w") as fh:
+                        json.dump({"exit": rc, "stopped": stopped}, fh)
                 results[bn] = (rc, stopped, log_lines(log) if os.path.exists(log) else [],
                                time.time() - t0, log, trace)
             if why_build:
@@ -1355,6 +1387,9 @@ def cmd_grade(labs, tree, logdir, from_logs=False, only=None, first_fail=False, 
                             HOST_TIME_NOTE)
                         host_limited = True
                     why += " (log: %s)" % log
+                    done = getattr(c["fn"], "done_before_stop", None)
+                    if done and done(lines):
+                        why = None  # its cases had passed: the hang came after them
                 else:
                     why = c["fn"](lines)
                     if why:

@@ -451,6 +451,23 @@ lab5_not_registered() {
         { echo "want 6 FAIL lines on the missing registration: $gout"; return 1; }
 }
 
+# A boot the grader stopped (no output for 60 s of emulation) in the storm's second case:
+# the first case's check and the binary check keep their points, the second names the case.
+grader_stopped_after_case() {
+    local d=$tmp/g-stopped
+    lab3_logs "$d"
+    sed -i -e '/ok 2 fastpath_storm_cmpxchg/,$d' "$d/lab3-storm.log"
+    echo '{"exit": 143, "stopped": 60}' >"$d/lab3-storm.end"
+    grade_logs 3 "$d"
+    [ "$grc" = 1 ] && [[ $gout == *"score: 60/70"* ]] || { echo "exit $grc, want 1 and 60/70: $gout"; return 1; }
+    grep -q "ok   irq fastpath under a storm" <<<"$gout" &&
+        grep -q "ok   cmpxchg fastpath in the binary" <<<"$gout" ||
+        { echo "a check of what finished lost its points: $gout"; return 1; }
+    grep "FAIL cmpxchg fastpath under a storm" <<<"$gout" |
+        grep -qF "stopped: no output for 60 s of emulation in slab_race.fastpath_storm_cmpxchg" ||
+        { echo "want the stop named with its case: $gout"; return 1; }
+}
+
 grader_bad_lab() {
     local out rc=0
     out=$($lab grade --lab 9 --logdir "$tmp/g9" --from-logs 2>&1) || rc=$?
@@ -482,6 +499,7 @@ t grader_wrong_cpus grader_wrong_cpus
 t grader_over_budget grader_over_budget
 t grader_panic grader_panic
 t grader_failed_line grader_failed_line
+t grader_stopped_after_case grader_stopped_after_case
 t grader_bad_lab grader_bad_lab
 t lab5_full_marks lab5_full_marks
 t lab5_ipi_per_free lab5_ipi_per_free
