@@ -518,6 +518,16 @@ def failed_lines(lines, suite, cases):
     return None
 
 
+def first_failed(lines):
+    """'suite.case failed at FILE:LINE: what it said' for the first FAILED line, or None."""
+    declared = suite_declared()
+    for suite in [m.group(1) for m in map(SUBTEST_RE.match, lines) if m]:
+        why = failed_lines(lines, suite, declared.get(suite, []))
+        if why:
+            return why
+    return None
+
+
 # ---- check builders ----
 
 def suite_passes(suite, smp, scheme=None, counters_needed=None, cases=None):
@@ -830,7 +840,8 @@ RTT_N = 200  # tests/kernel/ipi_rtt_test.c
 def rtt_agrees_with_qemu(smp):
     """Each cpu's figures are there, and the mean of its samples (as the grader's test prints
     it) is the mean time between the cross-call IPIs cpu 0 sent it, by QEMU's clock, within
-    10% (and two ticks): figures the code did not measure do not match."""
+    10% (and two ticks of that clock over the RTT_N round trips): figures the code did not
+    measure do not match."""
     def fn(lines):
         got = {}
         for l in lines:
@@ -851,7 +862,9 @@ def rtt_agrees_with_qemu(smp):
             sends = sends[-RTT_N:]
             qemu = (sends[-1] - sends[0]) * TICK_NS / (RTT_N - 1)
             said = got[cpu][1]
-            if abs(said - qemu) > 0.1 * qemu + 2 * TICK_NS:
+            # The clock's resolution is a tick over the whole run: 2 ticks / (RTT_N - 1)
+            # on the mean (about 100 ns; the reference's mean is about 400 ns).
+            if abs(said - qemu) > 0.1 * qemu + 2 * TICK_NS / (RTT_N - 1):
                 return ("cpu %d: the samples' mean is %d ns, QEMU's clock says %.0f ns between "
                         "round trips: the samples are not the round trips" % (cpu, said, qemu))
         return None
@@ -865,23 +878,24 @@ L2 = lab(2, "SMP bring-up and the IPI round trip")
 # own make grade builds the handout, where they are stubs). x2apic=off: the APIC through its
 # MMIO page, which QEMU traces (apic_mem_writel).
 boot(L2, "smp2", "test=smp scheme=sheaves x2apic=off", 2, trace=True)
-# Plain TCG, the one boot without ICOUNT: QEMU 7.2's -icount (round-robin vCPUs) stops
-# running a vCPU that a wake-up IPI took out of hlt: in wakeup_ipi_reaches_every_cpu cpu 1
-# stays on the first instruction of the IPI's handler (QEMU's monitor: RIP at isr_stub_241,
-# the vector in service, IF clear) while cpu 0 polls its counter and cpus 2 and 3 run, for
-# 30 s of virtual time; QEMU 10's -icount (tools/qemu10.sh) passes the same kernel's ipi
-# suite in 77 ms, as plain TCG does. The start-up check holds under host time too: the
-# kernel's delays and the PIT both follow it.
-boot(L2, "smp4", "test=smp,ipi scheme=sheaves x2apic=off", 4, trace=True, icount=0)
+boot(L2, "smp4", "test=smp scheme=sheaves x2apic=off", 4, trace=True)
 boot(L2, "rtt4", "test=ipi_rtt scheme=sheaves x2apic=off", 4, trace=True)
+# The ipi suite under plain TCG, the one boot without ICOUNT: QEMU 7.2's -icount
+# (round-robin vCPUs) stops running a vCPU that a wake-up IPI took out of hlt: in
+# wakeup_ipi_reaches_every_cpu cpu 1 stays on the first instruction of the IPI's handler
+# (QEMU's monitor: RIP at isr_stub_241, the vector in service, IF clear) while cpu 0 polls
+# its counter and cpus 2 and 3 run, for 30 s of virtual time, at 2, 3, 4 and 5 CPUs; QEMU
+# 10's -icount (tools/qemu10.sh) passes the same kernel's ipi suite in 77 ms, as plain TCG
+# does. Only this check reads it: the start-up and the round trip are timed under ICOUNT.
+boot(L2, "ipi4", "test=ipi scheme=sheaves x2apic=off", 4, icount=0)
 check(L2, "2 of 2 CPUs online", "smp2", 5, all_of(cpus_up(2), exit_pass))
 check(L2, "4 of 4 CPUs online", "smp4", 5, cpus_up(4))
 check(L2, "INIT, then SIPI after 10 ms, a second after 200 us (QEMU's trace, 4 CPUs)", "smp4", 10,
       all_of(cpus_up(4), init_sipi_order(4)))
 check(L2, "smp suite, 4 CPUs", "smp4", 10, all_of(cpus_up(4), suite_passes("smp", 4)))
-check(L2, "ipi suite, 4 CPUs", "smp4", 10, all_of(cpus_up(4), suite_passes("ipi", 4)))
 check(L2, "IPI round trip to every cpu: IPI counters, and QEMU's clock (4 CPUs)", "rtt4", 20,
       all_of(cpus_up(4), suite_passes("ipi_rtt", 4), rtt_agrees_with_qemu(4)))
+check(L2, "ipi suite, 4 CPUs (plain TCG)", "ipi4", 10, all_of(cpus_up(4), suite_passes("ipi", 4)))
 
 
 # Lab 3: the slab fastpath (mm/slub.h, mm/slub.c: the irq and cmpxchg fastpaths).
@@ -1386,6 +1400,9 @@ def cmd_grade(labs, tree, logdir, from_logs=False, only=None, first_fail=False, 
                             b["timeout"], " in %s" % where if where else "", last[:100],
                             HOST_TIME_NOTE)
                         host_limited = True
+                    failed = first_failed(lines)
+                    if failed:  # what the case had found before it stopped
+                        why = "%s; then %s" % (failed, why)
                     why += " (log: %s)" % log
                     done = getattr(c["fn"], "done_before_stop", None)
                     if done and done(lines):
