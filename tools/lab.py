@@ -576,7 +576,9 @@ def suite_passes(suite, smp, scheme=None, counters_needed=None, cases=None):
             return "skipped at %d CPUs: %s" % (smp, ", ".join(skipped))
         ev = exit_event(lines)
         if not ev or ev.get("result") != "pass":
-            return "the kernel's exit event says %s" % (ev.get("result") if ev else "nothing")
+            other = first_failed(lines)  # another suite's case in the same boot
+            return "the kernel's exit event says %s%s" % (ev.get("result") if ev else "nothing",
+                                                        ": " + other if other else "")
         if not counters_needed:
             return None
         tot = slabinfo_counters(lines, scheme)
