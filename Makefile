@@ -24,7 +24,9 @@
 #   make fuzz       libFuzzer over the slab allocator with all debug checks (FUZZ_TIME=60 s)
 #   make handout LAB=n [OUT=dir]   the student tree of lab n (docs/labs/), default build/labN
 #   make grade [LAB=n] [TREE=path] [CHECK=regex]  boot TREE's kernel per lab check; the score
-#   make test-labs  every lab's handout fails its grader, the full tree passes it (slow)
+#   make test-labs  every lab's handout fails its grader, the full tree passes it, every wrong
+#                   solution in tests/labs/mutants/ loses points (slow: docs/labs/README.md)
+#   make autograder LAB=n  Gradescope's autograder of lab n: build/autograder-labN.zip
 #   make netboot [CMDLINE=...] [OUT=dir]  a TFTP tree: GRUB's network images, grub.cfg, the kernel
 #   make lava-job CMDLINE=... [DEVICE=qemu|TYPE] [LAVA_URL=] [OUT=dir]  a LAVA job (docs/lava.md)
 #   make test-lava  LAVA's lava-run runs slablab's qemu jobs offline; results = serial KTAP (root)
@@ -92,7 +94,7 @@ OBJS := $(patsubst %.c,$(B)/%.o,$(CSRCS)) $(patsubst %.asm,$(B)/%.asm.o,$(ASRCS)
 FONT ?= /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 
 .PHONY: all run test test-big test-numa debug deps clean iso-cmdline host-tests bench-host model \
-	fuzz bench bench-doc replay trace-linux bench-linux handout grade test-labs lava-job test-lava \
+	fuzz bench bench-doc replay trace-linux bench-linux handout grade test-labs autograder lava-job test-lava \
 	netboot sweep
 # Like every target below, the default one first checks its tools (tools/deps.sh: installs
 # what is missing as root, else prints the apt-get line and stops).
@@ -395,7 +397,12 @@ test-labs:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) \
-	  TEST_LABS=all TEST_FILTER='^lab\[' tools/test.sh
+	  TEST_LABS=all TEST_FILTER='^(lab\[|host\[test_autograder\])' tools/test.sh
+
+autograder:
+	@[ -n "$(LAB)" ] || { echo "make autograder: give LAB=n (docs/labs/)"; exit 2; }
+	@python3 tools/lab.py autograder $(call sq,$(LAB)) \
+	  $(call sq,$(if $(filter file,$(origin OUT)),$(B)/autograder-lab$(LAB).zip,$(OUT)))
 
 # make netboot [CMDLINE=...] [MODULE=FILE] [OUT=dir] [NETBOOT_SUBDIR=DIR] [GRUB_TIMEOUT=5]: a TFTP
 # tree that boots slablab over the network (tools/netboot.sh; docs/real-hardware.md): GRUB's

@@ -25,6 +25,13 @@ struct tsc_estimate;
 
 void tsc_init(void);
 /*
+ * A clock ticking where an observer outside the machine sees it (x86: the PIT's channel 0
+ * every OBSERVER_CLOCK_DIVISOR PIT ticks, in QEMU's trace; tools/lab.py times lab 2 by it):
+ * on while the APs start, and while a test asks for it.
+ */
+#define OBSERVER_CLOCK_DIVISOR 12
+void observer_clock(bool on);
+/*
  * Measures the TSC again against one clock ("hpet", "pm-timer", "pit") as tsc_init does,
  * interrupts off, and again (a few times) while no window was usable; -1 if the machine does
  * not have that clock or it does not count. est->khz is 0 if no round gave an estimate.

@@ -237,7 +237,6 @@ static void free_remote(struct kmem_cache *s, struct kmem_cache_cpu *c, int owne
 		o->tail = object;
 		o->owner = owner;
 	}
-	l5(c)->stat[L5_REMOTE_FREE]++;
 	if (o->count == LAB5_BATCH)
 		send_outbox(s, c, o, true);
 	/* LAB5: END */
@@ -252,6 +251,7 @@ static void free_one(struct kmem_cache *s, struct kmem_cache_cpu *c, void *objec
 		free_mine(s, c, slab, object, caller);
 		stat(s, c, FREE_FASTPATH);
 	} else {
+		l5(c)->stat[L5_REMOTE_FREE]++; /* counted here, not by the lab's code */
 		free_remote(s, c, owner, object, caller);
 	}
 }

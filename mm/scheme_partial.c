@@ -120,24 +120,15 @@ static void *take_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		new.inuse = new.objects;
 	} while (!slab_update_freelist(s, slab, freelist, counters, NULL, new.counters));
 	c->slab = slab;
-	pstat(c, CPU_PARTIAL_ALLOC);
 	return freelist;
 	/* LAB4: END */
 }
 
-static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+/* The refill from the node list: the cpu slab and more slabs onto the cpu partial list. */
+static void *refill_from_node(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
-	void *freelist = NULL;
-
-	while (pc(c)->partial) {
-		freelist = take_cpu_partial(s, c);
-		if (freelist)
-			return freelist;
-		/* No free objects after all (cannot happen: partial slabs only gain free
-		 * objects while frozen); leave it as a full cpu slab and look further. */
-		c->slab = NULL;
-	}
 	/* LAB4: BEGIN */
+	void *freelist = NULL;
 	struct kmem_cache_node *n = get_node(s);
 	struct slab *slab, *tmp;
 	int objects, available = 0;
@@ -149,13 +140,11 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 		if (!c->slab) {
 			freelist = acquire_slab(s, n, slab, true, &objects);
 			c->slab = slab;
-			stat(s, c, ALLOC_FROM_PARTIAL);
 		} else {
 			acquire_slab(s, n, slab, false, &objects);
 			slab->next = pc(c)->partial;
 			slab->scheme_state = (pc(c)->partial ? pc(c)->partial->scheme_state : 0) + 1;
 			pc(c)->partial = slab;
-			pstat(c, CPU_PARTIAL_NODE);
 		}
 		available += objects;
 		if ((unsigned)available > cpu_partial(s) / 2)
@@ -164,6 +153,42 @@ static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 	spin_unlock(&n->list_lock);
 	return freelist;
 	/* LAB4: END */
+}
+
+static unsigned int list_length(const struct slab *slab)
+{
+	unsigned int n = 0;
+
+	for (; slab; slab = slab->next)
+		n++;
+	return n;
+}
+
+/*
+ * The counters are counted here, from what the lab's functions above did (the cpu slab they
+ * took, the slabs on the list), not by them: what slabinfo shows is what happened.
+ */
+static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	void *freelist = NULL;
+	unsigned int before;
+
+	while (pc(c)->partial) {
+		freelist = take_cpu_partial(s, c);
+		if (freelist) {
+			pstat(c, CPU_PARTIAL_ALLOC);
+			return freelist;
+		}
+		/* No free objects after all (cannot happen: partial slabs only gain free
+		 * objects while frozen); leave it as a full cpu slab and look further. */
+		c->slab = NULL;
+	}
+	before = list_length(pc(c)->partial);
+	freelist = refill_from_node(s, c);
+	if (c->slab)
+		stat(s, c, ALLOC_FROM_PARTIAL);
+	pc(c)->stat[CPU_PARTIAL_NODE] += list_length(pc(c)->partial) - before;
+	return freelist;
 }
 
 /* The cpu partial list and this node's list first (above), then the other nodes'. */
@@ -176,23 +201,32 @@ static void *partial_get_partial_numa(struct kmem_cache *s, struct kmem_cache_cp
 	return get_partial_remote(s, c);
 }
 
-static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				    struct slab *slab)
+static void put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
-	pstat(c, CPU_PARTIAL_FREE);
 	/* LAB4: BEGIN */
 	struct slab *old = pc(c)->partial;
 
 	if (old && (unsigned)old->scheme_state >= budget_slabs(s)) {
 		pc(c)->partial = NULL;
 		unfreeze_partials(s, c, old);
-		pstat(c, CPU_PARTIAL_DRAIN);
 		old = NULL;
 	}
 	slab->next = old;
 	slab->scheme_state = (old ? old->scheme_state : 0) + 1;
 	pc(c)->partial = slab;
 	/* LAB4: END */
+}
+
+/* put_frozen: counted here (a drain: the list was not empty and slab is not pushed on it). */
+static void partial_put_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				    struct slab *slab)
+{
+	struct slab *old = pc(c)->partial;
+
+	pstat(c, CPU_PARTIAL_FREE);
+	put_cpu_partial(s, c, slab);
+	if (old && slab->next != old)
+		pstat(c, CPU_PARTIAL_DRAIN);
 }
 
 static void partial_flush_cpu_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)

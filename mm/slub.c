@@ -115,6 +115,8 @@
 #include "mm/slub.h"
 #include "mm/slub_debug.h"
 
+void (*slab_update_race)(struct kmem_cache *s, struct slab *slab); /* slub.h */
+
 
 /* kernel/percpu.h's stride of each cpu's slub_off (this_cpu_slab). */
 const unsigned long percpu_slub_stride = sizeof(struct kmem_cache_cpu);

@@ -5,11 +5,12 @@
   lab.py handout LAB OUT [--src DIR]   write the student tree of lab LAB to OUT
   lab.py markers [--src DIR]           check the markers; print each region (file:line lab)
   lab.py labs                          the course: a line per lab (number, points, title)
-  lab.py grade [--lab N] [--tree DIR] [--logdir DIR] [--only REGEX] [--from-logs]
-                                       build DIR's kernel, boot it per check, print the score;
-                                       --only: the checks whose name matches REGEX;
-                                       --from-logs: grade the logs in DIR from an earlier run
-                                       (no build, no boot)
+  lab.py grade [--lab N] [--tree DIR] [--logdir DIR] [--only REGEX] [--from-logs] [--first-fail]
+                                       build lab N's code of DIR into this tree's kernel, boot
+                                       it per check, print the score; --only: the checks whose
+                                       name matches REGEX; --from-logs: grade the logs in the
+                                       log folder from an earlier run (no build, no boot);
+                                       --first-fail: stop at the first failed check
 
 Solution markers, in .c and .h files, each alone on its line:
     /* LABn: BEGIN */
@@ -41,6 +42,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -62,9 +64,20 @@ def lab(n, title):
     return LABS[n]
 
 
-def boot(lb, name, cmdline, smp, icount=0, timeout=240, mem="256M"):
-    lb["boots"][name] = {"cmdline": cmdline, "smp": smp, "icount": icount, "timeout": timeout,
-                         "mem": mem}
+# Every grading boot counts instructions (ICOUNT=1: the emulated clock is the guest's
+# instruction count, so what the kernel does, and when, is the same in every run) and gives
+# the kernel a seed (seed=): the same tree gets the same log, hence the same score. race: one
+# instruction per translation block too (qemu-run.sh's ONE_INSN_PER_TB), so that interrupts
+# can land between any two instructions. trace: QEMU's own trace of these events, for the
+# checks that must not believe what the kernel prints (lab 2's timings).
+GRADE_SEED = 20240611
+TRACE_EVENTS = "x86_gsi_interrupt,apic_mem_writel"
+
+
+def boot(lb, name, cmdline, smp, timeout=600, mem="256M", race=False, trace=False, icount=1):
+    lb["boots"][name] = {"cmdline": "%s seed=%d" % (cmdline, GRADE_SEED), "smp": smp,
+                         "icount": icount, "timeout": timeout, "mem": mem, "race": race,
+                         "trace": trace}
 
 
 def check(lb, name, bootname, points, fn):
@@ -136,7 +149,10 @@ def stub_in(lines, r):
 
 
 def make_handout_text(text, regions, n):
-    """The student's text: regions of lab >= n replaced by a panic, the other markers gone."""
+    """The student's text: each region of lab >= n emptied to a panic between its two marker
+    lines (a region at column 0, declarations, to nothing between them): the markers say
+    where the student writes, and the grader takes the student's code from between them.
+    The markers of earlier labs go (their solutions stay)."""
     lines = text.split("\n")
     out, skip_until = [], 0
     begins = {r[1]: r for r in regions}
@@ -146,9 +162,11 @@ def make_handout_text(text, regions, n):
         r = begins.get(i)
         if r and r[0] >= n:
             indent = MARK_RE.match(line).group(1)
+            out.append(line)
             if indent:
                 out.append(stub_line(indent, r[0]))
-            skip_until = r[2]  # a region at column 0 (declarations) just goes
+            out.append(lines[r[2] - 1])
+            skip_until = r[2]
             continue
         if MARK_RE.match(line):
             continue  # a marker of an earlier lab, or the FILE line: the code stays
@@ -260,8 +278,8 @@ def cmd_handout(n, out, src):
     with open(os.path.join(out, "HANDOUT"), "w") as fh:
         fh.write("slablab, lab %d handout: %s. Read docs/labs/lab%d.md; `make grade LAB=%d` "
                  "grades it.\n" % (n, LABS[n]["title"], n, n))
-    # The promise: nothing of a marker is left.
-    leak = scan_leaks(out)
+    # The promise: no marker is left but the empty regions of lab n and later.
+    leak = scan_leaks(out, n)
     if leak:
         print("handout: %s still has marker text at %s" % (out, leak), file=sys.stderr)
         return 1
@@ -271,16 +289,27 @@ def cmd_handout(n, out, src):
     return 0
 
 
-def scan_leaks(out):
+def scan_leaks(out, n):
+    """Where a handout still has marker text other than lab n's and later labs' regions,
+    each holding at most its stub line; None when it has none."""
     for d, _, names in os.walk(out):
         for x in names:
             if not x.endswith(SOURCE_EXT):
                 continue
             p = os.path.join(d, x)
+            rel = os.path.relpath(p, out)
             with open(p, encoding="utf-8", errors="surrogateescape") as fh:
-                for i, line in enumerate(fh, 1):
-                    if MARK_RE.match(line.rstrip("\n")) or LOOKS_RE.search(line):
-                        return "%s:%d" % (os.path.relpath(p, out), i)
+                text = fh.read()
+            try:
+                regions, file_lab = parse_markers(rel, text, LABS)
+            except MarkerError as e:
+                return str(e)
+            lines = text.split("\n")
+            for lab_n, b, e in regions:
+                if lab_n < n or e - b > 2 or (e - b == 2 and "not implemented" not in lines[b]):
+                    return "%s:%d" % (rel, b)
+            if file_lab:
+                return "%s:1" % rel
     return None
 
 
@@ -382,44 +411,190 @@ def boot_cpus(lines):
     return ev[-1].get("cpus_online") if ev else None
 
 
+# ---- what a boot left: its log, and for some checks QEMU's trace and the kernel's ELF ----
+#
+# A check is fn(lines) -> None (passed) or the reason; BOOT holds the rest of what the boot
+# left (the trace file, the ELF it booted), set before the checks of each boot run.
+
+BOOT = {}
+
+FAILED_RE = re.compile(r"^\s*# (\S+): (?:EXPECTATION|ASSERTION) FAILED at (\S+)")
+SUBTEST_RE = re.compile(r"^\s*# Subtest: (\S+)\s*$")
+CASE_RE = re.compile(r"^\s*(?:not ok|ok) \d+ (\S+)")
+
+
+def suite_declared():
+    """{suite: [case, ...]} over this tree's tests/kernel/*.c (the grader's own tests)."""
+    out = {}
+    d = os.path.join(ROOT, "tests", "kernel")
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".c"):
+            continue
+        with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        m = re.search(r'\.name\s*=\s*"([^"]+)"', text[text.rfind("struct kunit_suite"):] if
+                      "struct kunit_suite" in text else "")
+        if m:
+            out[m.group(1)] = re.findall(r"^\s*KUNIT_CASE\((\w+)\)", text, re.M)
+    return out
+
+
+def running_case(lines):
+    """'suite.case' the kernel was in at the end of the log (the case after the last one it
+    reported, in its suite's declared order; selected cases only), or None."""
+    suite, done = None, []
+    for l in lines:
+        m = SUBTEST_RE.match(l)
+        if m:
+            suite, done = m.group(1), []
+            continue
+        m = CASE_RE.match(l)
+        if m and suite and l.startswith("    "):
+            done.append(m.group(1))
+        elif m and suite and not l.startswith(" "):
+            suite = None  # the suite's own result line
+    if not suite:
+        return None
+    cases = suite_declared().get(suite, [])
+    sel = BOOT.get("cmdline", "")
+    m = re.search(r"(?:^| )test=(\S+)", sel)
+    items = m.group(1).split(",") if m else []
+    chosen = [c for c in cases if suite in items or "all" in items or "%s.%s" % (suite, c) in items]
+    for c in chosen or cases:
+        if c not in done:
+            return "%s.%s" % (suite, c)
+    return suite
+
+
+PANIC_MSG_RE = re.compile(r"KERNEL PANIC on cpu (\d+): (.*)$")
+SYM_RE = re.compile(r"\[<[0-9a-f]+>\] ([A-Za-z_][\w.]*)\+0x[0-9a-f]+|RIP: 0x[0-9a-f]+ ([A-Za-z_][\w.]*)\+0x")
+PANIC_SELF = ("panic", "panic_end", "kernel_exit", "arch_backtrace", "dump_backtrace", "die",
+              "trap_handler", "isr_common", "backtrace_from", "slab_report_bad", "report_bad")
+
+
+def panic_report(lines):
+    """A panic, said as 'kernel panic in FUNCTION during suite.case: MESSAGE', or None."""
+    for i, l in enumerate(lines):
+        m = PANIC_MSG_RE.search(l)
+        exc = "EXCEPTION" in l and "KERNEL" in l
+        if not m and not exc:
+            continue
+        msg = m.group(2).strip() if m else l.strip()
+        fn = None
+        lm = re.match(r"LAB\d+: (\w+): not implemented", msg)
+        if lm:
+            fn = lm.group(1)
+        for l2 in lines[i + 1:i + 40]:
+            sm = SYM_RE.search(l2)
+            if sm and not fn:
+                name = sm.group(1) or sm.group(2)
+                if name not in PANIC_SELF:
+                    fn = name
+        where = running_case(lines[:i])
+        return "kernel panic%s%s: %s" % (" in %s" % fn if fn else "",
+                                         " during %s" % where if where else "", msg)
+    return None
+
+
+def failed_lines(lines, suite, cases):
+    """The first 'EXPECTATION FAILED' line of those cases of suite, with what it says (the
+    lines after it up to the next result or diagnostic header): whatever the suite's results
+    say, a failed expectation fails the check (a runner that does not mark the case failed
+    cannot hide it)."""
+    cur = None
+    for i, l in enumerate(lines):
+        m = SUBTEST_RE.match(l)
+        if m:
+            cur = m.group(1)
+            continue
+        m = FAILED_RE.match(l)
+        if m and cur == suite and m.group(1) in cases:
+            more = []
+            for l2 in lines[i + 1:i + 6]:
+                if FAILED_RE.match(l2) or CASE_RE.match(l2) or re.match(r"^\s*# \w+: ", l2):
+                    break
+                more.append(l2.strip())
+            return "%s.%s failed at %s: %s" % (suite, m.group(1), m.group(2), " ".join(more))
+    return None
+
+
+def skip_reason(lines, case):
+    """' (why)' from the case's '# SKIP why' result line, or ''."""
+    for l in lines:
+        m = re.match(r"^\s*ok \d+ %s\s*#\s*SKIP\s*(.*)$" % re.escape(case), l, re.I)
+        if m:
+            return " (%s)" % m.group(1).strip()
+    return ""
+
+
+def first_failed(lines):
+    """'suite.case failed at FILE:LINE: what it said' for the first FAILED line, or None."""
+    declared = suite_declared()
+    for suite in [m.group(1) for m in map(SUBTEST_RE.match, lines) if m]:
+        why = failed_lines(lines, suite, declared.get(suite, []))
+        if why:
+            return why
+    return None
+
+
 # ---- check builders ----
 
-def suite_passes(suite, test_file, smp, scheme, counters_needed):
-    """The suite reports exactly the cases test_file declares, every one ok (skips only on
-    one CPU), the boot had smp CPUs, the exit event says pass, and slabinfo's counters over
-    the kmalloc caches of `scheme` reach counters_needed: {counter: at least}."""
-    want = declared_cases(test_file)
-
+def suite_passes(suite, smp, scheme=None, counters_needed=None, cases=None):
+    """The suite reports exactly the cases this grader's tests/kernel declare (or `cases` of
+    them, when the boot selects those), every one ok (skips only on one CPU), with no FAILED
+    line in the log, the boot had smp CPUs, the exit event says pass, and slabinfo's
+    counters over the kmalloc caches of `scheme` reach counters_needed: {counter: least}."""
     def fn(lines):
+        declared = suite_declared().get(suite)
+        if declared is None:
+            return "this grader has no suite %s" % suite
+        # The cases the boot selects (test=suite or suite.case), in the declared order.
+        m = re.search(r"(?:^| )test=(\S+)", BOOT.get("cmdline", ""))
+        items = m.group(1).split(",") if m else []
+        want = [c for c in declared if suite in items or "all" in items or
+                "%s.%s" % (suite, c) in items] or declared
+        mine = cases or want
         cpus = boot_cpus(lines)
         if cpus != smp:
             return "the boot reported %s CPUs online, want %d" % (cpus, smp)
-        plan, cases = suite_cases(lines, suite)
-        if cases is None:
+        plan, got = suite_cases(lines, suite)
+        if got is None:
             return "no '%s' suite in the output" % suite
         if plan != len(want):
-            return "suite %s planned %s cases, this grader's %s declares %d" % (
-                suite, plan, test_file, len(want))
-        extra = [c for c in cases if c not in want]
+            return "suite %s planned %s cases, this grader's tests declare %d" % (suite, plan,
+                                                                                  len(want))
+        extra = [c for c in got if c not in want]
         if extra:
-            return "suite %s reported cases %s declares nowhere: %s" % (suite, test_file,
-                                                                      ", ".join(extra[:3]))
-        missing = [c for c in want if c not in cases]
+            return "suite %s reported cases the grader's tests declare nowhere: %s" % (
+                suite, ", ".join(extra[:3]))
+        missing = [c for c in want if c not in got]
         if missing:
             return "suite %s did not report %s" % (suite, ", ".join(missing[:3]))
-        twice = [c for c in want if cases[c] == "twice"]
+        twice = [c for c in want if got[c] == "twice"]
         if twice:
             return "suite %s reported %s more than once" % (suite, ", ".join(twice[:3]))
-        failed = [c for c in want if cases[c] == "fail"]
+        failed = [c for c in mine if got[c] == "fail"]
+        why = failed_lines(lines, suite, mine)
         if failed:
-            return "failed: %s" % ", ".join(failed)
-        skipped = [c for c in want if cases[c] == "skip"]
+            return "failed: %s.%s%s" % (suite, (", %s." % suite).join(failed),
+                                        " (%s)" % why if why else "")
+        if why:
+            return why
+        skipped = [c for c in mine if got[c] == "skip"]
+        if skipped and cases:  # a race case that proved nothing (too few interrupts landed)
+            return "skipped: %s.%s%s" % (suite, (", %s." % suite).join(skipped),
+                                         skip_reason(lines, skipped[0]))
         if skipped and smp > 1:
             return "skipped at %d CPUs: %s" % (smp, ", ".join(skipped))
         ev = exit_event(lines)
+        if cases and ev and ev.get("result") == "fail" and not panic_line(lines):
+            ev = None if failed_lines(lines, suite, cases) else {"result": "pass"}
+            # (the boot's other cases failed it, not these: they keep their points)
         if not ev or ev.get("result") != "pass":
-            return "the kernel's exit event says %s" % (ev.get("result") if ev else "nothing")
-        if scheme is None:
+            other = first_failed(lines)  # another suite's case in the same boot
+            return "the kernel's exit event says %s%s" % (ev.get("result") if ev else "nothing",
+                                                        ": " + other if other else "")
+        if not counters_needed:
             return None
         tot = slabinfo_counters(lines, scheme)
         if tot is None:
@@ -427,9 +602,19 @@ def suite_passes(suite, test_file, smp, scheme, counters_needed):
         for c, least in counters_needed.items():
             if tot.get(c, 0) < least:
                 return ("slabinfo: %s is %d over the kmalloc caches of %s, want at least %d: "
-                        "the suite's results and the counters disagree" % (c, tot.get(c, 0), scheme,
-                                                                           least))
+                        "the suite's results and the counters disagree" % (c, tot.get(c, 0),
+                                                                           scheme, least))
         return None
+
+    def done_before_stop(lines):
+        """For a boot that was stopped (no progress, or its timeout): did the check's own
+        cases all finish ok before that? Then a later case's hang does not cost these."""
+        if not cases or boot_cpus(lines) != smp or panic_line(lines):
+            return False
+        _, got = suite_cases(lines, suite)
+        return bool(got) and all(got.get(c) == "ok" for c in cases) and \
+            not failed_lines(lines, suite, cases)
+    fn.done_before_stop = done_before_stop
     return fn
 
 
@@ -453,6 +638,17 @@ def figure_at_most(bench, match, figure, bound, unit, what):
             return why
         if v > bound:
             return "%s is %s %s, the bound is %s" % (what, v, unit, bound)
+        return None
+    return fn
+
+
+def figure_at_least(bench, match, figure, least, what):
+    def fn(lines):
+        v, why = last_figure(lines, bench, match, figure)
+        if why:
+            return why
+        if v < least:
+            return "%s is %s, want at least %s" % (what, v, least)
         return None
     return fn
 
@@ -555,6 +751,7 @@ def option_refused(name):
     return fn
 
 
+
 L1 = lab(1, "boot: the memory map")
 boot(L1, "map-128M", "test=page_alloc mem_map=1", 1, mem="128M")
 boot(L1, "map-4G", "test=none mem_map=1", 1, mem="4G")
@@ -563,13 +760,14 @@ boot(L1, "map-bad", "test=none mem_map=2", 1)
 check(L1, "memory map of a 128 MiB machine, and mem_mib from it", "map-128M", 15,
       map_matches(128 * MiB, False))
 check(L1, "page_alloc suite on that memory, 1 CPU", "map-128M", 15,
-      suite_passes("page_alloc", "tests/kernel/page_alloc_test.c", 1, None, {}))
+      suite_passes("page_alloc", 1))
 check(L1, "memory map of a 4 GiB machine (memory above 4 GiB)", "map-4G", 15,
       map_matches(4096 * MiB, True))
 check(L1, "no memory map without mem_map=1", "no-map", 5, no_map_lines)
 check(L1, "mem_map=2 is refused by the option's range", "map-bad", 10, option_refused("mem_map"))
 
-# Lab 2: SMP bring-up (arch/x86/smpboot.c: INIT, then SIPI, SIPI).
+
+# Lab 2: SMP bring-up (arch/x86/smpboot.c: INIT, then SIPI, SIPI) and the IPI round trip.
 def cpus_up(smp):
     def fn(lines):
         ev = json_lines(lines, "event", "boot")
@@ -582,89 +780,256 @@ def cpus_up(smp):
     return fn
 
 
-RTT_RE = re.compile(r"^\s*# round_trip_to_every_cpu: cpu (\d+): round trip median (\d+) cycles")
+# QEMU's trace: the PIT's channel 0 edges (the observer clock the kernel runs while the APs
+# start and while ipi_rtt measures: kernel/time.h), and the writes to the local APIC's ICR.
+PIT_HZ = 1193182
+OBSERVER_DIVISOR = 12  # kernel/time.h's OBSERVER_CLOCK_DIVISOR
+TICK_NS = OBSERVER_DIVISOR * 1e9 / PIT_HZ
+GSI_RE = re.compile(r"x86_gsi_interrupt GSI interrupt #0 level:1")
+APICW_RE = re.compile(r"apic_mem_writel 0x(3[01]0) = 0x([0-9a-f]+)")
 
 
-def rtt_figures(smp):
-    """The suite's figure for every cpu but 0: a median above 0."""
+def apic_events(trace):
+    """[(observer ticks so far, delivery mode, destination, vector)] of every ICR write in the
+    trace, in order; the ticks count the PIT channel 0's rising edges."""
+    ev, ticks, dest = [], 0, 0
+    with open(trace, encoding="utf-8", errors="replace") as fh:
+        for l in fh:
+            if GSI_RE.search(l):
+                ticks += 1
+                continue
+            m = APICW_RE.search(l)
+            if not m:
+                continue
+            v = int(m.group(2), 16)
+            if m.group(1) == "310":
+                dest = v >> 24
+            else:
+                ev.append((ticks, (v >> 8) & 7, dest, v & 0xff))
+    return ev
+
+
+def trace_of_boot():
+    t = BOOT.get("trace")
+    if not t or not os.path.isfile(t):
+        return None, "no QEMU trace of this boot (QEMU_TRACE_LOG)"
+    return apic_events(t), None
+
+
+def init_sipi_order(smp):
+    """From QEMU's trace, not the kernel's word: every AP got an INIT, then a SIPI no sooner
+    than 10 ms after it, and a second SIPI (if any) no sooner than 200 us after the first,
+    by the observer clock (QEMU's virtual time: exact under ICOUNT=1). A tick of slack for
+    the clock's resolution; the kernel's TSC calibration is within a tick of it."""
+    def fn(lines):
+        ev, why = trace_of_boot()
+        if why:
+            return why
+        for ap in range(1, smp):
+            inits = [e for e in ev if e[1] == 5 and e[2] == ap]
+            sipis = [e for e in ev if e[1] == 6 and e[2] == ap]
+            if not inits:
+                return "QEMU's trace: no INIT was sent to APIC %d" % ap
+            if not sipis:
+                return "QEMU's trace: no SIPI was sent to APIC %d" % ap
+            if sipis[0][0] < inits[0][0] or ev.index(sipis[0]) < ev.index(inits[0]):
+                return "QEMU's trace: APIC %d got a SIPI before its INIT" % ap
+            gap = (sipis[0][0] - inits[0][0] + 1) * TICK_NS
+            if gap < 10e6:
+                return ("QEMU's trace: APIC %d got its SIPI %.2f ms after its INIT, want at "
+                        "least 10 ms (Intel SDM, MP initialisation)" % (ap, gap / 1e6))
+            if len(sipis) > 2:
+                return "QEMU's trace: APIC %d got %d SIPIs, want one or two" % (ap, len(sipis))
+            if len(sipis) == 2:
+                gap2 = (sipis[1][0] - sipis[0][0] + 1) * TICK_NS
+                if gap2 < 200e3:
+                    return ("QEMU's trace: APIC %d got its second SIPI %.0f us after the first, "
+                            "want at least 200 us" % (ap, gap2 / 1e3))
+        return None
+    return fn
+
+
+RTT_RE = re.compile(r"^\s*# round_trip_to_every_cpu: cpu (\d+): round trip median (\d+) cycles "
+                    r"\((\d+) ns\), mean (\d+) ns")
+RTT_N = 200  # tests/kernel/ipi_rtt_test.c
+
+
+def rtt_agrees_with_qemu(smp):
+    """Each cpu's figures are there, and the mean of its samples (as the grader's test prints
+    it) is the mean time between the cross-call IPIs cpu 0 sent it, by QEMU's clock, within
+    10% (and two ticks of that clock over the RTT_N round trips): figures the code did not
+    measure do not match."""
     def fn(lines):
         got = {}
         for l in lines:
             m = RTT_RE.match(l)
             if m:
-                got[int(m.group(1))] = int(m.group(2))
-        missing = [c for c in range(1, smp) if not got.get(c)]
+                got[int(m.group(1))] = (int(m.group(2)), int(m.group(4)))
+        missing = [c for c in range(1, smp) if not got.get(c) or not got[c][0]]
         if missing:
             return "no round trip figure for cpu %s" % ", ".join(map(str, missing))
+        ev, why = trace_of_boot()
+        if why:
+            return why
+        for cpu in range(1, smp):
+            sends = [e[0] for e in ev if e[1] == 0 and e[2] == cpu and e[3] == 0xf0]
+            if len(sends) < RTT_N:
+                return ("QEMU's trace: %d cross-call IPIs to cpu %d, want at least %d (one per "
+                        "round trip)" % (len(sends), cpu, RTT_N))
+            sends = sends[-RTT_N:]
+            qemu = (sends[-1] - sends[0]) * TICK_NS / (RTT_N - 1)
+            said = got[cpu][1]
+            # The clock's resolution is a tick over the whole run: 2 ticks / (RTT_N - 1)
+            # on the mean (about 100 ns; the reference's mean is about 400 ns).
+            if abs(said - qemu) > 0.1 * qemu + 2 * TICK_NS / (RTT_N - 1):
+                return ("cpu %d: the samples' mean is %d ns, QEMU's clock says %.0f ns between "
+                        "round trips: the samples are not the round trips" % (cpu, said, qemu))
         return None
     return fn
 
 
 L2 = lab(2, "SMP bring-up and the IPI round trip")
 # scheme=sheaves: the boot caches get a layer of their own in front of the cpu slab, so the
-# kmalloc calls of the ipi suite do not reach lab 3's fastpaths or lab 4's partial lists, which
-# are stubs in this lab's handout.
-boot(L2, "smp2", "test=smp scheme=sheaves", 2)
-boot(L2, "smp4", "test=smp,ipi scheme=sheaves", 4)
-boot(L2, "rtt4", "test=ipi_rtt scheme=sheaves", 4)
-check(L2, "2 of 2 CPUs online", "smp2", 10, all_of(cpus_up(2), exit_pass))
-check(L2, "4 of 4 CPUs online", "smp4", 10, cpus_up(4))
-check(L2, "smp suite, 4 CPUs", "smp4", 10,
-      all_of(cpus_up(4), suite_passes("smp", "tests/kernel/smp_test.c", 4, None, {})))
-check(L2, "ipi suite, 4 CPUs", "smp4", 10,
-      all_of(cpus_up(4), suite_passes("ipi", "tests/kernel/ipi_test.c", 4, None, {})))
-check(L2, "IPI round trip to every cpu, checked against the IPI counters (4 CPUs)", "rtt4", 20,
-      all_of(cpus_up(4), suite_passes("ipi_rtt", "tests/kernel/ipi_rtt_test.c", 4, None, {}),
-             rtt_figures(4)))
+# kmalloc calls of the ipi suite do not reach lab 3's fastpaths or lab 4's partial lists (the
+# grader builds the tree's lab 2 code into its own, where those are complete; a student's
+# own make grade builds the handout, where they are stubs). x2apic=off: the APIC through its
+# MMIO page, which QEMU traces (apic_mem_writel).
+boot(L2, "smp2", "test=smp scheme=sheaves x2apic=off", 2, trace=True)
+boot(L2, "smp4", "test=smp scheme=sheaves x2apic=off", 4, trace=True)
+boot(L2, "rtt4", "test=ipi_rtt scheme=sheaves x2apic=off", 4, trace=True)
+# The ipi suite under plain TCG, the one boot without ICOUNT: QEMU 7.2's -icount
+# (round-robin vCPUs) stops running a vCPU that a wake-up IPI took out of hlt: in
+# wakeup_ipi_reaches_every_cpu cpu 1 stays on the first instruction of the IPI's handler
+# (QEMU's monitor: RIP at isr_stub_241, the vector in service, IF clear) while cpu 0 polls
+# its counter and cpus 2 and 3 run, for 30 s of virtual time, at 2, 3, 4 and 5 CPUs; QEMU
+# 10's -icount (tools/qemu10.sh) passes the same kernel's ipi suite in 77 ms, as plain TCG
+# does. Only this check reads it: the start-up and the round trip are timed under ICOUNT.
+boot(L2, "ipi4", "test=ipi scheme=sheaves x2apic=off", 4, icount=0)
+check(L2, "2 of 2 CPUs online", "smp2", 5, all_of(cpus_up(2), exit_pass))
+check(L2, "4 of 4 CPUs online", "smp4", 5, cpus_up(4))
+check(L2, "INIT, then SIPI after 10 ms, a second after 200 us (QEMU's trace, 4 CPUs)", "smp4", 10,
+      all_of(cpus_up(4), init_sipi_order(4)))
+check(L2, "smp suite, 4 CPUs", "smp4", 10, all_of(cpus_up(4), suite_passes("smp", 4)))
+check(L2, "IPI round trip to every cpu: IPI counters, and QEMU's clock (4 CPUs)", "rtt4", 20,
+      all_of(cpus_up(4), suite_passes("ipi_rtt", 4), rtt_agrees_with_qemu(4)))
+check(L2, "ipi suite, 4 CPUs (plain TCG)", "ipi4", 10, all_of(cpus_up(4), suite_passes("ipi", 4)))
 
-# Lab 3: the slab fastpath (mm/slub.c: the irq and cmpxchg fastpaths).
+
+# Lab 3: the slab fastpath (mm/slub.h, mm/slub.c: the irq and cmpxchg fastpaths).
+def objdump_function(elf, name):
+    """The instructions of function `name` in elf (objdump -d), or None."""
+    try:
+        out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--disassemble=" + name, elf],
+                             capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    body = out.split("<%s>:" % name, 1)
+    if len(body) < 2:
+        return None
+    return [l.split("\t", 1)[-1].strip() for l in body[1].split("\n") if re.match(r"^\s+[0-9a-f]+:", l)]
+
+
+SOFT_MASK_RE = re.compile(r"%gs:0x20\b")  # arch/x86/cpu.h: the soft mask word in percpu_hdr
+
+
+def cmpxchg_fastpath_in_binary(lines):
+    """alloc_entry_cmpxchg and free_entry_cmpxchg as built, from their first instruction to
+    their first ret (the fastpath: the slow path is a jump away, after it): a cmpxchg, and
+    no cli, sti, pushf, popf or write to the soft interrupt mask (%gs:0x20): interrupts stay
+    on, the tid in the swapped word is what makes it safe."""
+    elf = BOOT.get("elf")
+    for fn in ("alloc_entry_cmpxchg", "free_entry_cmpxchg"):
+        insns = objdump_function(elf, fn) if elf else None
+        if not insns:
+            return "no function %s in the kernel (objdump -d %s)" % (fn, elf)
+        rets = [k for k, i in enumerate(insns) if re.match(r"ret", i)]
+        fast = insns[:rets[0] + 1] if rets else insns
+        if not any(i.startswith("cmpxchg") for i in fast):
+            return "%s has no cmpxchg instruction before its return" % fn
+        bad = [i for i in fast if re.match(r"(cli|sti|pushf|popf)", i) or
+               (SOFT_MASK_RE.search(i) and i.rstrip().endswith("%gs:0x20"))]
+        if bad:
+            return "%s masks interrupts (%s): the cmpxchg fastpath runs with them on" % (fn, bad[0])
+    return None
+
+
+# The binary is checked whatever became of the boot that carries it.
+cmpxchg_fastpath_in_binary.done_before_stop = lambda lines: cmpxchg_fastpath_in_binary(lines) is None
+
+
 L3 = lab(3, "the slab fastpath")
-# The slab_fastpath suite, not slab: slab runs every scheme, and lab 4's is still a stub in
-# this lab's handout.
+# The slab_fastpath suite, not slab: slab runs every scheme, and a handout's lab 4 is a stub.
 boot(L3, "slab-smp1", "test=slab_fastpath scheme=lock slabinfo=1", 1)
-boot(L3, "slab-smp4", "test=slab_fastpath scheme=lock slabinfo=1", 4)
-boot(L3, "fastpath-icount", "bench=fastpath scheme=lock bench_reps=3", 1, icount=1)
-FASTPATH_BUDGET = 150  # cycles under ICOUNT=1 per alloc+free pair; the solution: 39 (irq), 47 (cmpxchg)
-for smp, pts in ((1, 20), (4, 20)):
+boot(L3, "slab-smp2", "test=slab_fastpath scheme=lock slabinfo=1", 2)
+boot(L3, "storm", "test=slab_race.fastpath_storm_irq,slab_race.fastpath_storm_cmpxchg "
+     "scheme=lock", 1, race=True)
+boot(L3, "fastpath-icount", "bench=fastpath scheme=lock bench_reps=3", 1)
+# Instructions per alloc+free pair of 64 bytes under ICOUNT=1: the reference solution's, and
+# the bound, a few per cent above (docs/labs/lab3.md).
+FASTPATH_REF = {"irq": 39, "cmpxchg": 47}
+FASTPATH_SLACK = 1.08
+for smp, pts in ((1, 15), (2, 10)):
     check(L3, "slab_fastpath suite, scheme lock, %d CPU%s" % (smp, "s" * (smp > 1)),
           "slab-smp%d" % smp, pts,
-          suite_passes("slab_fastpath", "tests/kernel/slab_fastpath_test.c", smp, "lock",
+          suite_passes("slab_fastpath", smp, "lock",
                        # kmalloc_every_size: 100 pairs on each of 13 kmalloc caches
                        {"alloc_fastpath": 1000, "free_fastpath": 1000}))
-for fp, pts in (("irq", 15), ("cmpxchg", 15)):
-    check(L3, "%s fastpath: at most %d cycles per alloc+free pair (64 bytes, ICOUNT=1)"
-          % (fp, FASTPATH_BUDGET), "fastpath-icount", pts,
+for fp in ("irq", "cmpxchg"):
+    check(L3, "%s fastpath under a storm of interrupts (one instruction per block)" % fp,
+          "storm", 10, suite_passes("slab_race", 1, cases=["fastpath_storm_" + fp]))
+check(L3, "cmpxchg fastpath in the binary: a cmpxchg, interrupts never masked", "storm", 5,
+      cmpxchg_fastpath_in_binary)
+for fp in ("irq", "cmpxchg"):
+    bound = int(FASTPATH_REF[fp] * FASTPATH_SLACK)
+    check(L3, "%s fastpath: at most %d instructions per alloc+free pair (64 bytes, ICOUNT=1)"
+          % (fp, bound), "fastpath-icount", 10,
           all_of(exit_pass,
-                 figure_at_most("fastpath", {"scheme": "lock", "fastpath": fp, "size": 64},
-                                "alloc_free_pair", FASTPATH_BUDGET, "cycles",
+                 figure_at_most("fastpath", {"scheme": "lock", "fastpath": fp, "size": 64,
+                                             "unit": "cycles"},
+                                "alloc_free_pair", bound, "instructions",
                                 "an alloc+free pair")))
 
 # Lab 4: per-cpu partial lists (mm/scheme_partial.c).
 L4 = lab(4, "per-cpu partial lists")
-boot(L4, "slab-smp1", "test=slab scheme=partial slabinfo=1", 1)
+boot(L4, "slab-smp1", "test=slab,slab_race.partial_take_race scheme=partial slabinfo=1", 1)
 boot(L4, "slab-smp4", "test=slab scheme=partial slabinfo=1", 4)
-boot(L4, "hackbench", "bench=hackbench scheme=partial hackbench_groups=4 hackbench_loops=20 bench_reps=1", 4)
+boot(L4, "hackbench", "bench=hackbench scheme=partial hackbench_groups=4 hackbench_loops=20 "
+     "bench_reps=1", 4)
 LIST_LOCK_BOUND = 40  # list_lock acquisitions per 1000 slab operations (solution: about 22, lock: 150)
+HELD_BOUND = 256      # pages the hackbench caches hold after the run (the reference: docs/labs/lab4.md)
 PARTIAL_COUNTERS = {"cpu_partial_free": 1, "cpu_partial_alloc": 1, "cpu_partial_node": 1,
                     "cpu_partial_drain": 1}
-for smp, pts in ((1, 20), (4, 20)):
-    check(L4, "slab suite, scheme partial, %d CPU%s" % (smp, "s" * (smp > 1)), "slab-smp%d" % smp,
-          pts, suite_passes("slab", "tests/kernel/slab_test.c", smp, "partial", PARTIAL_COUNTERS))
+check(L4, "a take that loses a race to another cpu's free (1 CPU)", "slab-smp1", 10,
+      suite_passes("slab_race", 1, cases=["partial_take_race"]))
+check(L4, "slab suite, scheme partial, 1 CPU", "slab-smp1", 15,
+      suite_passes("slab", 1, "partial", PARTIAL_COUNTERS))
+check(L4, "slab suite, scheme partial, 4 CPUs", "slab-smp4", 15,
+      suite_passes("slab", 4, "partial", PARTIAL_COUNTERS))
 check(L4, "hackbench: at most %d list_lock acquisitions per 1000 operations (4 CPUs)"
-      % LIST_LOCK_BOUND, "hackbench", 20,
+      % LIST_LOCK_BOUND, "hackbench", 10,
       all_of(exit_pass,
              figure_at_most("hackbench", {"scheme": "partial", "groups": 4},
                             "list_lock_per_1000_ops", LIST_LOCK_BOUND, "per 1000 operations",
                             "list_lock acquisitions")))
+check(L4, "hackbench: at most %d pages held once every message is freed (4 CPUs)" % HELD_BOUND,
+      "hackbench", 10,
+      all_of(exit_pass,
+             figure_at_most("hackbench", {"scheme": "partial", "groups": 4, "cache": "all"},
+                            "mem_pages", HELD_BOUND, "pages", "memory the caches hold")))
 
 # Lab 5: IPI versus lock, a scheme of the student's own (mm/scheme_lab5.c) that sends remote
-# frees to the owner cpu in batches.
+# frees to the owner cpu in batches. 5 CPUs: owners 0 and 4 share an outbox (owner % 4).
 L5 = lab(5, "IPI versus lock: remote frees in batches")
 L5_SCHEME = "lab5"
 L5_ANSWERS = "answers-lab5.txt"
+L5_SMP = 5
 boot(L5, "slab-smp1", "test=slab,slab_ipi scheme=lab5 slabinfo=1", 1)
-boot(L5, "slab-smp4", "test=slab,slab_ipi scheme=lab5 slabinfo=1", 4, timeout=600)
-boot(L5, "remote", "bench=remote scheme=lab5 remote_objects=20000 bench_reps=1", 4)
+boot(L5, "slab-smp5", "test=slab,slab_ipi scheme=lab5 slabinfo=1", L5_SMP)
+boot(L5, "storm", "test=slab_race.owner_remote_storm scheme=lab5", L5_SMP, race=True)
+# What docs/labs/lab5.md tells the student to run and paste, under ICOUNT=1: the grader's own
+# run of the graded tree gives the same instruction counts, exactly.
+L5_BENCH = "bench=remote scheme=lock,partial,ipi-batch,lab5 remote_objects=20000 bench_reps=3"
+boot(L5, "remote", L5_BENCH, 4)
 IPI_BOUND = 40  # IPIs per 1000 remote frees on bench=remote (solution: 31.2; ipi: 1000)
 ANSWER_WORDS = 30
 GRADE_TREE = [ROOT]  # the tree being graded (cmd_grade sets it): where the answers are
@@ -674,20 +1039,10 @@ def scheme_present(name, lab_n):
     """The kernel has the scheme: no 'no scheme named' line for it."""
     def fn(lines):
         for l in lines:
-            if l.startswith("scheme: no scheme named '%s'" % name):
+            if l.startswith(("scheme: no scheme named '%s'" % name,
+                             "cmdline: no scheme named '%s'" % name)):
                 return ("LAB%d: no scheme %s in this kernel: mm/scheme_%s.c does not register "
                         "it (slab_scheme_register, docs/labs/lab%d.md)" % (lab_n, name, name, lab_n))
-        return None
-    return fn
-
-
-def figure_at_least(bench, match, figure, least, what):
-    def fn(lines):
-        v, why = last_figure(lines, bench, match, figure)
-        if why:
-            return why
-        if v < least:
-            return "%s is %s, want at least %s" % (what, v, least)
         return None
     return fn
 
@@ -705,10 +1060,13 @@ def answer_sections(text):
     return secs
 
 
+
 def written_comparison(lines):
-    """answers-lab5.txt: the four answers, the pasted JSON figures of bench=remote for lock,
-    partial and lab5 at 2 pairs (4 CPUs), lab5's IPI figure close to what this grader measured
-    on the student's kernel, and the answers quoting at least three of the figures."""
+    """answers-lab5.txt: the four answers, the pasted JSON figures of bench=remote (the
+    ICOUNT=1 run) for lock, partial and lab5 at 2 pairs, lab5's instructions per object and
+    IPIs per 1000 frees exactly what this grader's own ICOUNT=1 run of the graded tree
+    measured (a figure that differs is invented, from plain TCG, or stale), and the answers
+    quoting at least three of the pasted figures."""
     path = os.path.join(GRADE_TREE[0], L5_ANSWERS)
     if not os.path.isfile(path):
         return "LAB5: %s: not written (docs/labs/lab5.md, 'Questions')" % L5_ANSWERS
@@ -726,20 +1084,22 @@ def written_comparison(lines):
     figs = {}
     for o in pasted:
         if o.get("pairs") == 2 and isinstance(o.get("value"), (int, float)):
-            figs[(o.get("scheme"), o.get("figure"))] = o["value"]
+            figs.setdefault((o.get("scheme"), o.get("figure")), o["value"])
     for sch in ("lock", "partial", L5_SCHEME):
-        for f in ("throughput", "ipis_per_1000_frees"):
+        for f in ("per_object", "ipis_per_1000_frees"):
             if (sch, f) not in figs:
                 return ("%s: no pasted JSON line of bench=remote with scheme %s, figure %s, "
-                        "pairs 2 (make bench SMP=4, docs/labs/lab5.md)" % (L5_ANSWERS, sch, f))
-    got, why = last_figure(lines, "remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees")
-    if why:
-        return "the grader's own bench=remote run: %s" % why
-    said = figs[(L5_SCHEME, "ipis_per_1000_frees")]
-    if abs(said - got) > max(5.0, 0.25 * got):
-        return ("%s: the pasted IPIs per 1000 frees of %s, %s, is not what this kernel does "
-                "(%s in the grader's run): paste the figures of your final scheme"
-                % (L5_ANSWERS, L5_SCHEME, said, got))
+                        "pairs 2 (make bench ICOUNT=1 SMP=4, docs/labs/lab5.md)"
+                        % (L5_ANSWERS, sch, f))
+    for f, tol in (("per_object", 0.005), ("ipis_per_1000_frees", 0.005)):
+        got, why = last_figure(lines, "remote", {"scheme": L5_SCHEME}, f)
+        if why:
+            return "the grader's own bench=remote run: %s" % why
+        said = figs[(L5_SCHEME, f)]
+        if abs(said - got) > tol * abs(got) + 0.1:
+            return ("%s: the pasted %s of %s, %s, is not what this kernel does under ICOUNT=1 "
+                    "(%s in the grader's run of %s): paste the ICOUNT=1 run of your final "
+                    "scheme" % (L5_ANSWERS, f, L5_SCHEME, said, got, L5_BENCH))
     prose = " ".join(secs.values())
     numbers = set(re.findall(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?", prose))
     quoted = [v for v in set(figs.values()) if ("%g" % v) in numbers or ("%.1f" % v) in numbers]
@@ -750,21 +1110,7 @@ def written_comparison(lines):
 
 
 L5_PRESENT = scheme_present(L5_SCHEME, 5)
-check(L5, "slab and slab_ipi suites, scheme lab5, 1 CPU", "slab-smp1", 15,
-      all_of(L5_PRESENT,
-             suite_passes("slab", "tests/kernel/slab_test.c", 1, L5_SCHEME,
-                          {"alloc_fastpath": 1000, "free_fastpath": 1000}),
-             suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 1, None, {})))
-check(L5, "slab suite, scheme lab5, 4 CPUs", "slab-smp4", 15,
-      all_of(L5_PRESENT,
-             # At 4 CPUs the kernel's own kmalloc caches (lab5's) see remote frees: the
-             # solution's slabinfo sums to some 37000 remote_free, 1100 ipi_sent over them.
-             suite_passes("slab", "tests/kernel/slab_test.c", 4, L5_SCHEME,
-                          {"alloc_fastpath": 1000, "free_fastpath": 1000, "remote_free": 1000,
-                           "remote_drained": 500, "ipi_sent": 10})))
-check(L5, "slab_ipi suite (every owner scheme, lab5 among them), 4 CPUs", "slab-smp4", 10,
-      all_of(L5_PRESENT,
-             suite_passes("slab_ipi", "tests/kernel/slab_ipi_test.c", 4, None, {})))
+# The IPI bound first: with --first-fail an IPI per free costs one short boot.
 check(L5, "bench=remote: at most %d IPIs per 1000 remote frees, and some (4 CPUs)" % IPI_BOUND,
       "remote", 10,
       all_of(L5_PRESENT, exit_pass,
@@ -776,85 +1122,393 @@ check(L5, "bench=remote: at most %d IPIs per 1000 remote frees, and some (4 CPUs
                              "IPIs per 1000 remote frees (the owner must be told)"),
              figure_at_most("remote", {"scheme": L5_SCHEME}, "ipis_per_1000_frees", IPI_BOUND,
                             "per 1000 remote frees", "IPIs")))
+check(L5, "slab and slab_ipi suites, scheme lab5, 1 CPU", "slab-smp1", 10,
+      all_of(L5_PRESENT,
+             suite_passes("slab", 1, L5_SCHEME, {"alloc_fastpath": 1000, "free_fastpath": 1000}),
+             suite_passes("slab_ipi", 1)))
+check(L5, "slab suite, scheme lab5, %d CPUs (two owners per outbox)" % L5_SMP, "slab-smp5", 10,
+      all_of(L5_PRESENT,
+             # The kernel's own kmalloc caches (lab5's) see remote frees too; remote_free is
+             # counted by the scheme's given code (free_one), not by the lab's.
+             suite_passes("slab", L5_SMP, L5_SCHEME,
+                          {"alloc_fastpath": 1000, "free_fastpath": 1000, "remote_free": 1000})))
+check(L5, "slab_ipi suite (every owner scheme, lab5 among them), %d CPUs" % L5_SMP, "slab-smp5",
+      10, all_of(L5_PRESENT, suite_passes("slab_ipi", L5_SMP)))
+check(L5, "remote frees from every cpu to every owner under storms (%d CPUs)" % L5_SMP,
+      "storm", 10,
+      all_of(L5_PRESENT, suite_passes("slab_race", L5_SMP, cases=["owner_remote_storm"])))
+# Last: a mutant of the code whose answers are the reference's fails it too (its figures
+# differ), and the check meant for its bug must come first.
 check(L5, "written comparison with lock and partial (%s)" % L5_ANSWERS, "remote", 10,
       all_of(L5_PRESENT, written_comparison))
 
 
-# ---- grading ----
+# ---- building the graded tree's lab code into this tree ----
 
-def run_boot(tree, b, iso, log):
-    """Boot tree's kernel with this tree's ISO tool and QEMU runner; return qemu-run's code."""
-    elf = os.path.join(tree, "build", "slablab.elf")
+class SpliceError(Exception):
+    pass
+
+
+def lab_regions(path, text, n):
+    """The regions of lab n in text: [(begin line, end line)] (1-based, marker lines)."""
+    regions, _ = parse_markers(path, text, LABS)
+    return [(b, e) for lab_n, b, e in regions if lab_n == n]
+
+
+def splice_text(path, mine, theirs, n):
+    """This tree's file `mine` with the code between each of lab n's markers replaced by what
+    the graded tree's `theirs` has between its markers of lab n, region for region."""
+    try:
+        regions = lab_regions(path, mine, n)
+    except MarkerError as e:
+        raise SpliceError("the grader's own %s" % e)
+    try:
+        their_regions = lab_regions(path, theirs, n)
+    except MarkerError as e:
+        raise SpliceError("LAB%d: %s" % (n, e))
+    if len(their_regions) != len(regions):
+        raise SpliceError("LAB%d: %s has %d regions of lab %d between /* LAB%d: BEGIN */ and "
+                          "/* LAB%d: END */ markers, the lab has %d: your code goes between "
+                          "the markers the handout has, and nowhere else"
+                          % (n, path, len(their_regions), n, n, n, len(regions)))
+    mine_l, theirs_l = mine.split("\n"), theirs.split("\n")
+    for (b, e), (tb, te) in reversed(list(zip(regions, their_regions))):
+        body = theirs_l[tb:te - 1]
+        for k, l in enumerate(body):
+            if l.lstrip().startswith("#"):
+                raise SpliceError("LAB%d: %s:%d: a preprocessor line in your region (%s): the "
+                                  "grader builds the code between the markers into its own "
+                                  "files; write C there" % (n, path, tb + 1 + k, l.strip()))
+        mine_l[b:e - 1] = body
+    # A handout's stub calls panic(), declared in kernel/printk.h: as the handout tool does.
+    if any("panic(" in l for l in mine_l) and not any(PRINTK_INC_RE.match(l) for l in mine_l):
+        incs = [i for i, l in enumerate(mine_l) if l.startswith("#include ")]
+        mine_l.insert(incs[-1] + 1 if incs else 0, '#include "kernel/printk.h"')
+    return "\n".join(mine_l)
+
+
+def lab_files(n):
+    """This tree's files that hold lab n's code: {path: 'regions' | 'file'}."""
+    out = {}
+    for f, (_, regions, file_lab) in scan(ROOT).items():
+        if file_lab == n:
+            out[f] = "file"
+        elif any(r[0] == n for r in regions):
+            out[f] = "regions"
+    return out
+
+
+BUILD_DIRS = ("arch", "bench", "gen", "init", "kernel", "mm", "tests")
+
+
+def grading_tree(n, tree, dest):
+    """A copy of this tree at dest with the graded tree's lab n code in it: for each file that
+    holds regions of lab n, this tree's text with the code between the markers taken from the
+    graded tree; a solution file of lab n (FILE marker) whole. Tests, runner, benchmarks,
+    counters and every other line are this tree's. Object files are copied with this tree's
+    build (times kept), so only what changed is compiled. Returns dest; SpliceError."""
+    os.makedirs(dest, exist_ok=True)
+    for f in tree_files(ROOT):
+        sp, dp = os.path.join(ROOT, f), os.path.join(dest, f)
+        if os.path.exists(dp) and os.path.getmtime(dp) == os.path.getmtime(sp) and \
+                os.path.getsize(dp) == os.path.getsize(sp):
+            continue
+        os.makedirs(os.path.dirname(dp), exist_ok=True)
+        shutil.copy2(sp, dp)
+    if not os.path.isdir(os.path.join(dest, "build")) and os.path.isdir(os.path.join(ROOT, "build")):
+        for d in BUILD_DIRS:
+            sd = os.path.join(ROOT, "build", d)
+            if os.path.isdir(sd):
+                shutil.copytree(sd, os.path.join(dest, "build", d),
+                                ignore=shutil.ignore_patterns("*.iso", "*.log", "host", "test"))
+    for f, kind in sorted(lab_files(n).items()):
+        tp = os.path.join(tree, f)
+        if not os.path.isfile(tp):
+            raise SpliceError("LAB%d: %s: not in the graded tree" % (n, f))
+        with open(tp, encoding="utf-8", errors="surrogateescape") as fh:
+            theirs = fh.read()
+        with open(os.path.join(ROOT, f), encoding="utf-8", errors="surrogateescape") as fh:
+            mine = fh.read()
+        text = theirs if kind == "file" else splice_text(f, mine, theirs, n)
+        dp = os.path.join(dest, f)
+        with open(dp, encoding="utf-8", errors="surrogateescape") as fh:
+            if fh.read() == text:
+                continue
+        with open(dp, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(text)
+    return dest
+
+
+# ---- booting, with a watch on progress ----
+
+def qemu_cpu_seconds(pgid):
+    """CPU seconds used so far by the QEMU processes of process group pgid."""
+    tot = 0.0
+    hz = os.sysconf("SC_CLK_TCK")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as fh:
+                st = fh.read()
+        except OSError:
+            continue
+        comm = st[st.find("(") + 1:st.rfind(")")]
+        f = st[st.rfind(")") + 2:].split()
+        if comm.startswith("qemu-system") and int(f[2]) == pgid:
+            tot += (int(f[11]) + int(f[12])) / hz
+    return tot
+
+
+# A boot that prints nothing while QEMU spends this many CPU seconds has stopped making
+# progress (a loop, a lost wake-up): it is ended then, not at its timeout. QEMU's CPU time,
+# not the wall clock's: a busy machine slows both the guest and this clock alike. The
+# reference's longest silence in any grading boot is a few seconds of it.
+STALL_CPU_S = 60
+
+
+def one_insn_per_tb_args():
+    """qemu-run.sh's knob for one instruction per translation block (-singlestep in QEMU 7.2,
+    -accel tcg,one-insn-per-tb=on from 8.1): it asks QEMU which it takes."""
+    return {"ONE_INSN_PER_TB": "1"}
+
+
+def run_boot(elf, b, iso, log, trace=None):
+    """Boot elf with this tree's ISO tool and QEMU runner; return (qemu-run's exit code or None
+    if no ISO, why it was stopped or None)."""
     r = subprocess.run([os.path.join(ROOT, "tools", "mkiso.sh"), iso, elf, "--cmdline", b["cmdline"]],
                        capture_output=True, text=True)
     if r.returncode != 0:
         with open(log, "w") as fh:
             fh.write(r.stdout + r.stderr)
-        return None
+        return None, None
     env = {k: v for k, v in os.environ.items()
            if k not in ("SMP", "MEM", "ACCEL", "ICOUNT", "FIRMWARE", "TIMEOUT", "MACHINE",
-                        "QEMU_EXTRA", "LOG", "ISO", "ELF", "ALLOW_SLOW_KVM", "CMDLINE")}
+                        "QEMU_EXTRA", "LOG", "ISO", "ELF", "ALLOW_SLOW_KVM", "CMDLINE", "APIC",
+                        "ONE_INSN_PER_TB", "QEMU_TRACE", "QEMU_TRACE_LOG", "NODES", "TOPOLOGY")}
     env.update(ISO=iso, ELF=elf, SMP=str(b["smp"]), ICOUNT=str(b["icount"]),
                ACCEL="tcg" if b["icount"] else "auto", TIMEOUT=str(b["timeout"]), MEM=b["mem"],
                FIRMWARE="bios")
+    if b.get("race"):
+        env.update(one_insn_per_tb_args())
+    if trace:
+        env.update(QEMU_TRACE=TRACE_EVENTS, QEMU_TRACE_LOG=trace)
+    stopped = None
     with open(log, "wb") as fh:
-        r = subprocess.run([os.path.join(ROOT, "tools", "qemu-run.sh")], env=env, stdout=fh,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return r.returncode
+        p = subprocess.Popen([os.path.join(ROOT, "tools", "qemu-run.sh")], env=env, stdout=fh,
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        size, cpu_at_last = 0, 0.0
+        try:
+            while p.poll() is None:
+                time.sleep(1)
+                cpu = qemu_cpu_seconds(p.pid)
+                now = os.path.getsize(log)
+                if now != size:
+                    size, cpu_at_last = now, cpu
+                elif cpu - cpu_at_last > STALL_CPU_S * (1 if b["icount"] else b["smp"]):
+                    # (without ICOUNT every vCPU is a thread of its own: spinning ones count)
+                    stopped = STALL_CPU_S
+                    os.killpg(p.pid, signal.SIGTERM)
+                    p.wait(timeout=30)
+                    break
+        except BaseException:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            raise
+    return p.returncode, stopped
+
+# ---- grading ----
+
+HOST_TIME_NOTE = ("a limit of host time: this result can differ on a quieter or busier machine "
+                  "(every other check is exact: ICOUNT=1 and a fixed seed)")
 
 
-def cmd_grade(labs, tree, logdir, from_logs=False, only=None):
+def build_for_lab(n, tree, logdir, log):
+    """Build the kernel that grades lab n of tree: (path of its ELF, None) or (None, why)."""
+    if os.path.realpath(tree) == os.path.realpath(ROOT):
+        src = ROOT  # this tree's own code: nothing to take from elsewhere
+    else:
+        try:
+            src = grading_tree(n, tree, os.path.join(logdir, "lab%d-src" % n))
+        except SpliceError as e:
+            return None, str(e)
+    r = subprocess.run(["make", "-s", "-C", src, "build/slablab.elf"], capture_output=True,
+                       text=True)
+    with open(log, "w") as fh:
+        fh.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        errs = [l for l in (r.stdout + r.stderr).split("\n") if "error" in l]
+        return None, "does not build: %s (log: %s)" % (errs[0].strip() if errs else
+                                                       "make exited %d" % r.returncode, log)
+    return os.path.join(src, "build", "slablab.elf"), None
+
+
+def boot_end(path):
+    """(exit code, stopped) of an earlier boot, from what cmd_grade wrote next to its log
+    (for --from-logs: a boot that was stopped is graded as one); (0, None) without it."""
+    try:
+        with open(path) as fh:
+            e = json.load(fh)
+        return e.get("exit"), e.get("stopped")
+    except (OSError, ValueError):
+        return 0, None
+
+
+def cmd_grade(labs, tree, logdir, from_logs=False, only=None, first_fail=False, json_out=None):
     tree = os.path.abspath(tree)
+    tests = []  # for --json: Gradescope's results.json, a test per check
     GRADE_TREE[0] = tree
     os.makedirs(logdir, exist_ok=True)
-    if not from_logs:
-        print("grade: building %s" % tree)
-        r = subprocess.run(["make", "-s", "-C", tree, "build/slablab.elf"], capture_output=True,
-                           text=True)
-    if not from_logs and r.returncode != 0:
-        print((r.stdout + r.stderr).rstrip()[-3000:])
-        print("grade: %s does not build: 0 points" % tree)
-        return 1
     total = got = 0
+    host_limited = False
     for n in labs:
         L = LABS[n]
         print("== lab %d: %s ==" % (n, L["title"]))
-        results = {}
         checks = [c for c in L["checks"] if not only or re.search(only, c["name"])]
-        for bn in dict.fromkeys(c["boot"] for c in checks):
-            b = L["boots"][bn]
-            log = os.path.join(logdir, "lab%d-%s.log" % (n, bn))
-            t0 = time.time()
-            if from_logs:
-                rc = 0  # grade logs kept from earlier boots: the checks read them as they are
-            else:
-                rc = run_boot(tree, b, os.path.join(logdir, "lab%d-%s.iso" % (n, bn)), log)
-            results[bn] = (rc, log_lines(log) if os.path.exists(log) else [], time.time() - t0, log)
+        elf, why_build = None, None
+        if not from_logs:
+            print("grade: building lab %d's code of %s into this grader's tree" % (n, tree))
+            elf, why_build = build_for_lab(n, tree, logdir, os.path.join(logdir, "lab%d-build.log" % n))
+            if elf:  # kept with the logs: --from-logs reads the binary from there
+                shutil.copy(elf, os.path.join(logdir, "lab%d.elf" % n))
+                elf = os.path.join(logdir, "lab%d.elf" % n)
+        results, failed_once = {}, False
         for c in checks:
-            rc, lines, secs, log = results[c["boot"]]
             total += c["points"]
-            if rc is None:
-                why = "could not make the ISO (log: %s)" % log
+            if first_fail and failed_once:
+                print("  skip %-70s 0/%d  (not run: an earlier check failed)" % (c["name"], c["points"]))
+                tests.append({"name": "lab %d: %s" % (n, c["name"]), "score": 0,
+                              "max_score": c["points"], "output": "not run: an earlier check failed"})
+                continue
+            bn = c["boot"]
+            b = L["boots"][bn]
+            if bn not in results and not why_build:
+                log = os.path.join(logdir, "lab%d-%s.log" % (n, bn))
+                trace = os.path.join(logdir, "lab%d-%s.trace" % (n, bn)) if b["trace"] else None
+                t0 = time.time()
+                end = os.path.join(logdir, "lab%d-%s.end" % (n, bn))
+                if from_logs:
+                    rc, stopped = boot_end(end)
+                    if elf is None:
+                        elf = os.path.join(logdir, "lab%d.elf" % n)
+                else:
+                    rc, stopped = run_boot(elf, b, os.path.join(logdir, "lab%d-%s.iso" % (n, bn)),
+                                           log, trace)
+                    with open(end, "w") as fh:
+                        json.dump({"exit": rc, "stopped": stopped}, fh)
+                results[bn] = (rc, stopped, log_lines(log) if os.path.exists(log) else [],
+                               time.time() - t0, log, trace)
+            if why_build:
+                why = why_build
             else:
-                if rc == 124:
-                    why = "timed out after %d s (log: %s)" % (L["boots"][c["boot"]]["timeout"], log)
+                rc, stopped, lines, secs, log, trace = results[bn]
+                BOOT.clear()
+                BOOT.update(trace=trace, elf=elf, cmdline=b["cmdline"])
+                if rc is None:
+                    why = "could not make the ISO (log: %s)" % log
+                elif stopped or rc == 124:
+                    where = running_case(lines)
+                    last = next((l.strip() for l in reversed(lines) if l.strip()), "nothing")
+                    if stopped:
+                        why = ("stopped: no output for %d s of emulation%s (the last line: %s)"
+                               % (stopped, " in %s" % where if where else "", last[:100]))
+                    else:
+                        why = "timed out after %d s%s (the last line: %s; %s)" % (
+                            b["timeout"], " in %s" % where if where else "", last[:100],
+                            HOST_TIME_NOTE)
+                        host_limited = True
+                    failed = first_failed(lines)
+                    if failed:  # what the case had found before it stopped
+                        why = "%s; then %s" % (failed, why)
+                    why += " (log: %s)" % log
+                    done = getattr(c["fn"], "done_before_stop", None)
+                    if done and done(lines):
+                        why = None  # its cases had passed: the hang came after them
                 else:
                     why = c["fn"](lines)
                     if why:
-                        p = panic_line(lines)
+                        p = panic_report(lines)
                         if p:
-                            why = "kernel panic: %s" % p
+                            why = p
                         why += " (log: %s)" % log
+            tests.append({"name": "lab %d: %s" % (n, c["name"]), "score": 0 if why else c["points"],
+                          "max_score": c["points"], "output": why or "ok"})
             if why:
+                failed_once = True
                 print("  FAIL %-70s 0/%d  %s" % (c["name"], c["points"], why))
             else:
                 got += c["points"]
                 print("  ok   %-70s %d/%d" % (c["name"], c["points"], c["points"]))
+    if host_limited:
+        print("note: a check above ended at %s" % HOST_TIME_NOTE)
     if only:
         print("score: %d/%d (only the checks matching '%s')" % (got, total, only))
     else:
         print("score: %d/%d" % (got, total))
+    if json_out:
+        os.makedirs(os.path.dirname(os.path.abspath(json_out)), exist_ok=True)
+        with open(json_out, "w") as fh:
+            json.dump({"score": got, "output": "slablab lab %s: %d/%d%s" % (
+                ",".join(map(str, labs)), got, total,
+                "; note: " + HOST_TIME_NOTE if host_limited else ""),
+                "tests": tests}, fh, indent=1)
     return 0 if got == total else 1
+
+
+# ---- Gradescope's autograder format ----
+
+AUTOGRADER_SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image: the Debian
+# packages slablab's build and QEMU boots need (tools/deps.sh names them).
+set -euo pipefail
+cd "${AUTOGRADER_ROOT:-/autograder}/source"
+tools/deps.sh run
+make -s build/slablab.elf
+"""
+
+AUTOGRADER_RUN = """#!/usr/bin/env bash
+# Gradescope runs this for each submission: grades lab %(lab)d of the submission (the student's
+# tree, uploaded or from GitHub, in submission/) with the course tree in source/, and writes
+# results/results.json, a test per check with its points and the grader's message.
+# AUTOGRADER_ROOT: where Gradescope's /autograder is (a test runs this in a folder of its own).
+set -uo pipefail
+ag=${AUTOGRADER_ROOT:-/autograder}
+tree=$ag/submission
+if [ ! -f "$tree/Makefile" ]; then # an upload with the tree one folder down
+    mk=$(find "$tree" -mindepth 2 -maxdepth 2 -name Makefile | head -n 1)
+    [ -z "$mk" ] || tree=$(dirname "$mk")
+fi
+mkdir -p "$ag/results"
+python3 "$ag/source/tools/lab.py" grade --lab %(lab)d --tree "$tree" \\
+    --logdir "$ag/results/logs" --json "$ag/results/results.json"
+rc=$?
+[ -s "$ag/results/results.json" ] || printf '{"score": 0, "output": "the grader stopped (exit %%d) before writing its results"}\\n' "$rc" >"$ag/results/results.json"
+exit 0
+"""
+
+
+def cmd_autograder(n, out):
+    """OUT: a zip in Gradescope's autograder format: setup.sh and run_autograder at the top,
+    this tree (git's files, no build/) in source/."""
+    import zipfile
+    out = os.path.abspath(out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in (("setup.sh", AUTOGRADER_SETUP),
+                           ("run_autograder", AUTOGRADER_RUN % {"lab": n})):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16
+            z.writestr(info, text)
+        for f in tree_files(ROOT):
+            if f.startswith("build/"):
+                continue
+            z.write(os.path.join(ROOT, f), "source/" + f)
+    print("autograder: lab %d (%s) in %s: upload it as the assignment's autograder "
+          "(docs/labs/README.md)" % (n, LABS[n]["title"], out))
+    return 0
 
 
 def main(argv):
@@ -906,6 +1560,10 @@ def main(argv):
         from_logs = "--from-logs" in args
         if from_logs:
             args.remove("--from-logs")
+        json_out = opt("--json")
+        first_fail = "--first-fail" in args
+        if first_fail:
+            args.remove("--first-fail")
         if args:
             print("lab.py grade: unexpected %s" % " ".join(args), file=sys.stderr)
             return 2
@@ -920,8 +1578,15 @@ def main(argv):
         if not os.path.isfile(os.path.join(tree, "Makefile")):
             print("grade: %s is not a slablab tree (no Makefile)" % tree, file=sys.stderr)
             return 2
-        return cmd_grade(labs, tree, logdir, from_logs, only)
-    print("lab.py: unknown command %s (handout, markers, labs, grade)" % cmd, file=sys.stderr)
+        return cmd_grade(labs, tree, logdir, from_logs, only, first_fail, json_out)
+    if cmd == "autograder":
+        if len(args) != 2 or not args[0].isdigit() or int(args[0]) not in LABS:
+            print("usage: lab.py autograder LAB OUT.zip (LAB one of %s)"
+                  % " ".join(map(str, sorted(LABS))), file=sys.stderr)
+            return 2
+        return cmd_autograder(int(args[0]), args[1])
+    print("lab.py: unknown command %s (handout, markers, labs, grade, autograder)" % cmd,
+          file=sys.stderr)
     return 2
 
 

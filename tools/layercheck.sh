@@ -25,6 +25,7 @@ cd "$root" || { echo "layercheck: no tree at $root"; exit 2; }
 allow=(
     "tests/kernel/slab_test.c mm/slub.h -- white-box: the internal counters and cache fields show where each scheme puts slabs"
     "tests/kernel/slab_ipi_test.c mm/slub.h -- white-box: the owner schemes' per-cpu counters"
+    "tests/kernel/slab_race_test.c mm/slub.h -- white-box: the race injector (slab_update_race), a slab's frozen bit, __slab_free as another cpu's free"
     "tests/kernel/numa_test.c mm/slub.h -- white-box: the per-node partial lists and counters, a slab's node"
     "tests/kernel/slab_ipi_test.c mm/scheme_ipi.h -- white-box: the owner schemes' remote-free lists"
     "tests/kernel/slab_ipi_test.c mm/scheme_partial.h -- white-box: the owned budget follows cpu_partial="

@@ -24,6 +24,11 @@
 #   ELF=build/slablab.elf  symbol file named in build/gdbinit (--debug)
 #   ALLOW_SLOW_KVM=1       let ACCEL=kvm run on an emulated /dev/kvm (no vmx/svm)
 #   SCREEN=1               a QEMU window shows the screen (default: -display none)
+#   ONE_INSN_PER_TB=1      TCG translates one guest instruction per block, so that an interrupt
+#                          can land between any two instructions (QEMU 7.2: -singlestep; 8.1
+#                          and later: -accel tcg,one-insn-per-tb=on; asked of $QEMU's version)
+#   QEMU_TRACE=ev1,ev2     QEMU trace events to record (qemu-system-x86_64 -trace help), into
+#   QEMU_TRACE_LOG=file    this file (kept; without it the events are not recorded)
 #   SCREENDUMP=file.ppm    for a kernel booted with exit=halt: once its final line is on the
 #                          serial port, save the screen (tools/qemu-screendump.py through
 #                          QEMU's monitor), end QEMU and exit as that line says (0, 1, 3)
@@ -249,6 +254,22 @@ else
     accel_args=(-accel "tcg,thread=multi")
     accel_name=tcg
 fi
+# One instruction per translation block: the property of QEMU 8.1 on, -singlestep before.
+case "${ONE_INSN_PER_TB:-0}" in
+0) ;;
+1)
+    [ "$accel" = tcg ] || die "ONE_INSN_PER_TB=1 needs TCG"
+    qver=$("$QEMU" --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -n 1)
+    read -r qmaj qmin <<<"${qver:-0 0}"
+    if [ "$qmaj" -gt 8 ] || { [ "$qmaj" = 8 ] && [ "$qmin" -ge 1 ]; }; then
+        accel_args[1]+=",one-insn-per-tb=on"
+    else
+        accel_args+=(-singlestep)
+    fi
+    accel_name+="-1insn"
+    ;;
+*) die "ONE_INSN_PER_TB='$ONE_INSN_PER_TB' must be 0 or 1" ;;
+esac
 
 case "$APIC" in
 x2apic) cpu_model+=",+x2apic" ;;
@@ -259,13 +280,26 @@ smp_arg=$SMP${TOPOLOGY:+,$TOPOLOGY}
 # How QEMU ended when it exits with status 0: with -no-reboot a guest reset ends it without
 # a shutdown request, a power-off (or a signal) through one, which this trace event names
 # with its ShutdownCause (QEMU's qapi/run-state.json: 4 host-signal, 6 guest-shutdown).
+# QEMU_TRACE: more events into QEMU_TRACE_LOG, which is then the file this reads from.
 trace_file=
 trace_args=()
-if [ "$dry" != 1 ]; then
+if [ -n "${QEMU_TRACE_LOG:-}" ]; then
+    trace_file=$QEMU_TRACE_LOG
+    mkdir -p "$(dirname "$trace_file")"
+    : >"$trace_file"
+elif [ "$dry" != 1 ]; then
     trace_file=$(mktemp "${TMPDIR:-/tmp}/qemu-run-trace.XXXXXX")
     trap 'rm -f "$trace_file"' EXIT
 fi
 trace_args=(-trace qemu_system_shutdown_request -D "${trace_file:-TRACEFILE}")
+if [ -n "${QEMU_TRACE:-}" ]; then
+    [ -n "${QEMU_TRACE_LOG:-}" ] || die "QEMU_TRACE=$QEMU_TRACE needs QEMU_TRACE_LOG=file"
+    IFS=, read -ra trace_events <<<"$QEMU_TRACE"
+    for ev in "${trace_events[@]}"; do
+        [[ $ev =~ ^[a-z0-9_*]+$ ]] || die "QEMU_TRACE: '$ev' is not a trace event name"
+        trace_args+=(-trace "$ev")
+    done
+fi
 
 display_args=(-display none)
 case "${SCREEN:-0}" in
@@ -283,7 +317,7 @@ if [ -n "$SCREENDUMP" ]; then
     shot_dir=$(mktemp -d "${TMPDIR:-/tmp}/qemu-run-shot.XXXXXX")
     [ -n "$LOG" ] || LOG=$shot_dir/serial.log
     monitor_args=(-monitor "unix:$shot_dir/monitor,server=on,wait=off")
-    trap 'rm -f "$trace_file"; rm -rf "$shot_dir"' EXIT
+    trap '[ -n "${QEMU_TRACE_LOG:-}" ] || rm -f "$trace_file"; rm -rf "$shot_dir"' EXIT
 fi
 
 read -ra extra_args <<<"${QEMU_EXTRA:-}"

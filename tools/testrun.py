@@ -719,14 +719,36 @@ PREPS = {"replay_traces": prep_replay_traces, "bad_srat": prep_bad_srat,
 # ---------------------------------------------------------------------------------------
 # Procedures (run NAME): tests that are not one boot.
 
+MUTANTS = "tests/labs/mutants"
+
+
+def mutant_tree(r, lab, n, patch, dest, lab_files):
+    """A graded tree for a mutant: this tree's files of lab n (and the Makefile that marks a
+    tree) with the mutant's patch applied. None and a failure on a patch that does not apply."""
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    for f in lab_files + ["Makefile"]:
+        if os.path.isfile(os.path.join(ROOT, f)):
+            os.makedirs(os.path.dirname(os.path.join(dest, f)) or dest, exist_ok=True)
+            shutil.copy(os.path.join(ROOT, f), os.path.join(dest, f))
+    rc, out = run_out(["patch", "-p1", "-s", "-d", dest, "-i", os.path.abspath(patch)])
+    return rc, out
+
+
+# make test's lab 3 checks: those of two short boots (the 1-CPU suite and the instruction
+# counts), on the handout (0 points) and on this tree (full marks); every check of every lab
+# is make test-labs' (lab[N,handout], lab[grade,full]).
+QUICK_LAB3 = r"scheme lock, 1 CPU|instructions per alloc\+free pair"
+
+
 def run_labs(r):
     """The course labs (docs/labs/, tools/lab.py). make test: lab[3,handout], the handout of
-    lab 3 builds, boots and scores 0 on lab 3's grader, every check failing on the lab's
-    panic, and lab[grade,full,lab3], this tree scores full marks on lab 3 (host[test_lab]
-    tests the tool itself). With TEST_LABS=all (make test-labs): lab[N,handout] for every lab
-    and lab[grade,full], every lab's every check; also lab[N,earlier-labs]: the handout of
-    lab N scores full marks on every lab before N; and lab[N,solution-back]: the handout with
-    the files that hold lab N's solutions copied back in scores full marks on lab N. A tree
+    lab 3 builds, boots and scores 0 on lab 3's quick checks (QUICK_LAB3), every one failing
+    on the lab's panic, and lab[grade,quick,lab3], this tree scores full marks on lab 3's quick checks
+    (QUICK_LAB3; host[test_lab] tests the tool itself). With TEST_LABS=all (make test-labs): lab[N,handout] for every lab,
+    lab[grade,full] (every lab's every check at full marks), and lab[N,mutant NAME] for every
+    wrong solution in tests/labs/mutants/ (labN-NAME.patch): it must lose points (graded with
+    --first-fail: the first check that fails is enough, and says which one caught it). A tree
     without solution markers (a handout) has nothing to test here and says so."""
     lab = py_tool("tools/lab.py")
     all_labs = env_flag("TEST_LABS", "all")
@@ -747,38 +769,32 @@ def run_labs(r):
             f.write(out + "\n")
         return rc, out
 
-    def grade_tree(label, n, tree, logname, gradedir):
-        """Grades lab n on tree (logs lab{n}-{logname}.log and lab{n}-{gradedir}-grade/):
-        (exit code, output, log), or None in a dry run, which says what it would run."""
-        if r.dry_run:
-            print("dry-run %s: tools/lab.py grade --lab %s --tree %s" % (label, n, tree))
-            return None
-        log = "%s/lab%s-%s.log" % (logdir, n, logname)
-        rc, out = grade(["--lab", n, "--tree", tree, "--logdir",
-                         "%s/lab%s-%s-grade" % (logdir, n, gradedir)], log)
-        return rc, out, log
-
     def fail_lines(out):
         return [ln for ln in out.split("\n") if "  FAIL " in ln]
 
+    mutants = []  # (label, lab, name, tree), graded after every handout
     for n, pts, *_ in labs:
-        # make test keeps to lab 3 (the slab fastpath; about 30 s): every lab is make test-labs'.
+        # make test keeps to lab 3 (the slab fastpath): every lab is make test-labs'.
         if not all_labs and n != "3":
             continue
         label = "lab[%s,handout]" % n
         tree = os.path.join(ROOT, logdir, "lab%s-handout" % n)
-        if r.want(label) or (all_labs and (r.want("lab[%s,solution-back]" % n)
-                                           or r.want("lab[%s,earlier-labs]" % n))):
+        if r.want(label):
             shutil.rmtree(tree, ignore_errors=True)
             rc, out = run_out(lab + ["handout", n, tree])
             if rc != 0:
                 r.fail(label, "make handout LAB=%s failed: %s" % (n, out))
-                continue
-        if r.want(label):
-            res = grade_tree(label, n, tree, "handout", "handout")
-            if res:
-                rc, out, log = res
-                if rc != 1 or "score: 0/%s" % pts not in out:
+            elif r.dry_run:
+                print("dry-run %s: tools/lab.py grade --lab %s --tree %s" % (label, n, tree))
+            else:
+                log = "%s/lab%s-handout.log" % (logdir, n)
+                quick = [] if all_labs else ["--only", QUICK_LAB3]
+                rc, out = grade(["--lab", n, "--tree", tree, "--logdir",
+                                 "%s/lab%s-handout-grade" % (logdir, n)] + quick, log)
+                m = re.search(r"^score: 0/([0-9]+)", out, re.M)
+                if quick and m:
+                    pts = m.group(1)
+                if rc != 1 or not m or m.group(1) != pts:
                     r.fail(label, "grade exited %d, want 1 with score 0/%s: %s (log: %s)"
                            % (rc, pts, last_line(out), log))
                 elif any("LAB%s: " % n not in ln for ln in fail_lines(out)):
@@ -789,49 +805,56 @@ def run_labs(r):
                 else:
                     r.ok("%s  (score 0/%s, every check on 'LAB%s: ... not implemented')"
                          % (label, pts, n))
-        # The handout passes the labs before its own (their solutions are in it).
-        label = "lab[%s,earlier-labs]" % n
-        earlier = [m for m, *_ in labs if int(m) < int(n)]
-        if all_labs and earlier and r.want(label):
-            if r.dry_run:
-                print("dry-run %s: tools/lab.py grade --lab M --tree %s for M in %s"
-                      % (label, tree, " ".join(earlier)))
-            else:
-                log = "%s/lab%s-earlier-labs.log" % (logdir, n)
-                bad = ""
-                for m in earlier:
-                    rc, out = grade(["--lab", m, "--tree", tree, "--logdir",
-                                     "%s/lab%s-earlier-grade" % (logdir, n)], log, "a")
-                    if rc != 0:
-                        bad += " lab %s: %s;" % (m, last_line(out))
-                if not bad:
-                    r.ok("%s  (labs %s at full marks on lab %s's handout)"
-                         % (label, " ".join(earlier), n))
-                else:
-                    r.fail(label, "on lab %s's handout:%s (log: %s)" % (n, bad, log))
-        label = "lab[%s,solution-back]" % n
-        if all_labs and r.want(label):
-            files = sorted(set(
-                m.group(1) for m in re.finditer(r"^([^:\n]*):[0-9-]* LAB%s(?: decl| file)?$" % n,
-                                                markers, re.M)))
-            for f in files:
-                shutil.copy(os.path.join(ROOT, f), os.path.join(tree, f))
-            res = grade_tree(label, n, tree, "solution-back", "back")
-            if res:
-                rc, out, log = res
-                if rc == 0 and "score: %s/%s" % (pts, pts) in out:
-                    r.ok("%s  (score %s/%s with %s copied back)" % (label, pts, pts, " ".join(files)))
-                else:
-                    r.fail(label, "grade exited %d: %s (log: %s)" % (rc, last_line(out), log))
-                    for ln in fail_lines(out):
-                        print("    " + ln)
-        if not all_labs:
             shutil.rmtree(tree, ignore_errors=True)
-    # make test grades the checks of short boots (everything but the 4-CPU suites, which
-    # the scheme[lock|partial,...] boots run too); make test-labs grades them all.
+        if not all_labs:
+            continue
+        files = sorted(set(
+            m.group(1) for m in re.finditer(r"^([^:\n]*):[0-9-]* LAB%s(?: decl| file)?$" % n,
+                                            markers, re.M)))
+        mdir = os.path.join(ROOT, MUTANTS)
+        for patch in sorted(os.listdir(mdir)) if os.path.isdir(mdir) else []:
+            if not patch.startswith("lab%s-" % n) or not patch.endswith(".patch"):
+                continue
+            name = patch[len("lab%s-" % n):-len(".patch")]
+            label = "lab[%s,mutant %s]" % (n, name)
+            if not r.want(label):
+                continue
+            dest = os.path.join(ROOT, logdir, "mutants", "lab%s-%s" % (n, name))
+            rc, out = mutant_tree(r, lab, n, os.path.join(mdir, patch), dest, files)
+            if rc != 0:
+                r.fail(label, "%s does not apply to this tree: %s" % (patch, out))
+                continue
+            if r.dry_run:
+                print("dry-run %s: tools/lab.py grade --lab %s --tree %s --first-fail"
+                      % (label, n, dest))
+                continue
+            mutants.append((label, n, name, dest))
+    # The mutants' grades are independent (a tree and a log folder each; every boot but lab
+    # 2's plain-TCG one keeps to one host CPU under ICOUNT): LAB_JOBS of them at a time, by
+    # default one per host CPU, reported in order.
+    jobs = os.environ.get("LAB_JOBS") or str(os.cpu_count() or 1)
+    jobs = int(jobs) if re.fullmatch(r"[1-9][0-9]*", jobs) else 1
+
+    def grade_mutant(m):
+        label, n, name, dest = m
+        log = "%s/lab%s-mutant-%s.log" % (logdir, n, name)
+        rc, out = grade(["--lab", n, "--tree", dest, "--first-fail", "--logdir",
+                         os.path.join(dest, "grade")], log)
+        return rc, out, log
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for (label, n, name, dest), (rc, out, log) in zip(mutants, pool.map(grade_mutant, mutants)):
+            m = re.search(r"^score: ([0-9]+)/([0-9]+)", out, re.M)
+            caught = fail_lines(out)
+            if rc == 1 and m and int(m.group(1)) < int(m.group(2)) and caught:
+                r.ok("%s  (caught by: %s)" % (label, re.sub(r"\s+", " ",
+                                                            caught[0].strip()[5:])[:160]))
+            else:
+                r.fail(label, "the mutant kept its points: grade exited %d: %s (log: %s)"
+                       % (rc, last_line(out), log))
     label, only = "lab[grade,full]", []
     if not all_labs:
-        label, only = "lab[grade,full,lab3]", ["--lab", "3"]
+        label, only = "lab[grade,quick,lab3]", ["--lab", "3", "--only", QUICK_LAB3]
     if not r.want(label):
         return
     if r.dry_run:

@@ -243,3 +243,22 @@ void apic_send_sipi(u32 dest, u8 page)
 {
 	send_icr(dest, ICR_STARTUP | page);
 }
+
+/*
+ * The local APIC timer, one-shot, unmasked, on this CPU: an interrupt at vector after count
+ * ticks of the APIC bus clock divided by 1 (the interrupt storms of kernel/irq_storm.h).
+ * QEMU's APIC bus runs at 1 GHz of its virtual clock, so under ICOUNT=1 (-icount shift=0)
+ * a tick is one guest instruction and the interrupt lands on an exact instruction.
+ */
+void apic_timer_storm(u8 vector, u32 count)
+{
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+	apic_write(APIC_LVT_TIMER, vector);
+	apic_write(APIC_TIMER_INIT, count ? count : 1);
+}
+
+void apic_timer_stop(void)
+{
+	apic_write(APIC_LVT_TIMER, LVT_MASKED);
+	apic_write(APIC_TIMER_INIT, 0);
+}

@@ -10,6 +10,7 @@
 
 /* Interrupt vectors slablab uses (exceptions are 0..31; the masked 8259 sits at 0x20..0x2f). */
 #define VEC_PIC_BASE 0x20
+#define VEC_STORM 0xef         /* the local APIC timer of an interrupt storm (kernel/irq_storm.h) */
 #define VEC_CALL_FUNCTION 0xf0 /* cross-call queue has work (kernel/smp.c) */
 #define VEC_WAKEUP 0xf1        /* leave hlt and look at the run queue */
 #define VEC_IPI_HANDLER 0xf2   /* 0xf2.. one per entry of kernel/smp.c's IPI handler table */
@@ -44,5 +45,9 @@ void apic_timer_oneshot(u64 ns);
 void apic_send_init(u32 apic_id);
 void apic_send_sipi(u32 apic_id, u8 page);
 u32 apic_read_esr(void);
+/* The local APIC timer at vector after count ticks (an interrupt storm's, arch/x86/irq_storm.c;
+ * a halted wait with a timeout on the same CPU takes the timer over), and stopped. */
+void apic_timer_storm(u8 vector, u32 count);
+void apic_timer_stop(void);
 
 #endif

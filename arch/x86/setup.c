@@ -176,10 +176,12 @@ void __noreturn boot_main(u32 magic, u64 mbi)
 	percpu_assign(0, 0, apic_id());
 	cpu_tables_init(); /* again, now in the BSP's own per-cpu copy */
 	t_aps_begin = rdtsc();
+	observer_clock(true); /* an outside clock for the INIT and SIPIs (kernel/time.h) */
 	smp_boot_begin();
 	tsc_init();
 	spin_pv_init(arch_hypervisor());
 	smp_boot_finish(); /* also starts the page allocator while the APs come up */
+	observer_clock(false);
 	irq_enable_raw();  /* from here on the boot CPU takes IPIs like every other */
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
 		numa_assign_cpu(cpu, per_cpu(percpu_hdr, cpu).apic_id);

@@ -50,6 +50,9 @@ static DEFINE_PER_CPU(bool, stopped);
 static DEFINE_PER_CPU(u64, spurious_count);
 static DEFINE_PER_CPU(u64, soft_held_count); /* interrupts held back by the soft mask */
 static DEFINE_PER_CPU(u64, timer_count);     /* local APIC timer interrupts */
+/* Where the last interrupt landed (for one the soft mask held, where it arrived). */
+static DEFINE_PER_CPU(u64, irq_landed_rip);
+void irq_storm_interrupt(u64 rip); /* arch/x86/irq_storm.c */
 
 static bool plausible_frame(u64 rbp)
 {
@@ -300,6 +303,7 @@ void trap_handler(struct trap_frame *f)
 	}
 	if (v < 32)
 		die(f);
+	this_cpu(irq_landed_rip) = f->rip;
 	/*
 	 * Masked (arch/x86/cpu.h, arch_irq_soft_mask): hold the interrupt back. It stays in
 	 * service at the local APIC, unacknowledged, until the unmask runs it (dispatch's EOI);
@@ -357,6 +361,10 @@ static void dispatch(u64 v)
 	case VEC_WAKEUP:
 		apic_eoi();
 		smp_wakeup_interrupt();
+		return;
+	case VEC_STORM:
+		apic_eoi();
+		irq_storm_interrupt(this_cpu(irq_landed_rip));
 		return;
 	case VEC_IRQ_WORK:
 		apic_eoi();

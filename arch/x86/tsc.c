@@ -122,6 +122,21 @@ static void pit_start(void)
 }
 
 /*
+ * The observer's clock (kernel/time.h): PIT channel 0 as a rate generator of period 12 PIT
+ * ticks (10.06 us), its edges on ISA IRQ 0, which the masked 8259 and the unrouted I/O APIC
+ * pin keep from the kernel. QEMU runs the PIT on its virtual clock and traces every edge
+ * (x86_gsi_interrupt), so tools/lab.py times what the kernel does at the APIC (its trace
+ * event apic_mem_writel) by QEMU's clock, exactly under ICOUNT=1. Off: mode 0 with a count
+ * of 1, one edge and then quiet. Channel 2 (the calibration's) is a counter of its own.
+ */
+void observer_clock(bool on)
+{
+	outb(0x43, on ? 0x34 : 0x30); /* channel 0, lo/hi byte, mode 2 (on) or 0 (off) */
+	outb(0x40, on ? OBSERVER_CLOCK_DIVISOR : 1);
+	outb(0x40, 0);
+}
+
+/*
  * A clock is there when its value changes, over and over, by steps small against its
  * width: an absent PIT reads one constant, as does a HPET or PM timer that is not enabled.
  * A large step is not counted (noise, or a read after the vCPU was descheduled).

@@ -140,6 +140,65 @@ static void objects_distinct_over_slabs(struct kunit *test)
 	}
 }
 
+/*
+ * Exact counts over slabs: three slabs' worth allocated on a new cache, then freed in order.
+ * Every allocation is a fastpath or a slowpath one (one slow per slab), every free likewise,
+ * and the fast frees are exactly the cpu slab's objects: the others' slabs are not the cpu
+ * slab. Then a bulk allocation past the cpu freelist (the irq fastpath's takes as many
+ * objects without a NULL test as the counters promise: cpu_freelist_known), every object
+ * distinct and whole.
+ */
+static void counters_exact_over_slabs(struct kunit *test)
+{
+	static u64 *objs[512];
+
+	for_each_fastpath(v) {
+		struct kmem_cache *s = fp_cache(test, v, 128);
+		struct slab_cache_info info;
+		unsigned int per, n;
+		u64 af0, as0, ff0, fs0;
+		int got;
+
+		kmem_cache_info(s, &info);
+		per = info.objects_per_slab;
+		n = 3 * per;
+		KUNIT_ASSERT_TRUE(test, n + per + 8 <= ARRAY_SIZE(objs));
+		af0 = st(s, "alloc_fastpath");
+		as0 = st(s, "alloc_slowpath");
+		ff0 = st(s, "free_fastpath");
+		fs0 = st(s, "free_slowpath");
+		for (unsigned int i = 0; i < n; i++) {
+			objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, st(s, "alloc_fastpath") - af0 + st(s, "alloc_slowpath") - as0,
+				    (u64)n, "%s: allocations counted", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, st(s, "alloc_slowpath") - as0, 3, "%s: one slow per slab",
+				    v->name);
+		for (unsigned int i = 0; i < n; i++)
+			kmem_cache_free(s, objs[i]);
+		KUNIT_EXPECT_EQ_MSG(test, st(s, "free_fastpath") - ff0 + st(s, "free_slowpath") - fs0,
+				    (u64)n, "%s: frees counted", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, st(s, "free_fastpath") - ff0, (u64)per,
+				    "%s: fast frees are the cpu slab's", v->name);
+		got = kmem_cache_alloc_bulk(s, GFP_KERNEL, per + 8, (void **)objs);
+		KUNIT_ASSERT_EQ_MSG(test, got, (int)(per + 8), "%s: bulk allocation", v->name);
+		for (unsigned int i = 0; i < per + 8; i++) {
+			KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+			objs[i][15] = (u64)(uptr)objs[i];
+		}
+		for (unsigned int i = 0; i < per + 8; i++)
+			if (objs[i][15] != (u64)(uptr)objs[i]) {
+				KUNIT_FAIL(test, "%s: bulk object %u handed out twice", v->name, i);
+				break;
+			}
+		kmem_cache_free_bulk(s, per + 8, (void **)objs);
+		kmem_cache_info(s, &info);
+		KUNIT_EXPECT_EQ(test, info.active_objects, 0);
+		kmem_cache_destroy(s);
+	}
+}
+
 /* Freeing the object that heads the cpu freelist again is refused: it is not handed twice. */
 static void double_free_is_refused(struct kunit *test)
 {
@@ -269,6 +328,7 @@ static struct kunit_case slab_fastpath_cases[] = {
 	KUNIT_CASE(cpu_freelist_is_lifo),
 	KUNIT_CASE(fastpath_counters_count),
 	KUNIT_CASE(objects_distinct_over_slabs),
+	KUNIT_CASE(counters_exact_over_slabs),
 	KUNIT_CASE(double_free_is_refused),
 	KUNIT_CASE(interrupts_inside_the_fastpath),
 	KUNIT_CASE(stress_every_cpu),
