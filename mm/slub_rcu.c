@@ -16,8 +16,7 @@
  *      cpu's next quiescent state (rcu_set_quiescent_hook: between test cases and benchmark
  *      steps, each time round the idle loop), where Linux's monitor drains on a timer. After
  *      the grace period its callback, on the cpu that queued it, frees every pointer (a run
- *      of one cache's objects with one kmem_cache_free_bulk) and keeps the page for the
- *      next batch;
+ *      of one cache's objects with one kmem_cache_free_bulk), then the page;
  *   4. no page to be had for a batch: call_rcu on the object's own rcu_head, whose
  *      callback finds the object's start from the head's address; kfree_rcu_mightsleep,
  *      which has no rcu_head, waits for a grace period itself (synchronize_rcu) and frees.
@@ -50,7 +49,6 @@ struct kfree_rcu_batch {
 /* Per cpu; touched by its cpu only, interrupts off. */
 struct kfree_rcu_cpu {
 	struct kfree_rcu_batch *open;  /* being filled, or NULL */
-	struct kfree_rcu_batch *spare; /* an empty page for the next batch, or NULL */
 	u64 batches;                   /* batches handed to call_rcu */
 	u64 by_head;                   /* objects that went through their own rcu_head */
 	u64 synchronous;               /* kfree_rcu_mightsleep's that waited themselves */
@@ -105,23 +103,14 @@ static void free_pointers(void **p, unsigned long n)
 	}
 }
 
+/* The page goes back too: kfree_rcu holds no memory while nothing waits (the page
+ * allocator's per-cpu lists make the next batch's page cheap). */
 static void batch_done(struct rcu_head *head)
 {
 	struct kfree_rcu_batch *b = container_of(head, struct kfree_rcu_batch, rcu);
-	struct kfree_rcu_cpu *k;
-	unsigned long flags;
 
 	free_pointers(b->ptrs, b->nr);
-	b->nr = 0;
-	local_irq_save(flags);
-	k = this_cpu_ptr(&kfree_rcu_cpu);
-	if (!k->spare) {
-		k->spare = b;
-		b = NULL;
-	}
-	local_irq_restore(flags);
-	if (b)
-		free_pages((unsigned long)b, 0);
+	free_pages((unsigned long)b, 0);
 }
 
 /* The start of the object whose rcu_head is head (it lies inside the object). */
@@ -166,15 +155,11 @@ static bool batch_add(void *p)
 	struct kfree_rcu_batch *b = k->open;
 
 	if (!b) {
-		b = k->spare;
-		k->spare = NULL;
-		if (!b) {
-			struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
+		struct page *page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, 0);
 
-			if (!page)
-				return false;
-			b = page_address(page);
-		}
+		if (!page)
+			return false;
+		b = page_address(page);
 		b->nr = 0;
 		k->open = b;
 	}
