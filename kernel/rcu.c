@@ -356,12 +356,12 @@ static void (*quiescent_hook)(void);
 
 void rcu_set_quiescent_hook(void (*fn)(void))
 {
-	WRITE_ONCE(quiescent_hook, fn);
+	__atomic_store_n(&quiescent_hook, fn, __ATOMIC_RELEASE); /* after what fn reads */
 }
 
 static void call_quiescent_hook(void)
 {
-	void (*fn)(void) = READ_ONCE(quiescent_hook);
+	void (*fn)(void) = __atomic_load_n(&quiescent_hook, __ATOMIC_ACQUIRE);
 
 	if (fn)
 		fn();

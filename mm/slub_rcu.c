@@ -46,14 +46,22 @@ struct kfree_rcu_batch {
 };
 #define KFREE_RCU_BATCH ((PAGE_SIZE - sizeof(struct kfree_rcu_batch)) / sizeof(void *))
 
-/* Per cpu; touched by its cpu only, interrupts off. */
+/*
+ * Per cpu, touched by its cpu only, interrupts off: an array by cpu number, a cache line
+ * each, allocated at slab_init (the CPUs are up), not a per-cpu variable (mm/ keeps none).
+ */
 struct kfree_rcu_cpu {
 	struct kfree_rcu_batch *open;  /* being filled, or NULL */
 	u64 batches;                   /* batches handed to call_rcu */
 	u64 by_head;                   /* objects that went through their own rcu_head */
 	u64 synchronous;               /* kfree_rcu_mightsleep's that waited themselves */
-};
-static DEFINE_PER_CPU(struct kfree_rcu_cpu, kfree_rcu_cpu);
+} __aligned(64);
+static struct kfree_rcu_cpu *kfree_rcu_cpus;
+
+static struct kfree_rcu_cpu *this_krc(void)
+{
+	return &kfree_rcu_cpus[smp_processor_id()];
+}
 
 /* Large kmallocs given to kfree_rcu and not yet freed (they have no cache to count in). */
 static long large_waiting;
@@ -151,7 +159,7 @@ static void batch_submit(struct kfree_rcu_cpu *k)
 /* Put p into this cpu's batch (interrupts off); false: no page for one. */
 static bool batch_add(void *p)
 {
-	struct kfree_rcu_cpu *k = this_cpu_ptr(&kfree_rcu_cpu);
+	struct kfree_rcu_cpu *k = this_krc();
 	struct kfree_rcu_batch *b = k->open;
 
 	if (!b) {
@@ -238,12 +246,12 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	}
 	queued = batch_add(ptr);
 	if (!queued && head) {
-		this_cpu_ptr(&kfree_rcu_cpu)->by_head++;
+		this_krc()->by_head++;
 		call_rcu(head, free_by_head);
 		queued = true;
 	}
 	if (!queued)
-		this_cpu_ptr(&kfree_rcu_cpu)->synchronous++;
+		this_krc()->synchronous++;
 	local_irq_restore(flags);
 	if (!queued) { /* kfree_rcu_mightsleep, short of memory: wait here */
 		synchronize_rcu();
@@ -258,7 +266,7 @@ static void kfree_rcu_quiescent(void)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	k = this_cpu_ptr(&kfree_rcu_cpu);
+	k = this_krc();
 	if (k->open)
 		batch_submit(k);
 	local_irq_restore(flags);
@@ -268,7 +276,7 @@ static void kfree_rcu_quiescent(void)
 static void flush_cpu(void *arg)
 {
 	struct kmem_cache *s = arg;
-	struct kfree_rcu_cpu *k = this_cpu_ptr(&kfree_rcu_cpu);
+	struct kfree_rcu_cpu *k = this_krc();
 
 	if (k->open)
 		batch_submit(k);
@@ -309,7 +317,7 @@ unsigned long kfree_rcu_large_waiting(void)
 
 void kfree_rcu_stats_get(int cpu, struct kfree_rcu_stats *out)
 {
-	const struct kfree_rcu_cpu *k = per_cpu_ptr(&kfree_rcu_cpu, cpu);
+	const struct kfree_rcu_cpu *k = &kfree_rcu_cpus[cpu];
 
 	out->batches = READ_ONCE(k->batches);
 	out->by_head = READ_ONCE(k->by_head);
@@ -338,5 +346,15 @@ void slab_pages_free_rcu(struct kmem_cache *s, struct slab *slab)
 
 void kfree_rcu_init(void)
 {
+	size_t bytes = (size_t)nr_cpu_ids * sizeof(struct kfree_rcu_cpu);
+	unsigned int order = 0;
+	struct page *page;
+
+	while ((PAGE_SIZE << order) < bytes)
+		order++;
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+	if (!page)
+		panic("slab: no memory for kfree_rcu's %d per-cpu batches", nr_cpu_ids);
+	kfree_rcu_cpus = page_address(page);
 	rcu_set_quiescent_hook(kfree_rcu_quiescent);
 }
