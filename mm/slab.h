@@ -7,6 +7,9 @@
  *   kmem_cache_alloc_bulk(s, gfp, n, p[]) -> n or 0 (all or nothing), kmem_cache_free_bulk
  *   kmem_cache_shrink(s)
  *   kmalloc, kzalloc, kmalloc_array, kcalloc, krealloc, kfree, ksize
+ *   kfree_rcu(p, field), kfree_rcu_mightsleep(p), kvfree_rcu_barrier(): free after an RCU
+ *   grace period; SLAB_TYPESAFE_BY_RCU, kmem_cache_create_rcu(name, size, freeptr_offset,
+ *   flags): slab pages given back only after one (below; docs/rcu.md)
  *
  * kmalloc has caches from 8 bytes to 8 KiB (Linux's classes, 96 and 192 included); larger
  * requests go to the page allocator. kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts;

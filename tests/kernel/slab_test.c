@@ -2,7 +2,9 @@
 /*
  * The slab allocator under every scheme and both fastpaths: sizes and alignment, ctor,
  * zeroing, bulk, objects never handed out twice, frees on other CPUs, memory back after
- * destroy, shrink, exhaustion, bad frees refused, and a seeded stress on every CPU at once.
+ * destroy, shrink, exhaustion, bad frees refused, a seeded stress on every CPU at once, and
+ * freeing after RCU grace periods: kfree_rcu (Linux's slub_kunit test_kfree_rcu,
+ * test_kfree_rcu_wq_destroy, test_leak_destroy) and SLAB_TYPESAFE_BY_RCU (docs/rcu.md).
  */
 #include "kernel/cmdline.h"
 #include "kernel/kunit.h"
@@ -1599,20 +1601,26 @@ static void kmem_cache_create_rcu_freeptr_offset(struct kunit *test)
 }
 
 #define TS_SLOTS 64
+#define TS_ROUNDS 30
+#define TS_GEN_MAX 2048 /* objects of a generation: four slabs */
+#define TS_READERS 3 /* CPUs 1..3 read (each round cross-calls every CPU: more would only
+		      * slow a boot of many CPUs) */
 
 struct ts_race {
 	struct kmem_cache *s, *t;
 	struct rcu_obj *slot[TS_SLOTS];
 	int stop;
+	int round; /* CPU 0's rounds done */
 	long reads, wrong;
 	u64 wrong_value;
 };
 
 /*
  * CPU 0 replaces objects in the slots and frees the old ones at once (typesafe: no wait),
- * shrinks the cache, and churns another cache and the page allocator; the others read
- * through the slots inside rcu_read_lock: every object they reach reads as one of this
- * cache (its magic), whatever was freed and reused meanwhile.
+ * shrinks the cache, and churns another cache; CPUs 1 to 3 read through the slots inside
+ * rcu_read_lock, and hold the object they reached until CPU 0 has finished a round (so it
+ * was freed, its slab maybe freed, and the other cache has taken memory meanwhile): it
+ * reads as one of this cache (its magic) before and after.
  */
 static void ts_race_cpu(struct kunit *test, void *arg)
 {
@@ -1620,23 +1628,32 @@ static void ts_race_cpu(struct kunit *test, void *arg)
 	u64 seed = (u64)smp_processor_id() * 0x9e3779b97f4a7c15ULL + 1;
 
 	if (smp_processor_id() == 0) {
+		static struct rcu_obj *gen[2][TS_GEN_MAX];
 		static void *burst[256];
+		unsigned int n = MIN(4 * r->s->objects, (unsigned int)TS_GEN_MAX);
 
-		for (int round = 0; round < 60; round++) {
-			for (unsigned int i = 0; i < TS_SLOTS; i++) {
-				struct rcu_obj *o = rcu_obj_alloc(r->s, i), *old;
+		KUNIT_ASSERT_GE(test, n, TS_SLOTS);
 
-				KUNIT_ASSERT_NOT_NULL(test, o);
-				old = r->slot[i];
-				rcu_assign_pointer(r->slot[i], o);
-				kmem_cache_free(r->s, old);
+		/* Generation 0: the slots and ballast, four whole slabs of an empty cache. */
+		for (unsigned int i = 0; i < n; i++) {
+			gen[0][i] = i < TS_SLOTS ? r->slot[i] : rcu_obj_alloc(r->s, i);
+			KUNIT_ASSERT_NOT_NULL(test, gen[0][i]);
+		}
+		for (int round = 0; round < TS_ROUNDS; round++) {
+			struct rcu_obj **old = gen[round & 1], **new = gen[!(round & 1)];
+
+			/* The cache holds only the old generation's full slabs (the shrink
+			 * below flushed every cpu's objects): the new one comes from new slabs,
+			 * and freeing the old one empties its slabs, which the shrink frees
+			 * while readers may hold objects of them. */
+			for (unsigned int i = 0; i < n; i++) {
+				new[i] = rcu_obj_alloc(r->s, i);
+				KUNIT_ASSERT_NOT_NULL(test, new[i]);
 			}
-			for (unsigned int i = 0; i < TS_SLOTS; i++) {
-				struct rcu_obj *old = r->slot[i];
-
-				rcu_assign_pointer(r->slot[i], rcu_obj_alloc(r->s, i));
-				kmem_cache_free(r->s, old);
-			}
+			for (unsigned int i = 0; i < TS_SLOTS; i++)
+				rcu_assign_pointer(r->slot[i], new[i]);
+			for (unsigned int i = 0; i < n; i++)
+				kmem_cache_free(r->s, old[i]);
 			kmem_cache_shrink(r->s);
 			for (unsigned int i = 0; i < ARRAY_SIZE(burst); i++) {
 				burst[i] = kmem_cache_alloc(r->t, GFP_KERNEL);
@@ -1646,19 +1663,29 @@ static void ts_race_cpu(struct kunit *test, void *arg)
 			kmem_cache_free_bulk(r->t, ARRAY_SIZE(burst), burst);
 			kmem_cache_shrink(r->t);
 			rcu_quiescent_state(); /* this CPU's callbacks (the slabs' pages) run */
+			__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
 		}
+		for (unsigned int i = TS_SLOTS; i < n; i++)
+			kmem_cache_free(r->s, gen[TS_ROUNDS & 1][i]);
 		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
 		return;
 	}
+	if (smp_processor_id() > TS_READERS)
+		return;
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		int round = __atomic_load_n(&r->round, __ATOMIC_ACQUIRE);
 		struct rcu_obj *o;
 		u64 magic;
 
 		rcu_read_lock();
 		o = rcu_dereference(r->slot[xorshift(&seed) % TS_SLOTS]);
-		for (int k = 0; k < 50; k++)
-			cpu_relax(); /* hold it while CPU 0 frees and reuses */
 		magic = o ? READ_ONCE(o->magic) : RCU_MAGIC;
+		/* hold it while CPU 0 frees and reuses (the round, or its end) */
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) <= round + 1 &&
+		       !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && magic == RCU_MAGIC)
+			cpu_relax();
+		if (magic == RCU_MAGIC && o)
+			magic = READ_ONCE(o->magic);
 		rcu_read_unlock();
 		__atomic_fetch_add(&r->reads, 1, __ATOMIC_RELAXED);
 		if (magic != RCU_MAGIC) {
