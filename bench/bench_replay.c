@@ -25,8 +25,9 @@
  * there; an event done late adds to the lag (how far behind schedule the replay fell). With
  * replay_pace=asap (the default) every event is done as soon as it can be.
  *
- * Version 2's kfree_rcu (kfree_rcu is not in this kernel yet) is replayed as the trace says it
- * happened: the object stays allocated, handed over, until its rcu_free event frees it with
+ * Version 2's kfree_rcu is replayed as the trace says it happened, with the trace's grace
+ * periods (not slablab's kfree_rcu, whose grace periods are this machine's and whose cost
+ * bench=rcu measures): the object stays allocated, handed over, until its rcu_free event frees it with
  * kmem_cache_free or kfree (its slot says which), on whichever CPU replays that event; an
  * rcu_free that comes first waits for its kfree_rcu as a free waits for its allocation. A
  * node is counted and the allocation made on the replaying CPU's node (there is no
@@ -923,7 +924,8 @@ static void run_replay(void)
 	if (t.version >= 2)
 		printk("replay: trace version %u: %llu kfree_rcu, each object freed at its rcu_free "
 		       "event (%llu of them; %llu still handed to RCU at the end, freed then): "
-		       "kfree_rcu itself is not in this kernel yet; %llu nolock calls, replayed as "
+		       "the trace's grace periods, not slablab's kfree_rcu (bench=rcu measures "
+		       "that); %llu nolock calls, replayed as "
 		       "the locked ones; %llu allocations on a given node, made on the replaying "
 		       "CPU's node\n", t.version, (unsigned long long)sum.kfree_rcu,
 		       (unsigned long long)sum.rcu_frees, (unsigned long long)sum.rcu_pending_at_end,

@@ -352,11 +352,27 @@ static void run_callbacks(void)
 	rd->in_callbacks = 0;
 }
 
+static void (*quiescent_hook)(void);
+
+void rcu_set_quiescent_hook(void (*fn)(void))
+{
+	__atomic_store_n(&quiescent_hook, fn, __ATOMIC_RELEASE); /* after what fn reads */
+}
+
+static void call_quiescent_hook(void)
+{
+	void (*fn)(void) = __atomic_load_n(&quiescent_hook, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+}
+
 void rcu_quiescent_state(void)
 {
 	unsigned long flags;
 
 	must_be_outside_readers("rcu_quiescent_state");
+	call_quiescent_hook();
 	local_irq_save(flags);
 	report_qs(QS_POINT);
 	local_irq_restore(flags);
@@ -370,6 +386,7 @@ bool rcu_idle_enter(void)
 	if (this_cpu(rcu_nesting))
 		panic("cpu %d went idle inside rcu_read_lock (nesting %d)", smp_processor_id(),
 		      this_cpu(rcu_nesting));
+	call_quiescent_hook();
 	report_qs(QS_IDLE);
 	return rd->nseg && rd->seg[0].gp <= __atomic_load_n(&rcu_state.gp_done, __ATOMIC_ACQUIRE);
 }

@@ -84,6 +84,14 @@ bool poll_state_synchronize_rcu(unsigned long cookie);
 
 /* A quiescent state of this CPU: ordinary context, interrupts on, outside every reader. */
 void rcu_quiescent_state(void);
+/*
+ * The one function called at every quiescent state a CPU passes in ordinary context
+ * (rcu_quiescent_state, each time round the idle loop: interrupts may be off), before its
+ * callbacks run, on that CPU: where work batched per CPU for a grace period is handed to
+ * call_rcu (mm/slub_rcu.c: kfree_rcu's batches), as Linux's kfree_rcu monitor does on a
+ * timer. Set once, at boot.
+ */
+void rcu_set_quiescent_hook(void (*fn)(void));
 /* The idle loop, interrupts off: report one; true if callbacks are ready (run them with
  * rcu_quiescent_state(), interrupts on). */
 bool rcu_idle_enter(void);

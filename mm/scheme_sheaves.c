@@ -99,6 +99,8 @@ enum sheaves_stat {
 	BARN_PUT,      /* full sheaf given to the barn (free) */
 	BARN_PUT_FAIL, /* the barn was at its bound */
 	SHEAF_RESIZE,  /* sheaf fitted to a capacity changed at run time */
+	FREE_RCU_SHEAF,      /* object kfree_rcu put into the rcu_free sheaf */
+	FREE_RCU_SHEAF_FAIL, /* no rcu_free sheaf to be had: the core's batch took it */
 	NR_SHEAVES_STATS
 };
 
@@ -110,12 +112,14 @@ enum sheaves_stat {
 struct sheaves_cpu {
 	struct slab_sheaf *main;  /* handed out from and freed to */
 	struct slab_sheaf *spare; /* swapped with main when it runs empty or full */
+	struct slab_sheaf *rcu_free; /* kfree_rcu's objects until it is full (or NULL) */
 	u64 stat[NR_SHEAVES_STATS];
 };
 
 static const char *const sheaves_stat_names[NR_SHEAVES_STATS] = {
 	"sheaf_alloc", "sheaf_free", "sheaf_swap", "sheaf_refill", "sheaf_flush",
 	"barn_get", "barn_get_fail", "barn_put", "barn_put_fail", "sheaf_resize",
+	"free_rcu_sheaf", "free_rcu_sheaf_fail",
 };
 
 static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
@@ -130,6 +134,7 @@ static inline struct sheaves_cpu *sc(struct kmem_cache_cpu *c)
  */
 struct sheaves_cache {
 	unsigned int capacity; /* written by sheaves_set_param, read by anyone (relaxed) */
+	long rcu_sheaves;      /* rcu_free sheaves between call_rcu and their callback */
 };
 
 static inline struct sheaves_cache *shc(struct kmem_cache *s)
@@ -733,6 +738,77 @@ static void sheaves_free_bulk(struct kmem_cache *s, size_t n, void **p, void *ca
 	local_irq_restore(flags);
 }
 
+/* ---- kfree_rcu: the rcu_free sheaf (Linux 6.18) ---- */
+
+/*
+ * After the grace period, on the cpu that filled the sheaf (ordinary context): its objects
+ * are free now. The sheaf goes to this node's barn as a full one, ready to be allocated
+ * from; the barn at its bound, its objects go back to the slabs and it goes there empty,
+ * or back to the page allocator.
+ */
+static void rcu_free_sheaf(struct rcu_head *head)
+{
+	struct slab_sheaf *sheaf = container_of(head, struct slab_sheaf, rcu);
+	struct kmem_cache *s = sheaf->cache;
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_slab(s);
+	slab_rcu_freed(s, c, sheaf->size);
+	__atomic_fetch_sub(&shc(s)->rcu_sheaves, 1, __ATOMIC_RELAXED);
+	if (!barn_put(s, c, sheaf)) {
+		flush(s, c, sheaf, __builtin_return_address(0));
+		if (!barn_put(s, c, sheaf))
+			free_sheaf(s, sheaf);
+	}
+	local_irq_restore(flags);
+}
+
+/* This cpu's rcu_free sheaf to call_rcu, whole. Interrupts off. */
+static void rcu_sheaf_submit(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	struct slab_sheaf *sheaf = sc(c)->rcu_free;
+
+	sc(c)->rcu_free = NULL;
+	sheaf->cache = s;
+	__atomic_fetch_add(&shc(s)->rcu_sheaves, 1, __ATOMIC_RELAXED);
+	call_rcu(&sheaf->rcu, rcu_free_sheaf);
+}
+
+/*
+ * kfree_rcu's object of this node (struct slab_scheme's free_rcu), interrupts off: into this
+ * cpu's rcu_free sheaf, an empty one from the barn or a new one when it has none; a full
+ * one goes to call_rcu. false: no sheaf to be had.
+ */
+static bool sheaves_free_rcu(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object)
+{
+	struct slab_sheaf *sheaf = sc(c)->rcu_free;
+
+	if (!sheaf) {
+		sheaf = barn_get(s, c, false);
+		if (!sheaf)
+			sheaf = new_sheaf(s, c);
+		if (!sheaf) {
+			sc(c)->stat[FREE_RCU_SHEAF_FAIL]++;
+			return false;
+		}
+		sc(c)->rcu_free = sheaf;
+	}
+	sheaf->objects[sheaf->size++] = object;
+	sc(c)->stat[FREE_RCU_SHEAF]++;
+	if (sheaf->size >= sheaf->capacity)
+		rcu_sheaf_submit(s, c);
+	return true;
+}
+
+/* kvfree_rcu_barrier's cross-call: a partial rcu_free sheaf goes now. */
+static void sheaves_flush_rcu(struct kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	if (sc(c)->rcu_free)
+		rcu_sheaf_submit(s, c);
+}
+
 /* ---- flushing, counting ---- */
 
 /* This cpu's sheaves back into the slabs (shrink, destroy). Interrupts off. */
@@ -905,13 +981,14 @@ static void count_cpu_sheaves(void *arg)
 {
 	struct count_sheaves *cs = arg;
 	struct kmem_cache_cpu *c = this_cpu_slab(cs->s);
-	unsigned long n = !no_main(sc(c)->main) + !!sc(c)->spare;
+	unsigned long n = !no_main(sc(c)->main) + !!sc(c)->spare + !!sc(c)->rcu_free;
 
 	__atomic_fetch_add(&cs->n, n, __ATOMIC_RELAXED);
 }
 
-/* The sheaves the cache has: the cpus' and the barns' (counted here, not as they come and
- * go: nothing on the paths that make and free them). */
+/* The sheaves the cache has: the cpus' (rcu_free ones too), those waiting for a grace period
+ * and the barns' (counted here, not as they come and go: nothing on the paths that make and
+ * free them). */
 static unsigned long nr_sheaves(struct kmem_cache *s)
 {
 	struct count_sheaves cs = { s, 0 };
@@ -920,6 +997,7 @@ static unsigned long nr_sheaves(struct kmem_cache *s)
 	int nid;
 
 	on_each_cpu(count_cpu_sheaves, &cs, 1);
+	cs.n += (unsigned long)MAX(0L, __atomic_load_n(&shc(s)->rcu_sheaves, __ATOMIC_RELAXED));
 	for_each_kmem_cache_node(s, nid, node) {
 		struct node_barn *barn = node->priv;
 
@@ -1008,5 +1086,7 @@ static const struct slab_scheme sheaves_scheme = {
 	.get_param = sheaves_get_param,
 	.layer_mem = sheaves_layer_mem,
 	.slabinfo = sheaves_slabinfo,
+	.free_rcu = sheaves_free_rcu,
+	.flush_rcu = sheaves_flush_rcu,
 };
 slab_scheme_register(sheaves_scheme);

@@ -9,10 +9,14 @@
 #ifndef SLABLAB_SHEAF_H
 #define SLABLAB_SHEAF_H
 
+#include "kernel/rcu.h"
 #include "mm/slub.h"
 
 /* An array of object pointers (one page: header and up to SLAB_SHEAF_MAX pointers). */
 struct slab_sheaf {
+	/* An rcu_free sheaf (scheme_sheaves.c) from call_rcu to its callback: its cache. */
+	struct rcu_head rcu;
+	struct kmem_cache *cache;
 	struct slab_sheaf *barn_next; /* under it in its barn stack; barn->lock */
 	unsigned int size;          /* objects in it now */
 	unsigned int capacity;

@@ -7,6 +7,9 @@
  *   kmem_cache_alloc_bulk(s, gfp, n, p[]) -> n or 0 (all or nothing), kmem_cache_free_bulk
  *   kmem_cache_shrink(s)
  *   kmalloc, kzalloc, kmalloc_array, kcalloc, krealloc, kfree, ksize
+ *   kfree_rcu(p, field), kfree_rcu_mightsleep(p), kvfree_rcu_barrier(): free after an RCU
+ *   grace period; SLAB_TYPESAFE_BY_RCU, kmem_cache_create_rcu(name, size, freeptr_offset,
+ *   flags): slab pages given back only after one (below; docs/rcu.md)
  *
  * kmalloc has caches from 8 bytes to 8 KiB (Linux's classes, 96 and 192 included); larger
  * requests go to the page allocator. kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts;
@@ -28,6 +31,16 @@
 struct kmem_cache;
 
 #define SLAB_HWCACHE_ALIGN 0x00002000UL /* align objects on cache lines */
+/*
+ * A freed object may be handed out again at once, but its slab's pages go back to the page
+ * allocator only after an RCU grace period (kernel/rcu.h): a reader inside rcu_read_lock
+ * that still holds a pointer to a freed object reads memory of an object of this cache
+ * (maybe another one by now: it must check the object's identity again), never a page
+ * given back or an object of another cache. The free pointer stays out of the object (as
+ * with a constructor) unless kmem_cache_create_rcu puts it where told, and slub_debug
+ * never poisons or zeroes these objects on free (their content is the reader's to check).
+ */
+#define SLAB_TYPESAFE_BY_RCU 0x00080000UL
 /*
  * Update each slab's freelist and counters under a per-slab lock (slab_lock) instead of with
  * one cmpxchg16b: what every cache does on a CPU without CMPXCHG16B; asked for, the same path
@@ -64,6 +77,20 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 					    unsigned int align, unsigned long flags,
 					    void (*ctor)(void *), const char *scheme,
 					    enum slab_fastpath fastpath);
+/*
+ * A SLAB_TYPESAFE_BY_RCU cache (added to flags) whose free pointer is at freeptr_offset
+ * inside the object (8-byte aligned, the pointer within size): the word a reader need not
+ * check, so the object grows by nothing. Linux 6.12's kmem_cache_create_rcu; NULL and a
+ * message for an offset out of the object or unaligned.
+ */
+struct kmem_cache *kmem_cache_create_rcu(const char *name, unsigned int size,
+					 unsigned int freeptr_offset, unsigned long flags);
+/*
+ * kmem_cache_destroy: after kfree_rcu's objects of s still waiting for their grace period
+ * are freed (kvfree_rcu_barrier_on_cache) and, for SLAB_TYPESAFE_BY_RCU, after the slabs
+ * freed meanwhile reached the page allocator (rcu_barrier). A cache with objects still
+ * allocated is kept, and said as Linux says it (two reports, slab_error_count()).
+ */
 void kmem_cache_destroy(struct kmem_cache *s);
 /* One NUMA node's share of a cache (kernel/numa.h): slabinfo's per-node line, bench=numa. */
 struct kmem_cache_node_info {
@@ -124,6 +151,46 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void *krealloc(const void *p, size_t new_size, gfp_t gfp);
 void kfree(const void *p);
 size_t ksize(const void *p);
+
+/*
+ * Free after an RCU grace period (mm/slub_rcu.c; docs/rcu.md): Linux's kfree_rcu.
+ *
+ *	struct foo { ...; struct rcu_head rcu; ... };
+ *	kfree_rcu(p, rcu);          p: any slab object (kmalloc or kmem_cache_alloc) or large
+ *	                            kmalloc; freed once every reader that may hold it has left
+ *	kfree_rcu_mightsleep(p);    the same without an rcu_head in the object: may wait for a
+ *	                            grace period itself (synchronize_rcu) when short of memory,
+ *	                            so only in ordinary context, outside readers
+ *
+ * Objects are batched per cpu: pointers gathered in a page that goes to call_rcu whole, when
+ * it is full or at the cpu's next quiescent state; on the sheaves scheme, an object of this
+ * cpu's node goes into the cpu's rcu_free sheaf, which goes to call_rcu when full and after
+ * the grace period becomes a full sheaf in the barn (Linux 6.18). Without memory for a batch
+ * kfree_rcu falls back to call_rcu on the rcu_head itself. Any context but NMI (refused,
+ * said, the object kept). Objects waiting are counted per cache (slabinfo's rcu_waiting,
+ * kmem_cache_mem's rcu_waiting).
+ */
+struct rcu_head;
+void kvfree_call_rcu(struct rcu_head *head, void *ptr);
+#define kfree_rcu(ptr, rhf)                                                                    \
+	do {                                                                                   \
+		__typeof__(ptr) ___p = (ptr);                                                  \
+		_Static_assert(__builtin_offsetof(__typeof__(*(ptr)), rhf) < 4096,             \
+			       "the rcu_head is within the object's first page");              \
+		if (___p)                                                                      \
+			kvfree_call_rcu(&___p->rhf, (void *)___p);                             \
+	} while (0)
+#define kfree_rcu_mightsleep(ptr) kvfree_call_rcu(NULL, (void *)(ptr))
+/* Every object given to kfree_rcu before the call is freed when it returns (any cache). */
+void kvfree_rcu_barrier(void);
+/* The same for the objects of s (and whatever shares their batches). */
+void kvfree_rcu_barrier_on_cache(struct kmem_cache *s);
+/* kfree_rcu's work on one cpu: batches handed to call_rcu, objects that went through their
+ * own rcu_head (no page for a batch), kfree_rcu_mightsleep's that waited themselves. */
+struct kfree_rcu_stats {
+	u64 batches, by_head, synchronous;
+};
+void kfree_rcu_stats_get(int cpu, struct kfree_rcu_stats *out);
 /* What kmalloc(size) really takes: its class's size, or whole pages above 8 KiB (Linux's). */
 size_t kmalloc_size_roundup(size_t size);
 
@@ -168,6 +235,9 @@ struct kmem_cache_mem {
 	unsigned long partial_slabs; /* on the node partial lists, */
 	unsigned long partial_objects, partial_free; /* their object slots and free objects */
 	unsigned long layer_pages;   /* pages the scheme allocates for itself (sheaves) */
+	unsigned long rcu_waiting;   /* objects given to kfree_rcu, not yet freed (among live) */
+	unsigned long rcu_pages;     /* SLAB_TYPESAFE_BY_RCU: freed slabs' pages waiting for a
+				      * grace period (no longer the cache's slabs; among pages) */
 	/* the same structures at the size Linux 7.0 gives them (a sheaf: its kmalloc bucket) */
 	unsigned long layer_bytes_linux7;
 };

@@ -10,7 +10,9 @@
  */
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
+#include "kernel/kallsyms.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/slub.h"
@@ -22,7 +24,7 @@ const char *const slub_stat_names[NR_SLUB_STAT_ITEMS] = {
 	"alloc_refill", "free_slab", "cpuslab_flush", "deactivate_full", "deactivate_empty",
 	"deactivate_to_head", "deactivate_to_tail", "deactivate_remote_frees",
 	"deactivate_bypass", "cmpxchg_double_cpu_fail", "cmpxchg_double_fail", "list_lock",
-	"list_lock_contended",
+	"list_lock_contended", "kfree_rcu", "kfree_rcu_freed",
 };
 _Static_assert(ARRAY_SIZE(slub_stat_names) == NR_SLUB_STAT_ITEMS, "a name per counter");
 
@@ -317,10 +319,11 @@ unsigned long kmem_cache_scheme_flags(const struct kmem_cache *s)
 
 /* ---- caches ---- */
 
+/* freeptr_offset: kmem_cache_create_rcu's, or -1. */
 static struct kmem_cache *create_cache(const char *name, unsigned int size, unsigned int align,
 				       unsigned long flags, void (*ctor)(void *),
 				       const char *scheme_name, enum slab_fastpath fastpath,
-				       enum slab_debug_mode debug_mode)
+				       enum slab_debug_mode debug_mode, long freeptr_offset)
 {
 	const struct slab_scheme *scheme = scheme_name ? find_scheme(scheme_name) : boot_scheme();
 	struct kmem_cache *s;
@@ -351,6 +354,12 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 		printk("kmem_cache_create(%s): alignment %u is not a power of two\n", name, align);
 		return NULL;
 	}
+	if (freeptr_offset >= 0 &&
+	    (freeptr_offset % sizeof(void *) || freeptr_offset + sizeof(void *) > size)) {
+		printk("kmem_cache_create_rcu(%s): freeptr_offset %ld: the free pointer must be an "
+		       "aligned word inside the object's %u bytes\n", name, freeptr_offset, size);
+		return NULL;
+	}
 	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
 	if (!page)
 		return NULL;
@@ -367,6 +376,8 @@ static struct kmem_cache *create_cache(const char *name, unsigned int size, unsi
 	s->flags = flags | slub_debug_boot_flags(name); /* slub_debug= */
 	s->ctor = ctor;
 	s->object_size = size;
+	s->use_freeptr_offset = freeptr_offset >= 0;
+	s->freeptr_offset = s->use_freeptr_offset ? (unsigned int)freeptr_offset : 0;
 	if (__kmem_cache_create(s, align, debug_mode)) {
 		free_pages((unsigned long)s, 0);
 		return NULL;
@@ -383,7 +394,7 @@ struct kmem_cache *kmem_cache_create_scheme(const char *name, unsigned int size,
 					    enum slab_fastpath fastpath)
 {
 	return create_cache(name, size, align, flags, ctor, scheme_name, fastpath,
-			    SLAB_DEBUG_MODE_DEFAULT);
+			    SLAB_DEBUG_MODE_DEFAULT, -1);
 }
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
@@ -396,21 +407,61 @@ struct kmem_cache *kmem_cache_create_debug(const char *name, unsigned int size,
 					   unsigned int align, unsigned long flags,
 					   void (*ctor)(void *), enum slab_debug_mode mode)
 {
-	return create_cache(name, size, align, flags, ctor, NULL, default_fastpath, mode);
+	return create_cache(name, size, align, flags, ctor, NULL, default_fastpath, mode, -1);
+}
+
+struct kmem_cache *kmem_cache_create_rcu(const char *name, unsigned int size,
+					 unsigned int freeptr_offset, unsigned long flags)
+{
+	return create_cache(name, size, 0, flags | SLAB_TYPESAFE_BY_RCU, NULL, NULL,
+			    default_fastpath, SLAB_DEBUG_MODE_DEFAULT, (long)freeptr_offset);
 }
 
 void kmem_cache_destroy(struct kmem_cache *s)
 {
+	void *caller = __builtin_return_address(0);
+	int kept;
+
 	if (!s)
 		return;
+	/* kfree_rcu's objects of s still in flight are freed first (Linux 6.12 on). */
+	if (kmem_cache_rcu_waiting(s))
+		kvfree_rcu_barrier_on_cache(s);
 	kmem_cache_shrink(s);
-	if (__kmem_cache_shutdown(s))
-		return; /* objects still allocated: reported, the cache is kept */
+	kept = __kmem_cache_shutdown(s);
+	if (kept) {
+		/* Objects still allocated: reported, the cache is kept (1: only objects the debug
+		 * checks set aside, kept quietly). Linux's WARN, which its KUnit counts too. */
+		if (kept > 1) {
+			u64 off;
+			const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
+
+			slab_error_counted();
+			printk("kmem_cache_destroy %s: Slab cache still has objects when called from "
+			       "%s+%#llx\n", s->name, fn ? fn : "?",
+			       (unsigned long long)(fn ? off : (u64)(uptr)caller));
+		}
+		return;
+	}
+	/* SLAB_TYPESAFE_BY_RCU: the slabs freed above reach the page allocator in callbacks
+	 * that count in s. */
+	if (__atomic_load_n(&s->rcu_pages, __ATOMIC_RELAXED))
+		rcu_barrier();
 	spin_lock(&slab_mutex);
 	list_del(&s->list);
 	spin_unlock(&slab_mutex);
 	__kmem_cache_release(s);
 	free_pages((unsigned long)s, 0);
+}
+
+void slab_for_each_cache(void (*fn)(struct kmem_cache *s, void *arg), void *arg)
+{
+	struct kmem_cache *s;
+
+	spin_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		fn(s, arg);
+	spin_unlock(&slab_mutex);
 }
 
 /* ---- kmalloc ---- */
@@ -602,6 +653,8 @@ void kmem_cache_mem_info(struct kmem_cache *s, struct kmem_cache_mem *out)
 		s->scheme->layer_mem(s, &out->layer_pages, &out->layer_bytes_linux7);
 	freed = out->cpu_free + out->cpu_cached + out->node_cached + out->partial_free;
 	out->live = out->objects - MIN(out->objects, freed);
+	out->rcu_waiting = kmem_cache_rcu_waiting(s);
+	out->rcu_pages = (unsigned long)MAX(0L, __atomic_load_n(&s->rcu_pages, __ATOMIC_RELAXED));
 	out->pages = (unsigned long)MAX(0L, __atomic_load_n(&s->pages_held, __ATOMIC_RELAXED));
 	out->pages_peak = (unsigned long)MAX(0L, __atomic_load_n(&s->pages_peak, __ATOMIC_RELAXED));
 }
@@ -780,6 +833,17 @@ void slabinfo_print(void)
 			if (stashed)
 				printk(" stash_pages=%lu", stashed);
 		}
+		{
+			unsigned long waiting = kmem_cache_rcu_waiting(s);
+			long rcu_pages = __atomic_load_n(&s->rcu_pages, __ATOMIC_RELAXED);
+
+			if (waiting)
+				printk(" rcu_waiting=%lu", waiting);
+			if (rcu_pages)
+				printk(" rcu_pages=%ld", rcu_pages);
+			if (s->flags & SLAB_TYPESAFE_BY_RCU)
+				printk(" typesafe_by_rcu");
+		}
 		if (s->scheme->slabinfo)
 			s->scheme->slabinfo(s);
 		if (s->dbg)
@@ -815,6 +879,7 @@ void slab_init(void)
 	 * one registered as SLAB_SCHEME_DEFAULT; their fastpath: fastpath='s. */
 	registry_init();
 	page_alloc_set_reclaim(slab_reclaim_stashes);
+	kfree_rcu_init();
 	if (boot_param_given(scheme) && named_first)
 		default_scheme = named_first;
 	default_fastpath = !strcmp(fastpath_option, "cmpxchg") ? SLAB_FASTPATH_CMPXCHG

@@ -1140,14 +1140,18 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 			enum slab_debug_mode debug_mode)
 {
 	unsigned int size = s->object_size;
+	bool outside;
 
 	if (s->flags & SLAB_HWCACHE_ALIGN)
 		align = MAX(align, 64u);
 	align = MAX(align, (unsigned)sizeof(void *));
 	s->align = align;
-	/* With a constructor the object's content must survive a free: the pointer goes after. */
-	s->offset = s->ctor ? ALIGN_UP(size, (unsigned)sizeof(void *)) : 0;
-	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (s->ctor ? sizeof(void *) : 0),
+	/* With a constructor the object's content must survive a free, and a typesafe one's
+	 * is its readers': the pointer goes after it, or where kmem_cache_create_rcu said. */
+	outside = freeptr_outside(s, false);
+	s->offset = outside ? ALIGN_UP(size, (unsigned)sizeof(void *))
+			    : s->use_freeptr_offset ? s->freeptr_offset : 0;
+	s->size = ALIGN_UP(MAX(size, (unsigned)sizeof(void *)) + (outside ? sizeof(void *) : 0),
 			   align);
 	/* Debugging or hardening: red zones and metadata change size and offset. */
 	if (slub_debug_layout(s, debug_mode))
@@ -1254,8 +1258,10 @@ int kmem_cache_shrink(struct kmem_cache *s)
 }
 
 /*
- * kmem_cache_destroy after the shrink: nonzero if objects are still allocated (reported
- * here, and the cache is kept), else 0 and __kmem_cache_release may free what SLUB holds.
+ * kmem_cache_destroy after the shrink: nonzero if objects are still allocated (2: reported
+ * here as Linux's __kmem_cache_shutdown does, one slab error; 1: only objects the debug
+ * checks set aside, quietly), and the cache is kept; else 0 and __kmem_cache_release may
+ * free what SLUB holds.
  */
 int __kmem_cache_shutdown(struct kmem_cache *s)
 {
@@ -1268,15 +1274,15 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 		slabs += __atomic_load_n(&n->nr_slabs, __ATOMIC_RELAXED);
 	if (!slabs)
 		return 0;
-	if (s->flags & SLAB_DEBUG_FLAGS) {
-		slub_debug_destroy_leaks(s); /* Linux's report, objects listed */
-		return 1;
-	}
+	if (s->flags & SLAB_DEBUG_FLAGS) /* Linux's report, objects listed */
+		return slub_debug_destroy_leaks(s) ? 2 : 1;
 	kmem_cache_info(s, &info);
+	slab_error_counted();
+	printk("BUG %s: Objects remaining on __kmem_cache_shutdown()\n", s->name);
 	printk("kmem_cache_destroy %s: %lu objects still allocated in %ld slabs; "
 	       "the cache is kept\n",
 	       s->name, info.active_objects, slabs);
-	return 1;
+	return 2;
 }
 
 void __kmem_cache_release(struct kmem_cache *s)

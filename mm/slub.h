@@ -44,6 +44,8 @@ enum stat_item {
 	CMPXCHG_DOUBLE_FAIL,     /* cmpxchg on a slab's freelist+counters retried */
 	LIST_LOCK,               /* list_lock acquisitions */
 	LIST_LOCK_CONTENDED,     /* of which found the lock held */
+	KFREE_RCU,               /* objects kfree_rcu took, to free after a grace period */
+	KFREE_RCU_FREED,         /* of those, freed after it (the rest: slabinfo's rcu_waiting) */
 	NR_SLUB_STAT_ITEMS
 };
 
@@ -97,7 +99,7 @@ _Static_assert(offsetof(struct slab, slab_cache) == offsetof(struct page, privat
  * itself (priv points there), which a scheme's fastpath reaches at a fixed offset from c,
  * without loading priv (scheme_cpu_area below).
  */
-#define SLAB_CPU_AREA_BYTES 96
+#define SLAB_CPU_AREA_BYTES 128
 /*
  * The bulk calls' stash of bare slabs (mm/slub.c, "the stash"): at most this many pages a
  * cache keeps per cpu, as slabs emptied by a whole-slab bulk free that the next bulk
@@ -207,6 +209,14 @@ struct kmem_cache {
 	 * most it held at once since it was created or kmem_cache_mem_reset_peak: exact.
 	 */
 	long pages_held, pages_peak;
+	/*
+	 * SLAB_TYPESAFE_BY_RCU (mm/slub_rcu.c): the free pointer's place asked for by
+	 * kmem_cache_create_rcu (use_freeptr_offset), and the pages of freed slabs waiting for
+	 * their grace period (still among pages_held until they reach the page allocator).
+	 */
+	bool use_freeptr_offset;
+	unsigned int freeptr_offset;
+	long rcu_pages;
 	struct kmem_cache_node node[MAX_NUMNODES]; /* [nr_node_ids] used */
 };
 
@@ -295,6 +305,16 @@ struct slab_scheme {
 	 * and the bytes the same structures take in Linux 7.0 (kmem_cache_mem's).
 	 */
 	void (*layer_mem)(struct kmem_cache *s, unsigned long *pages, unsigned long *linux7_bytes);
+	/*
+	 * Optional: kfree_rcu's batch of the scheme's own (sheaves: the rcu_free sheaf), for an
+	 * object of s on this cpu's node that the core has checked and counted (KFREE_RCU);
+	 * interrupts off, on the cpu whose c is, any context but NMI. true: taken, to be freed
+	 * after a grace period, when the scheme counts it with slab_rcu_freed; false: the
+	 * core's per-cpu batch takes it. flush_rcu (with free_rcu) hands the batch this cpu has
+	 * not yet given to call_rcu over now (kvfree_rcu_barrier; from a cross-call).
+	 */
+	bool (*free_rcu)(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object);
+	void (*flush_rcu)(struct kmem_cache *s, struct kmem_cache_cpu *c);
 };
 
 /*
@@ -363,6 +383,27 @@ static inline void set_freepointer(struct kmem_cache *s, void *object, void *fp)
 	if (unlikely(s->freeptr_xor_key))
 		v ^= freeptr_key(s, slot);
 	*slot = (void *)(uptr)v;
+}
+
+/*
+ * Does a free object keep its content (no poison, no init_on_free, the free pointer outside
+ * it or where kmem_cache_create_rcu put it)? With a constructor (its work must survive) and
+ * for SLAB_TYPESAFE_BY_RCU (readers may still read it), as in Linux.
+ */
+static inline bool slab_keeps_content(const struct kmem_cache *s)
+{
+	return s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU);
+}
+
+/*
+ * Where the free pointer goes, as Linux's calculate_sizes decides: past the object (true)
+ * with a constructor, with poisoning, and for SLAB_TYPESAFE_BY_RCU without a freeptr_offset;
+ * else at kmem_cache_create_rcu's freeptr_offset, or at 0.
+ */
+static inline bool freeptr_outside(const struct kmem_cache *s, bool poison)
+{
+	return s->ctor || poison ||
+	       ((s->flags & SLAB_TYPESAFE_BY_RCU) && !s->use_freeptr_offset);
 }
 
 static inline void *slab_address(struct slab *slab)
@@ -646,6 +687,13 @@ int __kmem_cache_create(struct kmem_cache *s, unsigned int align,
 int __kmem_cache_shutdown(struct kmem_cache *s);
 void __kmem_cache_release(struct kmem_cache *s);
 void *kmalloc_large(size_t size, gfp_t gfp);
+/* fn(s, arg) for every cache, under the list's lock (fn may cross-call, not wait for RCU). */
+void slab_for_each_cache(void (*fn)(struct kmem_cache *s, void *arg), void *arg);
+
+/* mm/slub_rcu.c: kfree_rcu's objects of s not yet freed, and large kmallocs' (any). */
+unsigned long kmem_cache_rcu_waiting(struct kmem_cache *s);
+unsigned long kfree_rcu_large_waiting(void);
+void kfree_rcu_init(void); /* slab_init */
 
 #define NR_KMALLOC_CACHES 13 /* 8 .. 8192 bytes, 96 and 192 included */
 extern struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
@@ -850,14 +898,32 @@ static __always_inline void slab_unset(struct kmem_cache *s, struct slab *slab)
 /* Everything on the cpu slab's freelist (mm/slub.c); NULL: it is full, and unfrozen. */
 void *get_freelist(struct kmem_cache *s, struct slab *slab);
 
-/* The pages of a slab that slab_unset took out of the cache, to the page allocator. */
-static __always_inline void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+/* SLAB_TYPESAFE_BY_RCU: slab_pages_free after a grace period (mm/slub_rcu.c). */
+void slab_pages_free_rcu(struct kmem_cache *s, struct slab *slab);
+
+/* n objects kfree_rcu took were freed after their grace period (c: this cpu's, irqs off). */
+static inline void slab_rcu_freed(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned long n)
+{
+	c->stat[KFREE_RCU_FREED] += n;
+}
+
+static __always_inline void __slab_pages_free(struct kmem_cache *s, struct slab *slab)
 {
 	struct page *page = (struct page *)slab;
 
 	__atomic_fetch_sub(&s->pages_held, 1L << s->order, __ATOMIC_RELAXED);
 	memset(page->private_, 0, sizeof(page->private_));
 	__free_pages(page, s->order);
+}
+
+/* The pages of a slab that slab_unset took out of the cache, to the page allocator (for a
+ * SLAB_TYPESAFE_BY_RCU cache, once a grace period has passed). */
+static __always_inline void slab_pages_free(struct kmem_cache *s, struct slab *slab)
+{
+	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+		slab_pages_free_rcu(s, slab);
+	else
+		__slab_pages_free(s, slab);
 }
 
 /* The first half of ___slab_alloc (mm/slub.c), which the bulk allocation shares. */

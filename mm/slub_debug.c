@@ -220,7 +220,7 @@ static void mark_object(struct kmem_cache *s, void *obj, bool active)
 
 static void poison_object(struct kmem_cache *s, void *obj)
 {
-	if (!(dbg_of(s)->debug & SLAB_POISON) || s->ctor)
+	if (!(dbg_of(s)->debug & SLAB_POISON) || slab_keeps_content(s))
 		return; /* a constructed object keeps its content while free */
 	memset(obj, POISON_FREE, s->object_size - 1);
 	((u8 *)obj)[s->object_size - 1] = POISON_END;
@@ -359,6 +359,11 @@ static void report_pointer(struct kmem_cache *s, struct slab *slab, const void *
 		       (unsigned long)(uptr)slab_address(slab), slab->objects, slab->inuse,
 		       (unsigned long)(uptr)slab->freelist);
 	report_end(s, fix, flags);
+}
+
+void slab_error_counted(void)
+{
+	__atomic_fetch_add(&slab_errors, 1, __ATOMIC_RELAXED);
 }
 
 unsigned long slab_error_count(void)
@@ -512,7 +517,7 @@ static bool check_object(struct kmem_cache *s, struct slab *slab, void *obj, boo
 				 "Right Redzone overwritten"))
 			return false;
 	}
-	if ((x->debug & SLAB_POISON) && !active && !s->ctor) {
+	if ((x->debug & SLAB_POISON) && !active && !slab_keeps_content(s)) {
 		if (!check_bytes(s, slab, obj, obj, s->object_size - 1, POISON_FREE,
 				 "Poison overwritten") ||
 		    !check_bytes(s, slab, obj, (u8 *)obj + s->object_size - 1, 1, POISON_END,
@@ -731,7 +736,7 @@ static void *debug_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 	}
 	mark_object(s, obj, true);
 	set_track(s, obj, false, caller);
-	if ((gfp & __GFP_ZERO) || (x->init_on_alloc && !s->ctor)) /* Linux: not over a ctor */
+	if ((gfp & __GFP_ZERO) || (x->init_on_alloc && !slab_keeps_content(s))) /* Linux: not over a ctor */
 		memset(obj, 0, s->object_size);
 	return obj;
 }
@@ -770,9 +775,9 @@ void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 	}
 	mark_object(s, p, false);
 	set_track(s, p, true, caller);
-	if ((x->debug & SLAB_POISON) && !s->ctor)
+	if ((x->debug & SLAB_POISON) && !slab_keeps_content(s))
 		poison_object(s, p);
-	else if (x->init_on_free && !s->ctor)
+	else if (x->init_on_free && !slab_keeps_content(s))
 		zero_but_free_pointer(s, p);
 	if (is_quarantined(s, slab))
 		return; /* checked, but its slab hands out nothing any more */
@@ -806,7 +811,7 @@ static void *plain_alloc(struct kmem_cache *s, gfp_t gfp)
 		p = x->base->alloc(s, gfp);
 	else
 		p = slab_alloc_hardened(s, gfp); /* the fastpath, decoding free pointers */
-	if (p && x->init_on_alloc && !s->ctor && !(gfp & __GFP_ZERO))
+	if (p && x->init_on_alloc && !slab_keeps_content(s) && !(gfp & __GFP_ZERO))
 		memset(p, 0, s->object_size);
 	return p;
 }
@@ -816,7 +821,7 @@ static void plain_free(struct kmem_cache *s, void *p, void *caller)
 {
 	struct slub_debug_state *x = dbg_of(s);
 
-	if (x->init_on_free && !s->ctor)
+	if (x->init_on_free && !slab_keeps_content(s))
 		zero_but_free_pointer(s, p);
 	if (x->base->free)
 		x->base->free(s, p, caller);
@@ -868,7 +873,7 @@ static __noinline int dbg_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, 
 	if (!x->debug && x->base->alloc_bulk) {
 		if (!x->base->alloc_bulk(s, gfp, n, p))
 			return 0;
-		if (x->init_on_alloc && !s->ctor && !(gfp & __GFP_ZERO))
+		if (x->init_on_alloc && !slab_keeps_content(s) && !(gfp & __GFP_ZERO))
 			for (i = 0; i < n; i++)
 				memset(p[i], 0, s->object_size);
 		return (int)n;
@@ -1159,7 +1164,7 @@ static void count_leaks(struct kmem_cache *s, struct kmem_cache_node *n, struct 
 	}
 }
 
-void slub_debug_destroy_leaks(struct kmem_cache *s)
+unsigned long slub_debug_destroy_leaks(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n = get_node(s);
 	struct slub_debug_state *x = dbg_of(s);
@@ -1186,6 +1191,7 @@ void slub_debug_destroy_leaks(struct kmem_cache *s)
 	printk("kmem_cache_destroy %s: %lu objects still allocated, %lu isolated, %lu slabs "
 	       "quarantined; the cache is kept\n",
 	       s->name, l.active, l.isolated, x->nr_quarantined);
+	return l.active;
 }
 
 /* ---- creation ---- */
@@ -1239,11 +1245,11 @@ int slub_debug_layout(struct kmem_cache *s, enum slab_debug_mode mode)
 			x->rz_end = ALIGN_UP(MAX(s->object_size, 8u), 8u);
 		}
 		meta = x->rz_end;
-		if ((debug & SLAB_POISON) || s->ctor) {
+		if (freeptr_outside(s, debug & SLAB_POISON)) {
 			s->offset = meta; /* the free pointer must not be in poison or built state */
 			meta += 8;
 		} else {
-			s->offset = 0;
+			s->offset = s->use_freeptr_offset ? s->freeptr_offset : 0;
 		}
 		if (debug & SLAB_CONSISTENCY_CHECKS) {
 			x->state_off = meta;

@@ -29,7 +29,10 @@ void slub_debug_release(struct kmem_cache *s);        /* destroy */
 void *slub_debug_setup_slab(struct kmem_cache *s, struct slab *slab); /* new slab: its freelist */
 void slub_debug_free(struct kmem_cache *s, void *p, void *caller);  /* any pointer, checked */
 void slub_debug_cpu_freelist(struct kmem_cache *s, struct kmem_cache_cpu *c); /* irqs off */
-void slub_debug_destroy_leaks(struct kmem_cache *s);  /* destroy found objects in use */
+/* destroy found objects in use: reported (one slab error) if any are live; how many */
+unsigned long slub_debug_destroy_leaks(struct kmem_cache *s);
+/* A report of the core's counted in slab_error_count() (a destroy's leak). */
+void slab_error_counted(void);
 void slub_debug_slabinfo(struct kmem_cache *s);       /* the end of a slabinfo line */
 void slub_debug_resize(struct kmem_cache *s, void *p, size_t size); /* krealloc in place */
 void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller);

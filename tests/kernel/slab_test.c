@@ -2,14 +2,18 @@
 /*
  * The slab allocator under every scheme and both fastpaths: sizes and alignment, ctor,
  * zeroing, bulk, objects never handed out twice, frees on other CPUs, memory back after
- * destroy, shrink, exhaustion, bad frees refused, and a seeded stress on every CPU at once.
+ * destroy, shrink, exhaustion, bad frees refused, a seeded stress on every CPU at once, and
+ * freeing after RCU grace periods: kfree_rcu (Linux's slub_kunit test_kfree_rcu,
+ * test_kfree_rcu_wq_destroy, test_leak_destroy) and SLAB_TYPESAFE_BY_RCU (docs/rcu.md).
  */
 #include "kernel/cmdline.h"
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/random.h"
 #include "kernel/smp.h"
+#include "kernel/time.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/scheme_partial.h"
@@ -1233,6 +1237,491 @@ static void prefilled_sheaf_cannot_fail(struct kunit *test)
 	}
 }
 
+/* ---- kfree_rcu and SLAB_TYPESAFE_BY_RCU (mm/slub_rcu.c, docs/rcu.md) ---- */
+
+#define RCU_MAGIC 0x7e57ab1e5eed0001ULL
+#define OTHER_MAGIC 0x07e4c4c4e0000002ULL
+
+/* An object with its rcu_head inside, not at its start (kfree_rcu finds the start). */
+struct rcu_obj {
+	u64 magic; /* RCU_MAGIC from allocation on; a free's pointer at 0 would change it */
+	u64 id;
+	struct rcu_head rcu;
+	u64 tail[3];
+};
+
+/* Objects of p[0..n) all still hold what they were given (magic, id i). */
+static unsigned int rcu_objs_intact(struct rcu_obj *const *p, unsigned int n)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		bad += READ_ONCE(p[i]->magic) != RCU_MAGIC || READ_ONCE(p[i]->id) != i ||
+		       READ_ONCE(p[i]->tail[2]) != ~(u64)i;
+	return bad;
+}
+
+static struct rcu_obj *rcu_obj_alloc(struct kmem_cache *s, unsigned int i)
+{
+	struct rcu_obj *o = kmem_cache_alloc(s, GFP_KERNEL);
+
+	if (o) {
+		o->magic = RCU_MAGIC;
+		o->id = i;
+		o->tail[2] = ~(u64)i;
+	}
+	return o;
+}
+
+#define KFREE_RCU_OBJS 300
+
+/*
+ * Linux's test_kfree_rcu, on every variant: objects given to kfree_rcu stay allocated and
+ * untouched while a reader may hold them (this CPU inside rcu_read_lock: no grace period can
+ * end), are counted as waiting, and destroy right after frees them first (no leak, every
+ * page back). Then kmalloc'd objects of every size, a large kmalloc and
+ * kfree_rcu_mightsleep's, freed by kvfree_rcu_barrier.
+ */
+static void test_kfree_rcu(struct kunit *test)
+{
+	static struct rcu_obj *p[KFREE_RCU_OBJS];
+
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages(), errors = slab_error_count();
+		unsigned long bad = slab_bad_input_count();
+		struct kmem_cache *s = make_cache(test, v, sizeof(struct rcu_obj), 0, 0, NULL);
+		struct slab_cache_info info;
+		struct kmem_cache_mem m;
+
+		for (unsigned int i = 0; i < KFREE_RCU_OBJS; i++) {
+			p[i] = rcu_obj_alloc(s, i);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		}
+		rcu_read_lock();
+		for (unsigned int i = 0; i < KFREE_RCU_OBJS; i++)
+			kfree_rcu(p[i], rcu);
+		kmem_cache_info(s, &info);
+		kmem_cache_mem_info(s, &m);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, KFREE_RCU_OBJS,
+				    "%s/%s: objects freed before their grace period", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, m.rcu_waiting, KFREE_RCU_OBJS, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, rcu_objs_intact(p, KFREE_RCU_OBJS), 0,
+				    "%s/%s: objects written before their grace period", VNAME(v));
+		rcu_read_unlock();
+		kmem_cache_destroy(s); /* waits for them */
+		KUNIT_EXPECT_EQ_MSG(test, slab_error_count() - errors, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, slab_bad_input_count() - bad, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before,
+				    "%s/%s: destroy did not free kfree_rcu's objects", VNAME(v));
+	}
+	{
+		static const size_t sizes[] = { 32, 64, 100, 192, 256, 1000, 4096, 8192, 20000 };
+		void *k[ARRAY_SIZE(sizes)], *ms[4];
+		unsigned long large = kfree_rcu_large_waiting();
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++) {
+			k[i] = kmalloc(sizes[i], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, k[i]);
+			memset(k[i], 0x3c, sizes[i]);
+		}
+		for (unsigned int i = 0; i < ARRAY_SIZE(ms); i++) {
+			ms[i] = kmalloc(48, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, ms[i]);
+			memset(ms[i], 0x3c, 48);
+		}
+		rcu_read_lock();
+		for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++)
+			kfree_rcu((struct rcu_obj *)k[i], rcu);
+		for (unsigned int i = 0; i < ARRAY_SIZE(ms); i++)
+			kfree_rcu_mightsleep(ms[i]);
+		KUNIT_EXPECT_EQ(test, kfree_rcu_large_waiting(), large + 1);
+		for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++)
+			KUNIT_EXPECT_EQ_MSG(test, *(u64 *)k[i], 0x3c3c3c3c3c3c3c3cULL, "kmalloc(%zu)",
+					    sizes[i]);
+		for (unsigned int i = 0; i < ARRAY_SIZE(ms); i++)
+			KUNIT_EXPECT_EQ(test, *(u64 *)ms[i], 0x3c3c3c3c3c3c3c3cULL);
+		rcu_read_unlock();
+		kvfree_rcu_barrier();
+		KUNIT_EXPECT_EQ(test, kfree_rcu_large_waiting(), large);
+		for (unsigned int i = 0; i < NR_KMALLOC_CACHES; i++)
+			KUNIT_EXPECT_EQ_MSG(test, kmem_cache_rcu_waiting(kmalloc_caches[i]), 0,
+					    "%s", kmalloc_caches[i]->name);
+	}
+}
+
+/* Bad pointers given to kfree_rcu are refused and said, as kfree's are. */
+static void kfree_rcu_refuses_bad_pointers(struct kunit *test)
+{
+	unsigned long bad = slab_bad_input_count();
+	static struct rcu_obj not_slab;
+	struct rcu_obj *o = kmalloc(sizeof(*o), GFP_KERNEL), *other = kmalloc(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	kfree_rcu(&not_slab, rcu);
+	kfree_rcu((struct rcu_obj *)((char *)o + 8), rcu);      /* inside an object */
+	kvfree_call_rcu(&o->rcu, other);                          /* head in another object */
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 3);
+	kfree_rcu((struct rcu_obj *)NULL, rcu);                   /* nothing */
+	kfree_rcu_mightsleep(ZERO_SIZE_PTR);
+	KUNIT_EXPECT_EQ(test, slab_bad_input_count() - bad, 3);
+	kfree(o);
+	kfree(other);
+}
+
+struct wq_destroy {
+	struct kmem_cache *s;
+	int kfree_cpu, destroy_cpu;
+	u64 delay_ns;
+	int queued, destroying, destroyed;
+};
+
+/*
+ * The kfree_rcu on one CPU, which stays busy (no quiescent state, so its batch is not handed
+ * over by one) until the destroy on another has begun, then passes quiescent states (where
+ * its callbacks run, which the destroy waits for) until it returns.
+ */
+static void wq_destroy_cpu(struct kunit *test, void *arg)
+{
+	struct wq_destroy *w = arg;
+	int cpu = smp_processor_id();
+
+	if (cpu == w->kfree_cpu) {
+		struct rcu_obj *p = rcu_obj_alloc(w->s, 0);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		kfree_rcu(p, rcu);
+		__atomic_store_n(&w->queued, 1, __ATOMIC_RELEASE);
+	}
+	if (cpu == w->destroy_cpu) {
+		u64 until;
+
+		while (!__atomic_load_n(&w->queued, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		until = get_cycles() + ns_to_cycles(w->delay_ns);
+		while (get_cycles() < until)
+			cpu_relax();
+		__atomic_store_n(&w->destroying, 1, __ATOMIC_RELEASE);
+		kmem_cache_destroy(w->s);
+		__atomic_store_n(&w->destroyed, 1, __ATOMIC_RELEASE);
+	}
+	if (cpu != w->kfree_cpu || cpu == w->destroy_cpu)
+		return;
+	while (!__atomic_load_n(&w->destroying, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	while (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE))
+		rcu_quiescent_state();
+}
+
+/*
+ * Linux's test_kfree_rcu_wq_destroy (a destroy from a workqueue after a kfree_rcu): the
+ * kfree_rcu on one CPU and the destroy on another after a random delay, while the first is
+ * still busy (its batch is handed over by destroy's cross-call, not by a quiescent state of
+ * its own), on every variant; on one CPU both on it. No leak reported, every page back.
+ */
+static void test_kfree_rcu_wq_destroy(struct kunit *test)
+{
+	int last = nr_cpu_ids - 1;
+
+	for_each_variant(v) {
+		for (int round = 0; round < 4; round++) {
+			unsigned long free_before = nr_free_pages(), errors = slab_error_count();
+			struct wq_destroy w = {
+				.s = make_cache(test, v, sizeof(struct rcu_obj), 0, 0, NULL),
+				.kfree_cpu = round & 1 ? last : 0,
+				.destroy_cpu = round & 1 ? 0 : last,
+				.delay_ns = get_random_u64() % 2000000,
+			};
+
+			kunit_run_on_all_cpus(test, wq_destroy_cpu, &w);
+			KUNIT_EXPECT_EQ_MSG(test, slab_error_count() - errors, 0, "%s/%s round %d",
+					    VNAME(v), round);
+			KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before,
+					    "%s/%s round %d: kfree_rcu on cpu %d, destroy on cpu %d",
+					    VNAME(v), round, w.kfree_cpu, w.destroy_cpu);
+		}
+	}
+}
+
+/*
+ * Linux's test_leak_destroy, on every variant: destroy with an object still allocated is
+ * two reports (the objects, and destroy's own), and the cache is kept; once the object is
+ * freed destroy gives every page back.
+ */
+static void test_leak_destroy(struct kunit *test)
+{
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages(), errors;
+		struct kmem_cache *s = make_cache(test, v, 64, 0, 0, NULL);
+		void *p = kmem_cache_alloc(s, GFP_KERNEL);
+		struct slab_cache_info info;
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		errors = slab_error_count();
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, slab_error_count() - errors, 2, "%s/%s", VNAME(v));
+		kmem_cache_info(s, &info);
+		KUNIT_EXPECT_EQ_MSG(test, info.active_objects, 1, "%s/%s", VNAME(v));
+		kmem_cache_free(s, p);
+		errors = slab_error_count();
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, slab_error_count() - errors, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
+static struct kmem_cache *make_typesafe(struct kunit *test, const struct variant *v)
+{
+	struct kmem_cache *s = kmem_cache_create_scheme("test_typesafe", sizeof(struct rcu_obj),
+							 0, SLAB_TYPESAFE_BY_RCU | v->flags,
+							 NULL, v->scheme, v->fastpath);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+/* Is p in one of the n slabs (of slab_bytes each) whose bases are base[]? */
+static bool in_slabs(const void *p, const uptr *base, unsigned int n, unsigned long slab_bytes)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if ((uptr)p - base[i] < slab_bytes)
+			return true;
+	return false;
+}
+
+#define TS_SLABS 4
+
+/*
+ * SLAB_TYPESAFE_BY_RCU on every variant, on one CPU: while this CPU is inside a reader that
+ * holds pointers to objects, every object is freed and the cache shrunk, so its slabs are
+ * freed. Their pages stay out of the page allocator (still the cache's: rcu_pages), no other
+ * cache's object and no page the page allocator hands out lies in them, and the objects read
+ * as they were (not poisoned, not zeroed, the free pointer outside them). After the reader
+ * and a grace period every page is back.
+ */
+static void typesafe_by_rcu_slabs_outlive_readers(struct kunit *test)
+{
+	static struct rcu_obj *p[TS_SLABS * 512];
+	static void *q[TS_SLABS * 512];
+	uptr base[TS_SLABS];
+
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages();
+		struct kmem_cache *s = make_typesafe(test, v);
+		struct kmem_cache *t = make_cache(test, v, sizeof(struct rcu_obj), 0, 0, NULL);
+		unsigned long slab_bytes = PAGE_SIZE << s->order, intruders = 0;
+		unsigned int n = TS_SLABS * s->objects, nslabs = 0;
+		struct kmem_cache_mem m;
+		struct page *pages[64];
+
+		KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(p));
+		KUNIT_EXPECT_GE_MSG(test, s->offset, s->object_size,
+				    "%s/%s: the free pointer is inside a typesafe object", VNAME(v));
+		for (unsigned int i = 0; i < n; i++) {
+			uptr b;
+
+			p[i] = rcu_obj_alloc(s, i);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			b = (uptr)p[i] & ~(uptr)(slab_bytes - 1);
+			if (!in_slabs(p[i], base, nslabs, slab_bytes) && nslabs < TS_SLABS)
+				base[nslabs++] = b;
+		}
+		rcu_read_lock();
+		for (unsigned int i = 0; i < n; i++)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_shrink(s);
+		kmem_cache_mem_info(s, &m);
+		KUNIT_EXPECT_EQ_MSG(test, m.slabs, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_GE_MSG(test, m.rcu_pages, (unsigned long)nslabs << s->order,
+				    "%s/%s: slab pages given back inside a reader", VNAME(v));
+		/* Others take memory now: none of it may be in those slabs. */
+		for (unsigned int i = 0; i < n; i++) {
+			q[i] = kmem_cache_alloc(t, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, q[i]);
+			*(u64 *)q[i] = OTHER_MAGIC;
+			intruders += in_slabs(q[i], base, nslabs, slab_bytes);
+		}
+		for (unsigned int i = 0; i < ARRAY_SIZE(pages); i++) {
+			pages[i] = alloc_pages(GFP_KERNEL, 0);
+			KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+			memset(page_address(pages[i]), 0x99, PAGE_SIZE);
+			intruders += in_slabs(page_address(pages[i]), base, nslabs, slab_bytes);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, intruders, 0,
+				    "%s/%s: a typesafe slab's memory reused inside a reader", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, rcu_objs_intact(p, n), 0,
+				    "%s/%s: freed typesafe objects overwritten inside a reader",
+				    VNAME(v));
+		rcu_read_unlock();
+		for (unsigned int i = 0; i < ARRAY_SIZE(pages); i++)
+			__free_pages(pages[i], 0);
+		kmem_cache_free_bulk(t, n, q);
+		rcu_barrier();
+		kmem_cache_mem_info(s, &m);
+		KUNIT_EXPECT_EQ_MSG(test, m.rcu_pages, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, m.pages, 0, "%s/%s", VNAME(v));
+		kmem_cache_destroy(t);
+		kmem_cache_destroy(s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
+/*
+ * kmem_cache_create_rcu: the free pointer at freeptr_offset inside the object (outside it
+ * where slub_debug poisons, as in Linux), so the object is no larger; the words around it
+ * survive a free. Offsets out of the object or unaligned are refused.
+ */
+static void kmem_cache_create_rcu_freeptr_offset(struct kunit *test)
+{
+	unsigned int off = offsetof(struct rcu_obj, rcu);
+	struct kmem_cache *s = kmem_cache_create_rcu("test_rcu_fp", sizeof(struct rcu_obj), off, 0);
+	static struct rcu_obj *p[64];
+	bool poison = slub_debug_flags(s) & SLAB_POISON;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_TRUE(test, s->flags & SLAB_TYPESAFE_BY_RCU);
+	if (poison)
+		KUNIT_EXPECT_GE(test, s->offset, s->object_size);
+	else
+		KUNIT_EXPECT_EQ(test, s->offset, off);
+	if (!slub_debug_flags(s))
+		KUNIT_EXPECT_EQ(test, s->size, ALIGN_UP(sizeof(struct rcu_obj), 8));
+	for (unsigned int i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = rcu_obj_alloc(s, i);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	rcu_read_lock();
+	for (unsigned int i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, rcu_objs_intact(p, ARRAY_SIZE(p)), 0);
+	rcu_read_unlock();
+	kmem_cache_destroy(s);
+	KUNIT_EXPECT_NULL(test, kmem_cache_create_rcu("test_rcu_fp", 64, 60, 0));
+	KUNIT_EXPECT_NULL(test, kmem_cache_create_rcu("test_rcu_fp", 64, 12, 0));
+}
+
+#define TS_SLOTS 64
+#define TS_ROUNDS 30
+#define TS_GEN_MAX 2048 /* objects of a generation: four slabs */
+#define TS_READERS 3 /* CPUs 1..3 read (each round cross-calls every CPU: more would only
+		      * slow a boot of many CPUs) */
+
+struct ts_race {
+	struct kmem_cache *s, *t;
+	struct rcu_obj *slot[TS_SLOTS];
+	int stop;
+	int round; /* CPU 0's rounds done */
+	long reads, wrong;
+	u64 wrong_value;
+};
+
+/*
+ * CPU 0 replaces objects in the slots and frees the old ones at once (typesafe: no wait),
+ * shrinks the cache, and churns another cache; CPUs 1 to 3 read through the slots inside
+ * rcu_read_lock, and hold the object they reached until CPU 0 has finished a round (so it
+ * was freed, its slab maybe freed, and the other cache has taken memory meanwhile): it
+ * reads as one of this cache (its magic) before and after.
+ */
+static void ts_race_cpu(struct kunit *test, void *arg)
+{
+	struct ts_race *r = arg;
+	u64 seed = (u64)smp_processor_id() * 0x9e3779b97f4a7c15ULL + 1;
+
+	if (smp_processor_id() == 0) {
+		static struct rcu_obj *gen[2][TS_GEN_MAX];
+		static void *burst[256];
+		unsigned int n = MIN(4 * r->s->objects, (unsigned int)TS_GEN_MAX);
+
+		KUNIT_ASSERT_GE(test, n, TS_SLOTS);
+
+		/* Generation 0: the slots and ballast, four whole slabs of an empty cache. */
+		for (unsigned int i = 0; i < n; i++) {
+			gen[0][i] = i < TS_SLOTS ? r->slot[i] : rcu_obj_alloc(r->s, i);
+			KUNIT_ASSERT_NOT_NULL(test, gen[0][i]);
+		}
+		for (int round = 0; round < TS_ROUNDS; round++) {
+			struct rcu_obj **old = gen[round & 1], **new = gen[!(round & 1)];
+
+			/* The cache holds only the old generation's full slabs (the shrink
+			 * below flushed every cpu's objects): the new one comes from new slabs,
+			 * and freeing the old one empties its slabs, which the shrink frees
+			 * while readers may hold objects of them. */
+			for (unsigned int i = 0; i < n; i++) {
+				new[i] = rcu_obj_alloc(r->s, i);
+				KUNIT_ASSERT_NOT_NULL(test, new[i]);
+			}
+			for (unsigned int i = 0; i < TS_SLOTS; i++)
+				rcu_assign_pointer(r->slot[i], new[i]);
+			for (unsigned int i = 0; i < n; i++)
+				kmem_cache_free(r->s, old[i]);
+			kmem_cache_shrink(r->s);
+			for (unsigned int i = 0; i < ARRAY_SIZE(burst); i++) {
+				burst[i] = kmem_cache_alloc(r->t, GFP_KERNEL);
+				if (burst[i])
+					memset(burst[i], 0x99, sizeof(struct rcu_obj));
+			}
+			kmem_cache_free_bulk(r->t, ARRAY_SIZE(burst), burst);
+			kmem_cache_shrink(r->t);
+			rcu_quiescent_state(); /* this CPU's callbacks (the slabs' pages) run */
+			__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
+		}
+		for (unsigned int i = TS_SLOTS; i < n; i++)
+			kmem_cache_free(r->s, gen[TS_ROUNDS & 1][i]);
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (smp_processor_id() > TS_READERS)
+		return;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		int round = __atomic_load_n(&r->round, __ATOMIC_ACQUIRE);
+		struct rcu_obj *o;
+		u64 magic;
+
+		rcu_read_lock();
+		o = rcu_dereference(r->slot[xorshift(&seed) % TS_SLOTS]);
+		magic = o ? READ_ONCE(o->magic) : RCU_MAGIC;
+		/* hold it while CPU 0 frees and reuses (the round, or its end) */
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) <= round + 1 &&
+		       !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && magic == RCU_MAGIC)
+			cpu_relax();
+		if (magic == RCU_MAGIC && o)
+			magic = READ_ONCE(o->magic);
+		rcu_read_unlock();
+		__atomic_fetch_add(&r->reads, 1, __ATOMIC_RELAXED);
+		if (magic != RCU_MAGIC) {
+			__atomic_fetch_add(&r->wrong, 1, __ATOMIC_RELAXED);
+			WRITE_ONCE(r->wrong_value, magic);
+		}
+	}
+}
+
+static void typesafe_by_rcu_readers_race_frees(struct kunit *test)
+{
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs at least 2 CPUs (readers beside the one that frees)");
+	for_each_variant(v) {
+		unsigned long free_before = nr_free_pages();
+		static struct ts_race r;
+
+		memset(&r, 0, sizeof(r));
+		r.s = make_typesafe(test, v);
+		r.t = make_cache(test, v, sizeof(struct rcu_obj), 0, 0, NULL);
+		for (unsigned int i = 0; i < TS_SLOTS; i++) {
+			r.slot[i] = rcu_obj_alloc(r.s, i);
+			KUNIT_ASSERT_NOT_NULL(test, r.slot[i]);
+		}
+		kunit_run_on_all_cpus(test, ts_race_cpu, &r);
+		KUNIT_EXPECT_GT_MSG(test, r.reads, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_EQ_MSG(test, r.wrong, 0, "%s/%s: a reader read %#llx", VNAME(v),
+				    (unsigned long long)r.wrong_value);
+		for (unsigned int i = 0; i < TS_SLOTS; i++)
+			kmem_cache_free(r.s, r.slot[i]);
+		kmem_cache_destroy(r.t);
+		kmem_cache_destroy(r.s);
+		KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s/%s", VNAME(v));
+	}
+}
+
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(every_registered_scheme_is_a_variant),
 	KUNIT_CASE(kmalloc_sizes_and_alignment),
@@ -1260,6 +1749,13 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(schemes_differ_where_partial_slabs_go),
 	KUNIT_CASE(interrupt_handlers_allocate_too),
 	KUNIT_CASE(prefilled_sheaf_cannot_fail),
+	KUNIT_CASE(test_kfree_rcu),
+	KUNIT_CASE(kfree_rcu_refuses_bad_pointers),
+	KUNIT_CASE(test_kfree_rcu_wq_destroy),
+	KUNIT_CASE(test_leak_destroy),
+	KUNIT_CASE(typesafe_by_rcu_slabs_outlive_readers),
+	KUNIT_CASE(kmem_cache_create_rcu_freeptr_offset),
+	KUNIT_CASE(typesafe_by_rcu_readers_race_frees),
 	{}
 };
 
