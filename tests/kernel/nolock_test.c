@@ -606,11 +606,85 @@ static void nmi_in_slub_debug_checks(struct kunit *test)
 	free_case(k);
 }
 
+/*
+ * One CPU is enough for this one: it holds a bucket's list_lock with interrupts off and
+ * sends itself an NMI (nothing masks it), whose handler allocates and frees with the
+ * nolock calls before the lock is let go. A nolock path that waited for list_lock would
+ * never return; one that took it would panic (a recursive acquire).
+ */
+struct self_nmi {
+	struct nl_case *k;
+	int armed, ran;
+};
+
+static bool self_nmi_handler(const struct nmi_frame *f, void *arg)
+{
+	struct self_nmi *sn = arg;
+
+	if (!__atomic_exchange_n(&sn->armed, 0, __ATOMIC_ACQ_REL))
+		return false;
+	if (spin_held_by_me(sn->k->held)) {
+		sn->k->hits++;
+		nmi_work(sn->k);
+	}
+	__atomic_store_n(&sn->ran, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+static void nmi_to_self_holding_list_lock(struct kunit *test)
+{
+	struct nl_case *k = new_case(test, "holding list_lock, NMI to self", 64, NULL);
+	struct self_nmi sn = { .k = k };
+	struct nmi_handler h = { .name = "nolock_test", .fn = self_nmi_handler, .arg = &sn };
+	u64 st0[NR_NOLOCK_STATS], st1[NR_NOLOCK_STATS];
+	unsigned long errors = slab_error_count();
+	unsigned long flags;
+
+	k->held = &get_node(k->s)->list_lock;
+	KUNIT_ASSERT_EQ(test, nmi_handler_register(&h), 0);
+	kmalloc_nolock_stats(st0);
+	for (int i = 0; i < HITS; i++) {
+		u64 end = deadline(DEADLINE_NS);
+
+		__atomic_store_n(&sn.ran, 0, __ATOMIC_RELAXED);
+		spin_lock_irqsave(k->held, flags);
+		__atomic_store_n(&sn.armed, 1, __ATOMIC_RELEASE);
+		nmi_send(smp_processor_id());
+		while (!__atomic_load_n(&sn.ran, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			cpu_relax();
+		spin_unlock_irqrestore(k->held, flags);
+		KUNIT_EXPECT_TRUE_MSG(test, sn.ran, "no NMI taken within %llu s",
+				      DEADLINE_NS / 1000000000ULL);
+	}
+	nmi_handler_unregister(&h);
+	for (int i = 0; i < k->nr_held; i++) {
+		if (!intact(k->held_obj[i], k->held_size[i]))
+			k->bad++;
+		kfree(k->held_obj[i]);
+		k->freed++;
+	}
+	kfree_nolock_flush();
+	kmalloc_nolock_stats(st1);
+	KUNIT_EXPECT_EQ(test, k->hits, (u64)HITS);
+	KUNIT_EXPECT_EQ(test, k->bad, 0);
+	KUNIT_EXPECT_EQ(test, k->allocated, k->freed);
+	KUNIT_EXPECT_EQ(test, kfree_nolock_pending(), 0);
+	KUNIT_EXPECT_EQ(test, slab_error_count(), errors);
+	/* kmalloc-64's list_lock was held: those calls went on in kmalloc-96, or said why not */
+	KUNIT_EXPECT_GE(test, st1[NOLOCK_RETRY] - st0[NOLOCK_RETRY], (u64)HITS);
+	kunit_info(test, "%d NMIs to cpu %d holding %s's list_lock: %llu allocated, %llu failed, "
+		   "%llu retried in the next bucket", HITS, smp_processor_id(), k->s->name,
+		   (unsigned long long)k->allocated, (unsigned long long)k->failed,
+		   (unsigned long long)(st1[NOLOCK_RETRY] - st0[NOLOCK_RETRY]));
+	free_case(k);
+}
+
 static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(nolock_calls_outside_nmi),
 	KUNIT_CASE(nmi_in_fastpath),
 	KUNIT_CASE(nmi_in_slow_path),
 	KUNIT_CASE(nmi_holding_list_lock),
+	KUNIT_CASE(nmi_to_self_holding_list_lock),
 	KUNIT_CASE(nmi_holding_barn_lock),
 	KUNIT_CASE(nmi_in_owner_ipi_handler),
 	KUNIT_CASE(nmi_in_slub_debug_checks),
