@@ -135,6 +135,8 @@ size_t ksize(const void *p);
  * on its cpu; kfree_nolock_flush frees every cpu's deferred objects now (not from an NMI).
  */
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node);
+/* The kmalloc bucket a size goes to (NULL: 0, or over KMALLOC_MAX_CACHE_SIZE). */
+struct kmem_cache *kmalloc_cache(size_t size);
 void kfree_nolock(const void *p);
 void kfree_nolock_flush(void);
 unsigned long kfree_nolock_pending(void); /* deferred frees not yet done */

@@ -41,7 +41,7 @@
  *                   kfree_nolock kmalloc's: they are one kind of object.
  *
  * Nothing here writes a counter the interrupted code may be writing: the calls count in
- * their own per-cpu words, with atomic adds (kmalloc_nolock_stats).
+ * their own per-cpu words, each with one add to memory (kmalloc_nolock_stats).
  */
 #include "kernel/arch.h"
 #include "kernel/irq_work.h"
@@ -84,9 +84,13 @@ const char *const kmalloc_nolock_stat_names[NR_NOLOCK_STATS] = {
 	"free_deferred", "free_deferred_done",
 };
 
+/*
+ * One add to memory without a lock prefix (both builds are x86-64): an interrupt or an NMI
+ * on this cpu lands before it or after it, never inside, and no other cpu writes the word.
+ */
 static inline void nolock_stat(enum kmalloc_nolock_stat i)
 {
-	__atomic_fetch_add(&this_cpu_ptr(&nolock_cpu)->stat[i], 1, __ATOMIC_RELAXED);
+	__asm__ __volatile__("addq $1, %0" : "+m"(this_cpu_ptr(&nolock_cpu)->stat[i]));
 }
 
 void kmalloc_nolock_stats(u64 out[NR_NOLOCK_STATS])
@@ -249,6 +253,13 @@ fail:
 done:
 	nolock_stat(NOLOCK_ALLOC);
 	return object;
+}
+
+struct kmem_cache *kmalloc_cache(size_t size)
+{
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
+		return NULL;
+	return kmalloc_caches[kmalloc_index(size)];
 }
 
 /* ---- free ---- */
