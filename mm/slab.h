@@ -142,7 +142,7 @@ void kfree_nolock_flush(void);
 unsigned long kfree_nolock_pending(void); /* deferred frees not yet done */
 /* What the nolock calls did, summed over cpus (kmalloc_nolock_stats; names below). */
 enum kmalloc_nolock_stat {
-	NOLOCK_ALLOC,             /* kmalloc_nolock returned an object */
+	NOLOCK_ALLOC,             /* kmalloc_nolock returned an object (the sum of the four) */
 	NOLOCK_ALLOC_OUTSIDE_NMI, /* of them, outside NMI context: kmalloc's paths */
 	NOLOCK_ALLOC_CPU,         /* in NMI: off the cpu freelist (interrupted code had irqs on) */
 	NOLOCK_ALLOC_PARTIAL,     /* in NMI: off a node partial slab, list_lock tried */

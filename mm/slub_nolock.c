@@ -93,6 +93,7 @@ static inline void nolock_stat(enum kmalloc_nolock_stat i)
 	__asm__ __volatile__("addq $1, %0" : "+m"(this_cpu_ptr(&nolock_cpu)->stat[i]));
 }
 
+/* The totals (NOLOCK_ALLOC, NOLOCK_FREE) are sums of the ways, not counted on the way. */
 void kmalloc_nolock_stats(u64 out[NR_NOLOCK_STATS])
 {
 	memset(out, 0, sizeof(u64) * NR_NOLOCK_STATS);
@@ -100,6 +101,9 @@ void kmalloc_nolock_stats(u64 out[NR_NOLOCK_STATS])
 		for (int i = 0; i < NR_NOLOCK_STATS; i++)
 			out[i] += __atomic_load_n(&per_cpu_ptr(&nolock_cpu, cpu)->stat[i],
 						  __ATOMIC_RELAXED);
+	out[NOLOCK_ALLOC] = out[NOLOCK_ALLOC_OUTSIDE_NMI] + out[NOLOCK_ALLOC_CPU] +
+			    out[NOLOCK_ALLOC_PARTIAL] + out[NOLOCK_ALLOC_NEW_SLAB];
+	out[NOLOCK_FREE] += out[NOLOCK_FREE_OUTSIDE_NMI];
 }
 
 /* ---- allocation in NMI context ---- */
@@ -251,7 +255,6 @@ fail:
 	nolock_stat(why);
 	return NULL;
 done:
-	nolock_stat(NOLOCK_ALLOC);
 	return object;
 }
 
@@ -286,12 +289,12 @@ void kfree_nolock(const void *p)
 
 	if (ZERO_OR_NULL_PTR(p))
 		return;
-	nolock_stat(NOLOCK_FREE);
 	if (!in_nmi()) {
 		nolock_stat(NOLOCK_FREE_OUTSIDE_NMI);
 		kfree(p);
 		return;
 	}
+	nolock_stat(NOLOCK_FREE);
 	/* kmalloc_nolock never returns a large kmalloc: a slab object or bad input. */
 	if (unlikely(!virt_to_slab(p))) {
 		slab_report_bad(NULL, p, caller, "kfree_nolock of a pointer kmalloc never returned:");
