@@ -346,6 +346,19 @@ static void add_places(struct nl_case *k, const char *const *names)
 		add_place(k, *names);
 }
 
+static void run_case(struct kunit *test, struct nl_case *k);
+static void free_case(struct nl_case *k);
+
+/* A case whose place is the functions called names (those the kernel has). */
+static void run_in_functions(struct kunit *test, struct nl_case *k, const char *const *names)
+{
+	add_places(k, names);
+	KUNIT_EXPECT_GT(test, k->nr_places, 0);
+	if (k->nr_places)
+		run_case(test, k);
+	free_case(k);
+}
+
 static unsigned long live_of(struct kmem_cache *s)
 {
 	struct kmem_cache_mem m;
@@ -540,10 +553,7 @@ static void nmi_in_slow_path(struct kunit *test)
 	};
 	struct nl_case *k = new_case(test, "slow path", 512, work_slowpath);
 
-	add_places(k, slow);
-	KUNIT_ASSERT_GT(test, k->nr_places, 0);
-	run_case(test, k);
-	free_case(k);
+	run_in_functions(test, k, slow);
 }
 
 static void nmi_holding_list_lock(struct kunit *test)
@@ -582,10 +592,7 @@ static void nmi_in_owner_ipi_handler(struct kunit *test)
 	      (SLAB_SCHEME_IPI_EACH | SLAB_SCHEME_IPI_BATCH)))
 		kunit_skip(test, "the kmalloc buckets' scheme sends no IPIs of its own");
 	k = new_case(test, "an owner scheme's IPI handler", 256, work_owner);
-	add_places(k, handler);
-	KUNIT_ASSERT_GT(test, k->nr_places, 0);
-	run_case(test, k);
-	free_case(k);
+	run_in_functions(test, k, handler);
 }
 
 static void nmi_in_slub_debug_checks(struct kunit *test)
@@ -600,10 +607,7 @@ static void nmi_in_slub_debug_checks(struct kunit *test)
 	if (!slub_debug_flags(kmalloc_caches[kmalloc_index(1024)]))
 		kunit_skip(test, "the kmalloc buckets have no debug flags (slub_debug=)");
 	k = new_case(test, "slub_debug's checks", 1024, work_debug);
-	add_places(k, checks);
-	KUNIT_ASSERT_GT(test, k->nr_places, 0);
-	run_case(test, k);
-	free_case(k);
+	run_in_functions(test, k, checks);
 }
 
 /*
