@@ -6,9 +6,8 @@
  * kmem_cache_alloc_bulk+free_bulk of N.
  * bench=held: pages kept with nothing in use. Every selected scheme with each fastpath.
  * bench=fastpath also puts kmalloc_nolock+kfree_nolock beside kmalloc+kfree on the kmalloc
- * buckets (the boot's scheme and fastpath: scheme=, fastpath=), outside NMI context and
- * inside an NMI this cpu sends itself (where every free is deferred to an irq_work, whose
- * kfree is not in the figure).
+ * buckets (the boot's scheme and fastpath: scheme=, fastpath=), outside NMI context and in
+ * NMIs (where every free is deferred to an irq_work, whose kfree is not in the figure).
  * fastpath and bulk run on the boot CPU; every figure is the median of bench_reps= runs
  * (21 by default), with p10/p90 and min/max.
  */
@@ -159,18 +158,24 @@ static void measure_kmalloc(size_t size, bool nolock, struct bench_stats *st, u6
 #ifndef ARCH_HOST
 struct nmi_pairs {
 	size_t size;
-	int want, done;
+	int want, done, finished;
+	int target;          /* the cpu the NMIs go to */
+	int reps;
+	bool ok;
+	u64 *samples;
 	u64 cycles, failed;
+	u64 irqs_on;         /* NMIs whose interrupted code had interrupts on */
 };
 
-/* NMI context, on the benchmark's own cpu: NMI_PAIRS pairs, timed. */
+/* NMI context: NMI_PAIRS pairs, timed. */
 static bool nmi_pairs_fn(const struct nmi_frame *f, void *arg)
 {
 	struct nmi_pairs *np = arg;
 	u64 t0;
 
-	if (!__atomic_exchange_n(&np->want, 0, __ATOMIC_ACQ_REL))
+	if (f->cpu != np->target || !__atomic_exchange_n(&np->want, 0, __ATOMIC_ACQ_REL))
 		return false;
+	np->irqs_on += nmi_interrupted_irqs_on();
 	t0 = get_cycles_ordered();
 	for (int i = 0; i < NMI_PAIRS; i++) {
 		void *p = kmalloc_nolock(np->size, 0, NUMA_NO_NODE);
@@ -184,70 +189,112 @@ static bool nmi_pairs_fn(const struct nmi_frame *f, void *arg)
 	return true;
 }
 
-/* false: no NMI handler slot, or an NMI not taken within a second (said). */
-static bool measure_nolock_in_nmi(size_t size, struct bench_stats *st, u64 *samples, int reps,
-				  u64 *failed)
+/* One NMI to np->target per rep, each waited for (a second at most). */
+static void send_nmis(struct nmi_pairs *np)
 {
-	struct nmi_pairs np = { .size = size };
-	struct nmi_handler h = { .name = "bench=fastpath", .fn = nmi_pairs_fn, .arg = &np };
-	bool ok = true;
+	for (int r = 0; r < np->reps && np->ok; r++) {
+		u64 end = get_cycles() + ns_to_cycles(1000000000ULL);
 
+		__atomic_store_n(&np->done, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&np->want, 1, __ATOMIC_RELEASE);
+		nmi_send(np->target);
+		while (!__atomic_load_n(&np->done, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			cpu_relax();
+		np->ok = __atomic_load_n(&np->done, __ATOMIC_ACQUIRE);
+		np->samples[r] = np->cycles;
+	}
+}
+
+/* On two cpus: the target waits with interrupts on, where the other's NMIs land. */
+static void nmi_pairs_roles(void *arg)
+{
+	struct nmi_pairs *np = arg;
+
+	if (smp_processor_id() == np->target) {
+		while (!__atomic_load_n(&np->finished, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		return;
+	}
+	send_nmis(np);
+	__atomic_store_n(&np->finished, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The nolock pair in NMIs to this cpu: sent by another cpu while this one waits with
+ * interrupts on (irqs_on), or by this cpu to itself, taken inside the send, whose ICR
+ * writes run with interrupts off. false: no other cpu for the first, no NMI handler slot,
+ * or an NMI not taken within a second (said).
+ */
+static bool measure_nolock_in_nmi(size_t size, bool irqs_on, struct bench_stats *st,
+				  u64 *samples, int reps, u64 *failed)
+{
+	struct nmi_pairs np = { .size = size, .target = smp_processor_id(), .reps = reps,
+				.ok = true, .samples = samples };
+	struct nmi_handler h = { .name = "bench=fastpath", .fn = nmi_pairs_fn, .arg = &np };
+
+	if (irqs_on && nr_cpu_ids < 2)
+		return false;
 	if (nmi_handler_register(&h)) {
 		bench_fail("fastpath", "no NMI handler slot free");
 		return false;
 	}
-	for (int r = 0; r < reps && ok; r++) {
-		u64 end = get_cycles() + ns_to_cycles(1000000000ULL);
+	if (irqs_on) {
+		struct cpumask two;
 
-		__atomic_store_n(&np.done, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&np.want, 1, __ATOMIC_RELEASE);
-		nmi_send(smp_processor_id());
-		while (!__atomic_load_n(&np.done, __ATOMIC_ACQUIRE) && get_cycles() < end)
-			cpu_relax();
-		ok = __atomic_load_n(&np.done, __ATOMIC_ACQUIRE);
-		samples[r] = np.cycles;
-		kfree_nolock_flush(); /* what the irq_work has not freed yet */
+		cpumask_clear(&two);
+		cpumask_set_cpu(np.target, &two);
+		cpumask_set_cpu(np.target ? 0 : 1, &two);
+		smp_run_on_cpus(&two, nmi_pairs_roles, &np);
+	} else {
+		send_nmis(&np);
 	}
 	nmi_handler_unregister(&h);
-	if (!ok) {
-		bench_fail("fastpath", "an NMI sent to this cpu was not taken within a second");
+	kfree_nolock_flush(); /* what the irq_work has not freed yet */
+	if (!np.ok) {
+		bench_fail("fastpath", "an NMI sent to cpu %d was not taken within a second",
+			   np.target);
 		return false;
 	}
-	*failed = np.failed;
+	if (irqs_on != (np.irqs_on == (u64)reps))
+		bench_fail("fastpath", "%llu of %d NMIs interrupted code with interrupts on, "
+			   "expected %s", (unsigned long long)np.irqs_on, reps,
+			   irqs_on ? "all" : "none");
+	*failed += np.failed;
 	bench_summarize(samples, reps, NMI_PAIRS, st);
 	return true;
 }
 #endif
 
 /*
- * kmalloc+kfree, kmalloc_nolock+kfree_nolock, and the nolock pair in an NMI, per kmalloc
- * size: one table, and for each a JSON line ("calls" kmalloc or nolock, "context" task or
- * nmi) with the buckets' scheme and path as every fastpath figure has them.
+ * kmalloc+kfree, kmalloc_nolock+kfree_nolock, and the nolock pair in NMIs (that interrupted
+ * code with interrupts on: the cpu freelist's way; with them off: the node partial list's),
+ * per kmalloc size: one table, and for each a JSON line ("calls" kmalloc or nolock,
+ * "context" task, nmi_irqs_on or nmi_irqs_off) with the buckets' scheme and path.
  */
 static void run_nolock_pairs(u64 *samples, int reps)
 {
-	enum { KMALLOC, NOLOCK, NOLOCK_NMI, NR_NL };
+	enum { KMALLOC, NOLOCK, NMI_ON, NMI_OFF, NR_NL };
 	static const char *const figure[NR_NL] = { "kmalloc_kfree_pair", "nolock_pair",
-						   "nolock_pair" };
-	static const char *const context[NR_NL] = { "task", "task", "nmi" };
+						   "nolock_pair", "nolock_pair" };
+	static const char *const context[NR_NL] = { "task", "task", "nmi_irqs_on",
+						    "nmi_irqs_off" };
 	static struct bench_stats st[ARRAY_SIZE(fp_sizes)][NR_NL];
 	static bool have[ARRAY_SIZE(fp_sizes)][NR_NL];
 	char a[24], b[24], c[24], params[200];
 	struct slab_cache_info info;
-	u64 failed_in_nmi = 0;
+	u64 failed[NR_NL] = { 0 };
 
 	kmem_cache_info(kmalloc_cache(64), &info);
 	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
-		u64 failed = 0;
-
 		measure_kmalloc(fp_sizes[z], false, &st[z][KMALLOC], samples, reps);
 		measure_kmalloc(fp_sizes[z], true, &st[z][NOLOCK], samples, reps);
 		have[z][KMALLOC] = have[z][NOLOCK] = true;
 #ifndef ARCH_HOST
-		have[z][NOLOCK_NMI] = measure_nolock_in_nmi(fp_sizes[z], &st[z][NOLOCK_NMI],
-							   samples, reps, &failed);
+		have[z][NMI_ON] = measure_nolock_in_nmi(fp_sizes[z], true, &st[z][NMI_ON], samples,
+							reps, &failed[NMI_ON]);
+		have[z][NMI_OFF] = measure_nolock_in_nmi(fp_sizes[z], false, &st[z][NMI_OFF],
+							 samples, reps, &failed[NMI_OFF]);
 #endif
-		failed_in_nmi += failed;
 		for (int k = 0; k < NR_NL; k++) {
 			if (!have[z][k])
 				continue;
@@ -256,16 +303,17 @@ static void run_nolock_pairs(u64 *samples, int reps)
 				 "\"context\":\"%s\",\"pairs\":%d,\"reps\":%d",
 				 info.scheme, info.fastpath, fp_sizes[z],
 				 k == KMALLOC ? "kmalloc" : "nolock", context[k],
-				 k == NOLOCK_NMI ? NMI_PAIRS : FP_PAIRS, reps);
+				 k >= NMI_ON ? NMI_PAIRS : FP_PAIRS, reps);
 			emit("fastpath", params, figure[k], &st[z][k]);
 		}
 	}
-	printk("kmalloc buckets (%s/%s): cycles per pair, median (p10-p90) of %d runs%s; in an "
-	       "NMI: %d pairs per NMI, frees deferred (%llu allocations failed)\n",
-	       info.scheme, info.fastpath, reps, bench_emulated() ? ", emulated" : "", NMI_PAIRS,
-	       (unsigned long long)failed_in_nmi);
-	printk("%6s  %21s  %21s  %21s\n", "size", "kmalloc+kfree", "nolock pair",
-	       "nolock pair in NMI");
+	printk("kmalloc buckets (%s/%s): cycles per pair, median (p10-p90) of %d runs%s; in NMIs: "
+	       "%d pairs per NMI, frees deferred; allocations that failed there: %llu with "
+	       "interrupts on, %llu off\n", info.scheme, info.fastpath, reps,
+	       bench_emulated() ? ", emulated" : "", NMI_PAIRS,
+	       (unsigned long long)failed[NMI_ON], (unsigned long long)failed[NMI_OFF]);
+	printk("%6s  %21s  %21s  %21s  %21s\n", "size", "kmalloc+kfree", "nolock pair",
+	       "in NMI, irqs were on", "in NMI, irqs were off");
 	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
 		printk("%6u", fp_sizes[z]);
 		for (int k = 0; k < NR_NL; k++) {

@@ -181,7 +181,7 @@ static void *alloc_in_nmi(struct kmem_cache *s, size_t size, gfp_t gfp, int node
 			goto got;
 		}
 	}
-	if (kmem_cache_scheme_flags(s) & SLAB_SCHEME_OWNER) {
+	if (s->scheme->flags & SLAB_SCHEME_OWNER) { /* a copy's too: debug, hardened */
 		*why = NOLOCK_FAIL_CPU_STATE;
 		return NULL;
 	}
