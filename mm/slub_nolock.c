@@ -205,56 +205,61 @@ got:
 
 #define NOLOCK_GFP (__GFP_ZERO | __GFP_NOWARN)
 
-void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
+/* A gfp flag not allowed, size 0 (ZERO_SIZE_PTR), or a size over 8 KiB: out of line. */
+static __noinline void *nolock_odd_call(size_t size, gfp_t gfp, void *caller)
 {
-	void *caller = __builtin_return_address(0);
-	enum kmalloc_nolock_stat why = NOLOCK_FAIL_BAD_CALL;
-	bool retried = false;
-	struct kmem_cache *s;
-	void *object;
-
 	if (unlikely(gfp & ~NOLOCK_GFP)) {
 		u64 off;
 		const char *fn = kallsyms_lookup((u64)(uptr)caller, &off);
 
 		printk("kmalloc_nolock: gfp %#x from %s+%#llx: only __GFP_ZERO and __GFP_NOWARN "
 		       "are allowed; NULL\n", gfp, fn ? fn : "?", (unsigned long long)off);
-		goto fail;
-	}
-	if (unlikely(!size))
+	} else if (!size) {
 		return ZERO_SIZE_PTR;
-	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
-		goto fail; /* as Linux's: no large kmalloc without a lock */
-	s = kmalloc_caches[kmalloc_index(size)];
-	if (!in_nmi()) {
-		/* Any other context may take the ordinary paths (the opening comment). */
-		object = unlikely(s->layer_alloc) ? slub_kmalloc_layer(s, size, gfp, caller)
-						  : kmem_cache_alloc(s, gfp);
-		if (object) {
-			nolock_stat(NOLOCK_ALLOC_OUTSIDE_NMI);
-			goto done;
-		}
-		why = NOLOCK_FAIL_PAGE_ALLOC;
-		goto fail;
 	}
-	object = alloc_in_nmi(s, size, gfp, node, caller, &why);
+	/* else over KMALLOC_MAX_CACHE_SIZE: as Linux's, no large kmalloc without a lock */
+	nolock_stat(NOLOCK_FAIL_BAD_CALL);
+	return NULL;
+}
+
+/* In NMI context: the bucket, then once the next one up where the first was busy. */
+static __noinline void *kmalloc_nolock_nmi(size_t size, gfp_t gfp, int node, void *caller)
+{
+	enum kmalloc_nolock_stat why = NOLOCK_FAIL_BAD_CALL;
+	struct kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+	void *object = alloc_in_nmi(s, size, gfp, node, caller, &why);
+
 	if (object)
-		goto done;
-	if (why != NOLOCK_FAIL_DAMAGED && !retried && s->object_size < KMALLOC_MAX_CACHE_SIZE) {
+		return object;
+	if (why != NOLOCK_FAIL_DAMAGED && s->object_size < KMALLOC_MAX_CACHE_SIZE) {
 		/* Busy here: once in the next bucket up (Linux 7.0), its size and red zone still
 		 * the caller's. */
 		nolock_stat(NOLOCK_RETRY);
-		retried = true;
 		size = MAX(size, (size_t)s->object_size + 1);
 		s = kmalloc_caches[kmalloc_index(size)];
 		object = alloc_in_nmi(s, size, gfp, node, caller, &why);
 		if (object)
-			goto done;
+			return object;
 	}
-fail:
 	nolock_stat(why);
 	return NULL;
-done:
+}
+
+void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
+{
+	void *caller = __builtin_return_address(0);
+	struct kmem_cache *s;
+	void *object;
+
+	if (unlikely((gfp & ~NOLOCK_GFP) || size - 1 >= KMALLOC_MAX_CACHE_SIZE))
+		return nolock_odd_call(size, gfp, caller);
+	if (unlikely(in_nmi()))
+		return kmalloc_nolock_nmi(size, gfp, node, caller);
+	/* Any other context may take the ordinary paths (the opening comment). */
+	s = kmalloc_caches[kmalloc_index(size)];
+	object = unlikely(s->layer_alloc) ? slub_kmalloc_layer(s, size, gfp, caller)
+					  : kmem_cache_alloc(s, gfp);
+	nolock_stat(likely(object) ? NOLOCK_ALLOC_OUTSIDE_NMI : NOLOCK_FAIL_PAGE_ALLOC);
 	return object;
 }
 
@@ -281,26 +286,18 @@ static void deferred_free_all(struct nolock_cpu *nc)
 	}
 }
 
-void kfree_nolock(const void *p)
+/* In NMI context: onto this cpu's deferred list, for its irq_work. */
+static __noinline void kfree_nolock_nmi(const void *p, void *caller)
 {
-	void *caller = __builtin_return_address(0);
-	struct nolock_cpu *nc;
+	struct nolock_cpu *nc = this_cpu_ptr(&nolock_cpu);
 	void *head;
 
-	if (ZERO_OR_NULL_PTR(p))
-		return;
-	if (!in_nmi()) {
-		nolock_stat(NOLOCK_FREE_OUTSIDE_NMI);
-		kfree(p);
-		return;
-	}
 	nolock_stat(NOLOCK_FREE);
 	/* kmalloc_nolock never returns a large kmalloc: a slab object or bad input. */
 	if (unlikely(!virt_to_slab(p))) {
 		slab_report_bad(NULL, p, caller, "kfree_nolock of a pointer kmalloc never returned:");
 		return;
 	}
-	nc = this_cpu_ptr(&nolock_cpu);
 	head = __atomic_load_n(&nc->deferred, __ATOMIC_RELAXED);
 	do {
 		*(void **)p = head;
@@ -310,6 +307,18 @@ void kfree_nolock(const void *p)
 #ifndef ARCH_HOST
 	irq_work_queue(&nc->work);
 #endif
+}
+
+void kfree_nolock(const void *p)
+{
+	if (ZERO_OR_NULL_PTR(p))
+		return;
+	if (unlikely(in_nmi())) {
+		kfree_nolock_nmi(p, __builtin_return_address(0));
+		return;
+	}
+	nolock_stat(NOLOCK_FREE_OUTSIDE_NMI);
+	kfree(p);
 }
 
 void kfree_nolock_flush(void)
