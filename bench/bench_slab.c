@@ -5,11 +5,16 @@
  * objects): per object, N single allocs then N single frees against
  * kmem_cache_alloc_bulk+free_bulk of N.
  * bench=held: pages kept with nothing in use. Every selected scheme with each fastpath.
+ * bench=fastpath also puts kmalloc_nolock+kfree_nolock beside kmalloc+kfree on the kmalloc
+ * buckets (the boot's scheme and fastpath: scheme=, fastpath=), outside NMI context and in
+ * NMIs (where every free is deferred to an irq_work, whose kfree is not in the figure).
  * fastpath and bulk run on the boot CPU; every figure is the median of bench_reps= runs
  * (21 by default), with p10/p90 and min/max.
  */
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
+#include "kernel/nmi.h"
+#include "kernel/numa.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -115,6 +120,230 @@ static void measure_pairs(struct kmem_cache *s, struct bench_stats *st, u64 *sam
 	bench_summarize(samples, reps, FP_PAIRS, st);
 }
 
+/* ---- the nolock calls beside kmalloc's, on the kmalloc buckets ---- */
+
+#define NMI_PAIRS 200 /* per NMI: each pair's free is deferred, so its objects stay out */
+
+static void measure_kmalloc(size_t size, bool nolock, struct bench_stats *st, u64 *samples,
+			    int reps)
+{
+	for (int i = 0; i < 200; i++) {
+		void *p = nolock ? kmalloc_nolock(size, 0, NUMA_NO_NODE) : kmalloc(size, GFP_KERNEL);
+
+		nolock ? kfree_nolock(p) : kfree(p);
+	}
+	for (int r = 0; r < reps; r++) {
+		u64 t0 = get_cycles_ordered();
+
+		if (nolock) {
+			for (int i = 0; i < FP_PAIRS; i++) {
+				void *p = kmalloc_nolock(size, 0, NUMA_NO_NODE);
+
+				barrier();
+				kfree_nolock(p);
+			}
+		} else {
+			for (int i = 0; i < FP_PAIRS; i++) {
+				void *p = kmalloc(size, GFP_KERNEL);
+
+				barrier();
+				kfree(p);
+			}
+		}
+		samples[r] = get_cycles_ordered() - t0;
+	}
+	bench_summarize(samples, reps, FP_PAIRS, st);
+}
+
+#ifndef ARCH_HOST
+struct nmi_pairs {
+	size_t size;
+	bool irqs_on;        /* measure only NMIs whose interrupted code had interrupts on */
+	int want, done, finished, missed;
+	int target;          /* the cpu the NMIs go to */
+	int reps;
+	bool ok;
+	u64 *samples;
+	u64 cycles, failed;
+	u64 resent;          /* NMIs that found the other kind of code: sent again */
+};
+
+/* NMI context: NMI_PAIRS pairs, timed. */
+static bool nmi_pairs_fn(const struct nmi_frame *f, void *arg)
+{
+	struct nmi_pairs *np = arg;
+	u64 t0;
+
+	if (f->cpu != np->target || !__atomic_exchange_n(&np->want, 0, __ATOMIC_ACQ_REL))
+		return false;
+	if (nmi_interrupted_irqs_on() != np->irqs_on) {
+		/* landed in an interrupt handler (the irq_work's deferred frees, say), or with
+		 * interrupts on where they were meant to be off: not this figure's NMI */
+		np->missed = 1;
+		__atomic_store_n(&np->done, 1, __ATOMIC_RELEASE);
+		return true;
+	}
+	t0 = get_cycles_ordered();
+	for (int i = 0; i < NMI_PAIRS; i++) {
+		void *p = kmalloc_nolock(np->size, 0, NUMA_NO_NODE);
+
+		np->failed += !p;
+		barrier();
+		kfree_nolock(p);
+	}
+	np->cycles = get_cycles_ordered() - t0;
+	__atomic_store_n(&np->done, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * One measured NMI to np->target per rep, each waited for (a second at most), after the
+ * last one's deferred frees are done; one that found the other kind of code is sent again
+ * (100 times at most a rep).
+ */
+static void send_nmis(struct nmi_pairs *np)
+{
+	for (int r = 0, tries = 0; r < np->reps && np->ok; tries++) {
+		u64 end = get_cycles() + ns_to_cycles(1000000000ULL);
+
+		while (kfree_nolock_pending() && get_cycles() < end)
+			cpu_relax();
+		np->missed = 0;
+		__atomic_store_n(&np->done, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&np->want, 1, __ATOMIC_RELEASE);
+		nmi_send(np->target);
+		while (!__atomic_load_n(&np->done, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			cpu_relax();
+		np->ok = __atomic_load_n(&np->done, __ATOMIC_ACQUIRE) && tries < 100 * np->reps;
+		if (np->missed) {
+			np->resent++;
+			continue;
+		}
+		np->samples[r++] = np->cycles;
+	}
+}
+
+/* On two cpus: the target waits with interrupts on, where the other's NMIs land. */
+static void nmi_pairs_roles(void *arg)
+{
+	struct nmi_pairs *np = arg;
+
+	if (smp_processor_id() == np->target) {
+		while (!__atomic_load_n(&np->finished, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		return;
+	}
+	send_nmis(np);
+	__atomic_store_n(&np->finished, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The nolock pair in NMIs to this cpu: sent by another cpu while this one waits with
+ * interrupts on (irqs_on), or by this cpu to itself, taken inside the send, whose ICR
+ * writes run with interrupts off. false: no other cpu for the first, no NMI handler slot,
+ * or an NMI not taken within a second (said).
+ */
+static bool measure_nolock_in_nmi(size_t size, bool irqs_on, struct bench_stats *st,
+				  u64 *samples, int reps, u64 *failed)
+{
+	struct nmi_pairs np = { .size = size, .irqs_on = irqs_on, .target = smp_processor_id(),
+				.reps = reps, .ok = true, .samples = samples };
+	struct nmi_handler h = { .name = "bench=fastpath", .fn = nmi_pairs_fn, .arg = &np };
+
+	if (irqs_on && nr_cpu_ids < 2)
+		return false;
+	if (nmi_handler_register(&h)) {
+		bench_fail("fastpath", "no NMI handler slot free");
+		return false;
+	}
+	if (irqs_on) {
+		struct cpumask two;
+
+		cpumask_clear(&two);
+		cpumask_set_cpu(np.target, &two);
+		cpumask_set_cpu(np.target ? 0 : 1, &two);
+		smp_run_on_cpus(&two, nmi_pairs_roles, &np);
+	} else {
+		send_nmis(&np);
+	}
+	nmi_handler_unregister(&h);
+	kfree_nolock_flush(); /* what the irq_work has not freed yet */
+	if (!np.ok) {
+		bench_fail("fastpath", "%d NMIs to cpu %d that interrupted code with interrupts "
+			   "%s: not had within a second each, or %llu resent", reps, np.target,
+			   irqs_on ? "on" : "off", (unsigned long long)np.resent);
+		return false;
+	}
+	*failed += np.failed;
+	bench_summarize(samples, reps, NMI_PAIRS, st);
+	return true;
+}
+#endif
+
+/*
+ * kmalloc+kfree, kmalloc_nolock+kfree_nolock, and the nolock pair in NMIs (that interrupted
+ * code with interrupts on: the cpu freelist's way; with them off: the node partial list's),
+ * per kmalloc size: one table, and for each a JSON line ("calls" kmalloc or nolock,
+ * "context" task, nmi_irqs_on or nmi_irqs_off) with the buckets' scheme and path.
+ */
+static void run_nolock_pairs(u64 *samples, int reps)
+{
+	enum { KMALLOC, NOLOCK, NMI_ON, NMI_OFF, NR_NL };
+	static const char *const figure[NR_NL] = { "kmalloc_kfree_pair", "nolock_pair",
+						   "nolock_pair", "nolock_pair" };
+	static const char *const context[NR_NL] = { "task", "task", "nmi_irqs_on",
+						    "nmi_irqs_off" };
+	static struct bench_stats st[ARRAY_SIZE(fp_sizes)][NR_NL];
+	static bool have[ARRAY_SIZE(fp_sizes)][NR_NL];
+	char a[24], b[24], c[24], params[200];
+	struct slab_cache_info info;
+	u64 failed[NR_NL] = { 0 };
+
+	kmem_cache_info(kmalloc_cache(64), &info);
+	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
+		measure_kmalloc(fp_sizes[z], false, &st[z][KMALLOC], samples, reps);
+		measure_kmalloc(fp_sizes[z], true, &st[z][NOLOCK], samples, reps);
+		have[z][KMALLOC] = have[z][NOLOCK] = true;
+#ifndef ARCH_HOST
+		have[z][NMI_ON] = measure_nolock_in_nmi(fp_sizes[z], true, &st[z][NMI_ON], samples,
+							reps, &failed[NMI_ON]);
+		have[z][NMI_OFF] = measure_nolock_in_nmi(fp_sizes[z], false, &st[z][NMI_OFF],
+							 samples, reps, &failed[NMI_OFF]);
+#endif
+		for (int k = 0; k < NR_NL; k++) {
+			if (!have[z][k])
+				continue;
+			snprintf(params, sizeof(params),
+				 "\"scheme\":\"%s\",\"fastpath\":\"%s\",\"size\":%u,\"calls\":\"%s\","
+				 "\"context\":\"%s\",\"pairs\":%d,\"reps\":%d",
+				 info.scheme, info.fastpath, fp_sizes[z],
+				 k == KMALLOC ? "kmalloc" : "nolock", context[k],
+				 k >= NMI_ON ? NMI_PAIRS : FP_PAIRS, reps);
+			emit("fastpath", params, figure[k], &st[z][k]);
+		}
+	}
+	printk("kmalloc buckets (%s/%s): cycles per pair, median (p10-p90) of %d runs%s; in NMIs: "
+	       "%d pairs per NMI, frees deferred; allocations that failed there: %llu with "
+	       "interrupts on, %llu off\n", info.scheme, info.fastpath, reps,
+	       bench_emulated() ? ", emulated" : "", NMI_PAIRS,
+	       (unsigned long long)failed[NMI_ON], (unsigned long long)failed[NMI_OFF]);
+	printk("%6s  %21s  %21s  %21s  %21s\n", "size", "kmalloc+kfree", "nolock pair",
+	       "in NMI, irqs were on", "in NMI, irqs were off");
+	for (unsigned z = 0; z < ARRAY_SIZE(fp_sizes); z++) {
+		printk("%6u", fp_sizes[z]);
+		for (int k = 0; k < NR_NL; k++) {
+			if (!have[z][k]) {
+				printk("  %21s", "-");
+				continue;
+			}
+			printk("  %7s (%s-%s)", bench_fmt(a, sizeof(a), st[z][k].median),
+			       bench_fmt(b, sizeof(b), st[z][k].p10),
+			       bench_fmt(c, sizeof(c), st[z][k].p90));
+		}
+		printk("\n");
+	}
+}
+
 static void run_fastpath(void)
 {
 	static struct bench_stats st[ARRAY_SIZE(fp_sizes)][ARRAY_SIZE(variants)];
@@ -166,11 +395,19 @@ static void run_fastpath(void)
 			       bench_fmt(c, sizeof(c), st[z][v].p90));
 		printk("\n");
 	}
+	samples = kmalloc_array((size_t)reps, sizeof(u64), GFP_KERNEL);
+	if (!samples) {
+		bench_fail("fastpath", "no memory for %d samples", reps);
+		return;
+	}
+	run_nolock_pairs(samples, reps);
+	kfree(samples);
 }
 
 static const struct bench fastpath_bench = {
 	.name = "fastpath",
-	.what = "cycles per kmem_cache_alloc+free pair, sizes 8..4096, every scheme and fastpath",
+	.what = "cycles per kmem_cache_alloc+free pair, sizes 8..4096, every scheme and fastpath; "
+		"kmalloc_nolock+kfree_nolock beside kmalloc+kfree, in an NMI too",
 	.run = run_fastpath,
 	.order = 10,
 };

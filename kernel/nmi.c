@@ -37,6 +37,7 @@ struct nmi_cpu {
 	struct nmi_probe *probe; /* armed probe (compare-and-swap by the sender) */
 	int probe_busy;         /* the handler is looking at probe */
 	u32 latched;            /* an NMI arrived inside the handler: run it again */
+	const struct nmi_frame *frame; /* the NMI being handled (nmi_interrupted_irqs_on) */
 	struct irq_work printk_work;
 };
 
@@ -182,6 +183,7 @@ void nmi_entry(const struct nmi_frame *f)
 		return;
 	}
 again:
+	nc->frame = f;
 	WRITE_ONCE(hdr->nmi_depth, 1);
 	do {
 		WRITE_ONCE(nc->latched, 0);
@@ -191,12 +193,23 @@ again:
 	} while (READ_ONCE(nc->latched));
 	WRITE_ONCE(hdr->nmi_depth, 0);
 	barrier();
+	nc->frame = NULL;
 	/* One latched between the last look and depth 0 would be lost: look once more. One
 	 * that comes after depth 0 runs as an NMI of its own. */
 	if (READ_ONCE(nc->latched))
 		goto again;
 	if (printk_nmi_pending())
 		irq_work_queue(&nc->printk_work);
+}
+
+bool nmi_interrupted_irqs_on(void)
+{
+	const struct nmi_frame *f;
+
+	if (!in_nmi())
+		return false;
+	f = this_cpu_ptr(&nmi_cpu)->frame;
+	return f && (f->flags & RFLAGS_IF) && !f->soft_mask;
 }
 
 /* ---- sending ---- */

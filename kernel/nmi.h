@@ -38,6 +38,8 @@
 struct nmi_frame {
 	u64 ip, sp, bp, flags;
 	int cpu;
+	u32 soft_mask; /* the interrupted code's soft interrupt mask word (kernel/irqflags.h):
+			* non-zero while it was inside a section interrupts must not enter */
 };
 
 /*
@@ -115,6 +117,14 @@ void nmi_stats_get(int cpu, struct nmi_stats *out);
  * once it has dealt with what only it knows (x86: the halt window, stopping for a panic).
  */
 void nmi_entry(const struct nmi_frame *f);
+
+/*
+ * In NMI context: could the interrupted code have taken an ordinary interrupt where it was
+ * (interrupts on, and not held back by the soft mask)? Then it was inside no section that
+ * an interrupt handler must stay out of, and per-cpu state that only such sections change
+ * is consistent (mm/slub_nolock.c). false outside NMI context.
+ */
+bool nmi_interrupted_irqs_on(void);
 
 /* Tests: run an IRET inside the NMI handler, as an exception's return would (x86 only). */
 void nmi_iret_for_test(void);

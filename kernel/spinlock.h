@@ -31,6 +31,16 @@ void spin_unlock(struct spinlock *l);
 bool spin_is_locked(struct spinlock *l);
 bool spin_held_by_me(struct spinlock *l);
 
+/*
+ * spin_trylock for code that may run in an NMI (mm/slub_nolock.c): false, not the recursion
+ * panic, when this CPU holds l already (the code the NMI interrupted). Only this CPU writes
+ * its own number into owner, so the look before the try is exact for this CPU.
+ */
+static inline bool spin_trylock_nmi(struct spinlock *l)
+{
+	return !spin_held_by_me(l) && spin_trylock(l);
+}
+
 /* Halting waiters under a hypervisor (see spinlock.c); set up once the TSC is known. */
 void spin_pv_init(bool hypervisor);
 bool spin_kick_received(void);

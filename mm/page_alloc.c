@@ -516,6 +516,46 @@ void page_alloc_set_reclaim(unsigned long (*reclaim)(void))
 	page_reclaim = reclaim;
 }
 
+/*
+ * __GFP_NOLOCK (kmalloc_nolock's slabs, from any context, NMI included): this CPU's list,
+ * whose lock is a trylock word already, then the zones, each by spin_trylock_nmi; no drain,
+ * no reclaim, no message. NULL when a lock is held (perhaps by the code an NMI interrupted)
+ * or no block is free.
+ */
+static struct page *alloc_pages_nolock(int nid, gfp_t gfp, unsigned int order)
+{
+	struct page *p = NULL;
+
+	if (order > MAX_ORDER)
+		return NULL;
+	if (order <= PCP_MAX_ORDER && page_alloc_pcp)
+		p = pcp_pop(nid, order);
+	for (int i = 0; i < nr_node_ids && !p; i++) {
+		int n = numa_fallback[nid][i];
+		struct zone *z = &zones[n];
+		unsigned long flags;
+
+		if (i && (gfp & __GFP_THISNODE))
+			break;
+		if (!numa_node_has_memory[n])
+			continue;
+		local_irq_save(flags);
+		if (spin_trylock_nmi(&z->lock)) {
+			p = zone_take_locked(z, order);
+			if (p) {
+				z->allocs++;
+				if (i)
+					z->fallback++;
+			}
+			spin_unlock(&z->lock);
+		}
+		local_irq_restore(flags);
+	}
+	if (p && (gfp & __GFP_ZERO))
+		memset(page_address(p), 0, PAGE_SIZE << order);
+	return p;
+}
+
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
 	struct page *p = NULL;
@@ -524,6 +564,8 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 
 	if (nid == NUMA_NO_NODE || nid < 0 || nid >= nr_node_ids)
 		nid = numa_node_id();
+	if (unlikely(gfp & __GFP_NOLOCK))
+		return alloc_pages_nolock(nid, gfp, order);
 	/* The fast path: a block this CPU freed or refilled for that node's zone. */
 	if (likely(order <= PCP_MAX_ORDER && page_alloc_pcp)) {
 		p = pcp_pop(nid, order);

@@ -1057,6 +1057,12 @@ static void sheaves_exit_node(struct kmem_cache *s, struct kmem_cache_node *n)
 		       s->name, barn->stack[BARN_FULL].nr, barn->stack[BARN_EMPTY].nr);
 }
 
+/* test=nolock holds it and sends NMIs there (struct slab_scheme's node_lock). */
+static struct spinlock *sheaves_node_lock(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	return &((struct node_barn *)n->priv)->lock;
+}
+
 static const struct slab_scheme sheaves_scheme = {
 	.name = "sheaves",
 	.summary = "per-cpu arrays of objects in front of the slabs, a barn per node (Babka 2025, Linux 6.18)",
@@ -1088,5 +1094,6 @@ static const struct slab_scheme sheaves_scheme = {
 	.slabinfo = sheaves_slabinfo,
 	.free_rcu = sheaves_free_rcu,
 	.flush_rcu = sheaves_flush_rcu,
+	.node_lock = sheaves_node_lock,
 };
 slab_scheme_register(sheaves_scheme);

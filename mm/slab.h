@@ -191,6 +191,44 @@ struct kfree_rcu_stats {
 	u64 batches, by_head, synchronous;
 };
 void kfree_rcu_stats_get(int cpu, struct kfree_rcu_stats *out);
+
+/*
+ * Linux 6.18's calls for any context, NMI included (mm/slub_nolock.c has how): they never
+ * wait for a lock. kmalloc_nolock(size, gfp, node): gfp only __GFP_ZERO and __GFP_NOWARN
+ * (anything else: a message and NULL), node NUMA_NO_NODE or the node whose partial slabs
+ * and pages an NMI's call uses; size 0: ZERO_SIZE_PTR; over KMALLOC_MAX_CACHE_SIZE, or
+ * where every way is busy: NULL. Its objects are kmalloc's: kfree and kfree_rcu take them,
+ * and kfree_nolock takes kmalloc's. kfree_nolock in an NMI defers the free to an irq_work
+ * on its cpu; kfree_nolock_flush frees every cpu's deferred objects now (not from an NMI).
+ */
+void *kmalloc_nolock(size_t size, gfp_t gfp, int node);
+/* The kmalloc bucket a size goes to (NULL: 0, or over KMALLOC_MAX_CACHE_SIZE). */
+struct kmem_cache *kmalloc_cache(size_t size);
+void kfree_nolock(const void *p);
+void kfree_nolock_flush(void);
+unsigned long kfree_nolock_pending(void); /* deferred frees not yet done */
+/* What the nolock calls did, summed over cpus (kmalloc_nolock_stats; names below). */
+enum kmalloc_nolock_stat {
+	NOLOCK_ALLOC,             /* kmalloc_nolock returned an object (the sum of the four) */
+	NOLOCK_ALLOC_OUTSIDE_NMI, /* of them, outside NMI context: kmalloc's paths */
+	NOLOCK_ALLOC_CPU,         /* in NMI: off the cpu freelist (interrupted code had irqs on) */
+	NOLOCK_ALLOC_PARTIAL,     /* in NMI: off a node partial slab, list_lock tried */
+	NOLOCK_ALLOC_NEW_SLAB,    /* in NMI: off a new slab, the page allocator's locks tried */
+	NOLOCK_RETRY,             /* a bucket was busy: tried the next one up */
+	NOLOCK_FAIL_LIST_LOCK,    /* NULL: list_lock held (by the interrupted code or another cpu) */
+	NOLOCK_FAIL_PAGE_ALLOC,   /* NULL: no slab page (its locks held, or no memory) */
+	NOLOCK_FAIL_CPU_STATE,    /* NULL: an owner scheme, its cpu freelist in use or empty */
+	NOLOCK_FAIL_NO_CMPXCHG,   /* NULL: a SLAB_NO_CMPXCHG cache, its cpu freelist in use or empty */
+	NOLOCK_FAIL_DAMAGED,      /* NULL: slub_debug found the object damaged (reported) */
+	NOLOCK_FAIL_BAD_CALL,     /* NULL: a gfp flag not allowed, or a size over 8 KiB */
+	NOLOCK_FREE,              /* kfree_nolock calls (NULL and ZERO_SIZE_PTR not counted) */
+	NOLOCK_FREE_OUTSIDE_NMI,  /* of them, outside NMI context: kfree */
+	NOLOCK_FREE_DEFERRED,     /* in NMI: onto the cpu's deferred list */
+	NOLOCK_FREE_DEFERRED_DONE,/* deferred frees done (irq_work, kfree_nolock_flush) */
+	NR_NOLOCK_STATS
+};
+extern const char *const kmalloc_nolock_stat_names[NR_NOLOCK_STATS];
+void kmalloc_nolock_stats(u64 out[NR_NOLOCK_STATS]);
 /* What kmalloc(size) really takes: its class's size, or whole pages above 8 KiB (Linux's). */
 size_t kmalloc_size_roundup(size_t size);
 

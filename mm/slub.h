@@ -315,6 +315,14 @@ struct slab_scheme {
 	 */
 	bool (*free_rcu)(struct kmem_cache *s, struct kmem_cache_cpu *c, void *object);
 	void (*flush_rcu)(struct kmem_cache *s, struct kmem_cache_cpu *c);
+	/*
+	 * Optional: a lock of the scheme's own per node n (the barn's), which its paths take
+	 * with interrupts off. test=nolock holds it while NMIs land there, whose
+	 * kmalloc_nolock and kfree_nolock must not wait for it (mm/slub_nolock.c never takes
+	 * a scheme's lock: a scheme that needs it to hand out objects says what it does
+	 * instead in docs/writing-a-scheme.md).
+	 */
+	struct spinlock *(*node_lock)(struct kmem_cache *s, struct kmem_cache_node *n);
 };
 
 /*

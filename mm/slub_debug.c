@@ -55,6 +55,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/irqflags.h"
 #include "kernel/kallsyms.h"
+#include "kernel/nmi.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/random.h"
@@ -277,9 +278,22 @@ static void print_track(struct slub_debug_state *x, void *obj, bool freed)
 	       (unsigned long long)(get_cycles() - t->when), t->cpu);
 }
 
+/*
+ * report_lock keeps one report's lines together. In an NMI (kmalloc_nolock's checks) it is
+ * only tried: the code the NMI interrupted may be printing a report itself, and an NMI's
+ * printk goes to its cpu's own buffer, whose lines no other cpu splits. flags then says
+ * whether it was had: REPORT_NMI_LOCKED or REPORT_NMI_UNLOCKED (saved flags are never
+ * these: bit 1 of RFLAGS is always set).
+ */
+#define REPORT_NMI_UNLOCKED 0UL
+#define REPORT_NMI_LOCKED 1UL
+
 static void report_begin(struct kmem_cache *s, const char *what, unsigned long *flags)
 {
-	spin_lock_irqsave(&report_lock, *flags);
+	if (in_nmi())
+		*flags = spin_trylock_nmi(&report_lock) ? REPORT_NMI_LOCKED : REPORT_NMI_UNLOCKED;
+	else
+		spin_lock_irqsave(&report_lock, *flags);
 	__atomic_fetch_add(&slab_errors, 1, __ATOMIC_RELAXED);
 	if (s->dbg)
 		__atomic_fetch_add(&dbg_of(s)->errors, 1, __ATOMIC_RELAXED);
@@ -291,7 +305,10 @@ static void report_begin(struct kmem_cache *s, const char *what, unsigned long *
 static void report_end(struct kmem_cache *s, const char *fix, unsigned long flags)
 {
 	printk("FIX %s: %s\n\n", s->name, fix);
-	spin_unlock_irqrestore(&report_lock, flags);
+	if (!in_nmi())
+		spin_unlock_irqrestore(&report_lock, flags);
+	else if (flags == REPORT_NMI_LOCKED)
+		spin_unlock(&report_lock);
 }
 
 static void print_object_info(struct kmem_cache *s, struct slab *slab, void *obj)
@@ -790,6 +807,41 @@ void slub_debug_free(struct kmem_cache *s, void *p, void *caller)
 	local_irq_restore(flags);
 }
 
+/*
+ * kmalloc_nolock's object of a debug or hardened cache, taken off a slab by
+ * mm/slub_nolock.c (list_lock tried, never waited for): what debug_alloc and
+ * slub_kmalloc_layer do to an object, taking no lock. NULL when it is damaged: reported,
+ * and left allocated for good (with F its state word says isolated; the table of isolated
+ * objects, under x->lock, is left alone).
+ */
+void *slub_debug_nolock_alloc(struct kmem_cache *s, void *obj, size_t size, gfp_t gfp,
+			      void *caller)
+{
+	struct slub_debug_state *x = dbg_of(s);
+
+	if (x->debug) {
+		if (!check_object(s, virt_to_slab(obj), obj, false)) {
+			if (x->debug & SLAB_CONSISTENCY_CHECKS)
+				*state_word(x, obj) = OBJ_ISOLATED;
+			return NULL;
+		}
+		mark_object(s, obj, true);
+		set_track(s, obj, false, caller);
+	}
+	if ((gfp & __GFP_ZERO) || (x->init_on_alloc && !s->ctor))
+		memset(obj, 0, s->object_size);
+	if ((x->debug & SLAB_RED_ZONE) && size && size <= s->object_size) {
+		*orig_word(x, obj) = size;
+		memset((char *)obj + size, SLUB_RED_ACTIVE, s->object_size - size);
+	}
+	return obj;
+}
+
+bool slub_debug_valid_obj(struct kmem_cache *s, struct slab *slab, const void *p)
+{
+	return valid_obj(s, slab, p);
+}
+
 /* ---- the debug scheme's entry points (debug or hardened caches) ---- */
 
 /*
@@ -963,13 +1015,18 @@ void *slub_debug_setup_slab(struct kmem_cache *s, struct slab *slab)
 {
 	struct slub_debug_state *x = dbg_of(s);
 	unsigned int n = slab->objects, start = 0;
-	unsigned long pfn = page_to_pfn((struct page *)slab), flags;
+	unsigned long pfn = page_to_pfn((struct page *)slab), seen;
 	void *head = NULL;
 
-	spin_lock_irqsave(&x->lock, flags);
-	x->min_pfn = MIN(x->min_pfn, pfn);
-	x->max_pfn = MAX(x->max_pfn, pfn);
-	spin_unlock_irqrestore(&x->lock, flags);
+	/* Without x->lock: kmalloc_nolock's new slabs come here from NMI context too. */
+	seen = __atomic_load_n(&x->min_pfn, __ATOMIC_RELAXED);
+	while (pfn < seen && !__atomic_compare_exchange_n(&x->min_pfn, &seen, pfn, true,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	seen = __atomic_load_n(&x->max_pfn, __ATOMIC_RELAXED);
+	while (pfn > seen && !__atomic_compare_exchange_n(&x->max_pfn, &seen, pfn, true,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 
 	for (unsigned int i = 0; i < n; i++) {
 		void *obj = obj_at(s, slab, i);

@@ -36,6 +36,12 @@ void slab_error_counted(void);
 void slub_debug_slabinfo(struct kmem_cache *s);       /* the end of a slabinfo line */
 void slub_debug_resize(struct kmem_cache *s, void *p, size_t size); /* krealloc in place */
 void *slub_kmalloc_layer(struct kmem_cache *s, size_t size, gfp_t gfp, void *caller);
+/* kmalloc_nolock (mm/slub_nolock.c): an object it took off a slab of a debug or hardened
+ * cache, checked and marked as kmalloc(size) would (no lock taken); NULL: damaged. */
+void *slub_debug_nolock_alloc(struct kmem_cache *s, void *obj, size_t size, gfp_t gfp,
+			      void *caller);
+/* Is p an object start of slab (a debug cache's objects start red_left_pad into a slot)? */
+bool slub_debug_valid_obj(struct kmem_cache *s, struct slab *slab, const void *p);
 
 /*
  * kmalloc(size) from cache s: for a debug cache with red zones the bytes from size to the

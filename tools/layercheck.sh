@@ -35,6 +35,8 @@ allow=(
     "tests/kernel/slub_debug_test.c mm/slub_debug.h -- white-box: the debug checks' own entry points"
     "tests/kernel/slab_test.c mm/slub_debug.h -- white-box: which scheme a debug cache replaced (slub_debug_replaced_scheme)"
     "tests/kernel/slab_ipi_test.c mm/slub_debug.h -- white-box: which scheme a debug cache replaced (slub_debug_replaced_scheme)"
+    "tests/kernel/nolock_test.c mm/slub.h -- white-box: the kmalloc buckets' list_lock, barn lock, entry points and debug state, where the NMIs must land"
+    "tests/kernel/nolock_test.c mm/slub_debug.h -- white-box: whether the kmalloc buckets are debug caches (slub_debug_flags)"
     "tests/kernel/time_test.c arch/x86/acpi.h -- the x86 clocks: where the HPET and the PM timer are, to measure the TSC again"
     "tests/kernel/time_test.c arch/x86/tsc_calib.h -- the x86 clocks: the calibration's limits and its report"
     "tests/kernel/time_test.c arch/x86/x86.h -- the x86 clocks: the PIT's ports, read directly"

@@ -572,7 +572,8 @@ def format_help(path):
 
 def gen_schemes(r):
     """One boot per scheme of the registry, as build/host/test_slab --schemes lists it (the
-    same mm/ as the kernel): test=slab,slab_ipi with it as the boot caches' scheme; slabinfo
+    same mm/ as the kernel): test=slab,slab_ipi,nolock with it as the boot caches' scheme
+    (the nolock suite's NMIs land in its kmalloc buckets' paths); slabinfo
     shows it on kmalloc-64 and, for a scheme with counters of its own, the first of them.
     Owner schemes boot on 4, 8 and 2 CPUs in turn (the one on 2 with ipi_wait_us=0), the
     others on 4."""
@@ -595,7 +596,7 @@ def gen_schemes(r):
         if counters != "-":
             checks.append(counters.split(",")[0] + "=")
         yield Boot("generate schemes", "scheme[%s,smp%d]" % (name, smp),
-                   "test=slab,slab_ipi scheme=%s%s slabinfo=1" % (name, opt), 0,
+                   "test=slab,slab_ipi,nolock scheme=%s%s slabinfo=1" % (name, opt), 0,
                    {"SMP": str(smp)}, set(), [], checks)
 
 

@@ -258,6 +258,7 @@ static void nmi(struct trap_frame *f)
 	nf.flags = f->rflags;
 	nf.cpu = smp_processor_id();
 	soft = soft_word();
+	nf.soft_mask = soft;
 	soft_word_set(0);
 	nmi_entry(&nf);
 	soft_word_set(soft);
