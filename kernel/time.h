@@ -27,7 +27,7 @@ void tsc_init(void);
 /*
  * A clock ticking where an observer outside the machine sees it (x86: the PIT's channel 0
  * every OBSERVER_CLOCK_DIVISOR PIT ticks, in QEMU's trace; tools/lab.py times lab 2 by it):
- * on while the APs start, and while a test asks for it.
+ * on while the APs start, and while a test asks for it, when the boot has observer_clock=1.
  */
 #define OBSERVER_CLOCK_DIVISOR 12
 void observer_clock(bool on);

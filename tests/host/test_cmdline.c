@@ -71,6 +71,7 @@ struct boot_options {
 	unsigned int init_on_free;
 	unsigned int mem_map;    /* 1: print the multiboot2 memory map at boot */
 	unsigned int pcp;        /* 1: the page allocator's per-cpu lists of free pages */
+	unsigned int observer_clock; /* 1: PIT channel 0 as lab 2's outside clock */
 	char replay_cpus[OPT_STR_MAX]; /* bench=replay: the CPU of each trace stream */
 	char replay_pace[16];    /* bench=replay: asap, original */
 	unsigned int replay_scale; /* replay_pace=original: recorded times in percent */
@@ -102,7 +103,7 @@ static const struct field {
 	F(remote_objects, UINT), F(scaling_ops, UINT), F(latency_samples, UINT),
 	F(slub_debug, STR), F(slub_debug_mode, ENUM), F(freelist_hardened, UINT),
 	F(freelist_random, UINT), F(init_on_alloc, UINT), F(init_on_free, UINT), F(mem_map, UINT),
-	F(pcp, UINT),
+	F(pcp, UINT), F(observer_clock, UINT),
 	F(replay_cpus, STR), F(replay_pace, ENUM), F(replay_scale, UINT),
 	F(sweep, STR), F(sweep_work, LIST), F(exit, ENUM), F(reboot, ENUM),
 #undef F
