@@ -390,6 +390,117 @@ static void two_cpus_free_to_each_other(struct kunit *test)
 	}
 }
 
+/* ---- remote frees for two owners, sent from one cpu, each reach its own owner ---- */
+
+#define TWO_OWNERS_N 16 /* objects per owner: part of one slab, its owner's cpu slab */
+
+struct two_owners {
+	struct kmem_cache *s;
+	int owner[2];      /* cpu 0 and another; cpu 1 frees for both */
+	void *objs[2][TWO_OWNERS_N];
+	int ready, freed, done;
+	int foreign[2];    /* objects each owner allocated afterwards from a slab it does not own */
+	int errors;
+};
+
+static void two_owners_cpu(struct kunit *test, void *arg)
+{
+	struct two_owners *t = arg;
+	int me = smp_processor_id();
+	int k = me == t->owner[0] ? 0 : me == t->owner[1] ? 1 : -1;
+
+	if (k >= 0) {
+		void *got[2 * TWO_OWNERS_N];
+
+		for (int i = 0; i < TWO_OWNERS_N; i++) {
+			u64 *p = kmem_cache_alloc(t->s, GFP_KERNEL);
+
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			p[0] = (u64)me << 32 | (u64)i;
+			t->objs[k][i] = p;
+		}
+		__atomic_fetch_add(&t->ready, 1, __ATOMIC_RELEASE);
+		if (!wait_flag(&t->freed)) {
+			__atomic_fetch_add(&t->errors, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		/* The frees come by IPI (or wait on a list for the owner's next refill): 20 ms
+		 * with interrupts on lets every IPI sent before the flag land here first. */
+		for (u64 end = get_cycles() + ns_to_cycles(20000000ULL); get_cycles() < end;)
+			cpu_relax();
+		for (int i = 0; i < 2 * TWO_OWNERS_N; i++) {
+			got[i] = kmem_cache_alloc(t->s, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, got[i]);
+			if (__atomic_load_n(&obj_to_slab(got[i])->owner, __ATOMIC_ACQUIRE) != me)
+				t->foreign[k]++;
+		}
+		for (int i = 0; i < 2 * TWO_OWNERS_N; i++)
+			kmem_cache_free(t->s, got[i]);
+		__atomic_fetch_add(&t->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (me != 1)
+		return;
+	for (u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
+	     __atomic_load_n(&t->ready, __ATOMIC_ACQUIRE) < 2;)
+		if (get_cycles() > end) {
+			__atomic_fetch_add(&t->errors, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->freed, 1, __ATOMIC_RELEASE);
+			return;
+		}
+	/* One owner's object, then the other's: a sender that collects per owner must keep
+	 * them apart even where both owners map to one place (lab 5: owner % 4). */
+	for (int i = 0; i < TWO_OWNERS_N; i++)
+		for (int j = 0; j < 2; j++) {
+			u64 *p = t->objs[j][i];
+
+			if (p[0] != ((u64)t->owner[j] << 32 | (u64)i))
+				__atomic_fetch_add(&t->errors, 1, __ATOMIC_RELAXED);
+			kmem_cache_free(t->s, p);
+		}
+	__atomic_store_n(&t->freed, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Cpu 1 frees objects of two owners' slabs in turn. Each owner then allocates: every object
+ * it gets must come from a slab it owns; an object that went to the wrong owner sits on that
+ * owner's cpu freelist or partial list and comes out here. Owners 0 and 4 where there are 5
+ * CPUs or more (they share lab 5's outbox 0), and 0 and the last CPU.
+ */
+static void frees_for_two_owners_reach_each(struct kunit *test)
+{
+	int others[2] = {MIN(4, (int)nr_cpu_ids - 1), (int)nr_cpu_ids - 1};
+
+	if (nr_cpu_ids < 3)
+		kunit_skip(test, "needs 3 CPUs (two owners and a cpu that frees for both)");
+	skip_if_debug_replaces(test);
+	for_each_ipi_scheme(sch)
+		for (int r = 0; r < 2; r++) {
+			struct two_owners *t;
+			unsigned long free_before;
+
+			if (r == 1 && others[1] == others[0])
+				break;
+			t = kzalloc(sizeof(*t), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, t);
+			free_before = nr_free_pages();
+			t->owner[0] = 0;
+			t->owner[1] = others[r];
+			t->s = make(test, *sch, 64);
+			kunit_run_on_all_cpus(test, two_owners_cpu, t);
+			KUNIT_EXPECT_EQ_MSG(test, t->errors, 0, "%s: owners 0 and %d", *sch, others[r]);
+			KUNIT_EXPECT_EQ(test, t->done, 2);
+			for (int k = 0; k < 2; k++)
+				KUNIT_EXPECT_EQ_MSG(test, t->foreign[k], 0,
+						    "%s: cpu %d allocated %d objects of slabs it does not own "
+						    "after cpu 1 freed objects of owners 0 and %d in turn",
+						    *sch, t->owner[k], t->foreign[k], others[r]);
+			kmem_cache_destroy(t->s);
+			KUNIT_EXPECT_EQ_MSG(test, nr_free_pages(), free_before, "%s", *sch);
+			kfree(t);
+		}
+}
+
 /* ---- ownership transfer under load ---- */
 
 #define TRANSFER_CPUS 8
@@ -584,6 +695,7 @@ static struct kunit_case slab_ipi_cases[] = {
 	KUNIT_CASE(producer_consumer_chain),
 	KUNIT_CASE(frees_wait_while_owner_has_interrupts_off),
 	KUNIT_CASE(two_cpus_free_to_each_other),
+	KUNIT_CASE(frees_for_two_owners_reach_each),
 	KUNIT_CASE(ownership_moves_to_a_cpu_that_runs_out),
 	KUNIT_CASE(shrink_and_destroy_during_remote_frees),
 	{}
