@@ -547,6 +547,40 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 	return object;
 }
 
+/*
+ * kmalloc_nolock in an NMI that interrupted this cpu with interrupts on, the cpu freelist
+ * empty (struct slab_scheme's nmi_refill): the cpu slab is exhausted; an owned slab becomes
+ * the cpu slab, or a new one whose pages were had without waiting. Neither the remote
+ * frees (their drain may give slabs back to the page allocator, which waits for its locks)
+ * nor another cpu's slabs (asked for by IPI): the next allocation outside NMI takes those.
+ */
+static bool ipi_nmi_refill(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp,
+			   bool *new_slab)
+{
+	struct slab *slab;
+
+	if (c->freelist)
+		return true;
+	if (!list_empty(&ic(c)->owned)) {
+		slab = list_first_entry(&ic(c)->owned, struct slab, slab_list);
+		*new_slab = false;
+	} else {
+		slab = allocate_slab(s, gfp);
+		if (!slab)
+			return false;
+		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
+		*new_slab = true;
+	}
+	if (c->slab) { /* exhausted: every object is out */
+		c->slab->scheme_state = IPI_SLAB_FULL;
+		cpu_slab_set(s, c, NULL);
+	}
+	if (!*new_slab)
+		take_owned(c, slab);
+	load_cpu_slab(s, c, slab);
+	return true;
+}
+
 /* ipi_alloc's slow half, interrupts back as flags had them (the fast half jumps here). */
 static __noinline void *ipi_alloc_slow_irq(struct kmem_cache *s, struct kmem_cache_cpu *c,
 					   gfp_t gfp, unsigned long flags)
@@ -782,6 +816,7 @@ static void ipi_slabinfo(struct kmem_cache *s)
 		.free_entry = ipi_free_entry,                                                      \
 		.alloc_entry = ipi_alloc_entry,                                                    \
 		.alloc_bulk = ipi_alloc_bulk,                                                      \
+		.nmi_refill = ipi_nmi_refill,                                                      \
 		.free_bulk = ipi_free_bulk,                                                        \
 		.count_free = ipi_count_free,                                                      \
 		.shrink = ipi_shrink,                                                              \

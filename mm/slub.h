@@ -323,6 +323,18 @@ struct slab_scheme {
 	 * instead in docs/writing-a-scheme.md).
 	 */
 	struct spinlock *(*node_lock)(struct kmem_cache *s, struct kmem_cache_node *n);
+	/*
+	 * Optional, for a scheme whose slabs with free objects are only its cpus' own (an owner
+	 * scheme's): kmalloc_nolock in an NMI that interrupted code with interrupts on (so
+	 * none of the scheme's per-cpu state is being changed under it) found c's cpu freelist
+	 * empty. Refill it from what this cpu holds, or from a new slab whose pages come with
+	 * gfp (__GFP_NOLOCK: the page allocator's locks only tried); never wait for a lock,
+	 * send an IPI, give a slab back or print. true: the cpu freelist has objects again
+	 * (*new_slab says whether from a new slab). Without it such a scheme's NMIs get the cpu
+	 * freelist and nothing more.
+	 */
+	bool (*nmi_refill)(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp,
+			   bool *new_slab);
 };
 
 /*

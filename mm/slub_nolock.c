@@ -26,7 +26,10 @@
  *                      Linux's alloc_single_from_partial; an empty list: a new slab whose
  *                      pages come from the page allocator by trylock (__GFP_NOLOCK), put on
  *                      the list. An owner scheme keeps no slab on a node list (every slab
- *                      is a cpu's): it has step 1 only. A SLAB_NO_CMPXCHG cache updates a
+ *                      is a cpu's): after step 1, where the interrupted code had
+ *                      interrupts on, its nmi_refill (mm/slub.h) gives the cpu freelist
+ *                      an owned slab or a new one (pages by trylock) and step 1 is done
+ *                      again; nothing more. A SLAB_NO_CMPXCHG cache updates a
  *                      slab's freelist under a lock byte the interrupted code may hold: step
  *                      1 only too (Linux's kmalloc_nolock refuses such caches whole);
  *                   3. the bucket busy (a lock held, the cpu freelist unusable or empty):
@@ -175,10 +178,24 @@ static void *alloc_in_nmi(struct kmem_cache *s, size_t size, gfp_t gfp, int node
 	int nid = node >= 0 && node < nr_node_ids ? node : numa_node_id();
 
 	if (!s->dbg && nmi_interrupted_irqs_on()) {
+		bool new_slab;
+
 		object = cpu_freelist_take(s);
 		if (object) {
 			nolock_stat(NOLOCK_ALLOC_CPU);
 			goto got;
+		}
+		if (s->scheme->nmi_refill) {
+			if (!s->scheme->nmi_refill(s, this_cpu_slab(s),
+						   GFP_NOWAIT | __GFP_NOWARN | __GFP_NOLOCK, &new_slab)) {
+				*why = NOLOCK_FAIL_PAGE_ALLOC;
+				return NULL;
+			}
+			object = cpu_freelist_take(s);
+			if (object) {
+				nolock_stat(new_slab ? NOLOCK_ALLOC_NEW_SLAB : NOLOCK_ALLOC_PARTIAL);
+				goto got;
+			}
 		}
 	}
 	if (s->scheme->flags & SLAB_SCHEME_OWNER) { /* a copy's too: debug, hardened */

@@ -683,12 +683,140 @@ static void nmi_to_self_holding_list_lock(struct kunit *test)
 	free_case(k);
 }
 
+/*
+ * NMIs from cpu 1 to cpu 0 while cpu 0 waits with interrupts on (none of the allocator's
+ * per-cpu state is being changed there; an NMI that finds interrupts off, under a timer
+ * interrupt, is sent again), whose handler allocates more kmalloc-256 objects than a few
+ * slabs hold: past the cpu freelist, every scheme must go on (a node partial slab or a new
+ * one; an owner scheme through its nmi_refill), with no failure. Only a scheme that gives
+ * its NMIs the cpu freelist alone (an owner scheme without nmi_refill, a debug cache of an
+ * owner scheme) is let off, saying so.
+ */
+#define PAST_FREELIST 200
+
+struct past_freelist {
+	struct kmem_cache *s;
+	void *obj[PAST_FREELIST];
+	int armed, ran, waiting, done, got, failed, resent;
+};
+
+static bool past_freelist_handler(const struct nmi_frame *f, void *arg)
+{
+	struct past_freelist *pf = arg;
+
+	if (!__atomic_exchange_n(&pf->armed, 0, __ATOMIC_ACQ_REL))
+		return false;
+	if (!nmi_interrupted_irqs_on()) {
+		__atomic_store_n(&pf->ran, 2, __ATOMIC_RELEASE); /* send another */
+		return true;
+	}
+	for (int i = 0; i < PAST_FREELIST; i++) {
+		void *p = kmalloc_nolock(256, 0, NUMA_NO_NODE);
+
+		if (!p) {
+			pf->failed++;
+			continue;
+		}
+		memset(p, 0x6b, 256);
+		pf->obj[pf->got++] = p;
+	}
+	__atomic_store_n(&pf->ran, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+static void past_freelist_roles(struct kunit *test, void *arg)
+{
+	struct past_freelist *pf = arg;
+	u64 end = deadline(DEADLINE_NS);
+
+	if (smp_processor_id() == 0) {
+		__atomic_store_n(&pf->waiting, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&pf->done, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			cpu_relax(); /* interrupts on: where the NMIs land */
+		return;
+	}
+	if (smp_processor_id() != 1)
+		return;
+	while (!__atomic_load_n(&pf->waiting, __ATOMIC_ACQUIRE) && get_cycles() < end)
+		cpu_relax();
+	for (int tries = 0; tries < 100 && get_cycles() < end; tries++) {
+		__atomic_store_n(&pf->ran, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pf->armed, 1, __ATOMIC_RELEASE);
+		nmi_send(0);
+		while (!__atomic_load_n(&pf->ran, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			cpu_relax();
+		if (__atomic_load_n(&pf->ran, __ATOMIC_ACQUIRE) != 2)
+			break;
+		pf->resent++;
+	}
+	__atomic_store_n(&pf->done, 1, __ATOMIC_RELEASE);
+}
+
+static void nmi_with_interrupts_on_allocates_past_the_cpu_freelist(struct kunit *test)
+{
+	struct past_freelist *pf;
+	struct nmi_handler h = { .name = "nolock_test", .fn = past_freelist_handler };
+	u64 st0[NR_NOLOCK_STATS], st1[NR_NOLOCK_STATS];
+	unsigned long errors = slab_error_count(), live0;
+	struct kmem_cache *s = kmalloc_caches[kmalloc_index(256)];
+	const struct slab_scheme *sch = s->scheme;
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs 2 CPUs (an NMI to self lands inside its own send, "
+			   "interrupts off)");
+	if ((sch->flags & SLAB_SCHEME_OWNER) && (!sch->nmi_refill || s->dbg))
+		kunit_skip(test, "%s: scheme %s gives NMIs its cpu freelist only", s->name,
+			   sch->name);
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pf);
+	pf->s = s;
+	h.arg = pf;
+	KUNIT_ASSERT_EQ(test, nmi_handler_register(&h), 0);
+	kfree_nolock_flush();
+	live0 = live_of(s);
+	kmalloc_nolock_stats(st0);
+	kunit_run_on_all_cpus(test, past_freelist_roles, pf);
+	nmi_handler_unregister(&h);
+	kmalloc_nolock_stats(st1);
+	KUNIT_EXPECT_EQ_MSG(test, __atomic_load_n(&pf->ran, __ATOMIC_ACQUIRE), 1,
+			    "no NMI landed where cpu 0 had interrupts on (%d sent again)",
+			    pf->resent);
+	KUNIT_EXPECT_EQ_MSG(test, pf->failed, 0, "%s on scheme %s: %d of %d kmalloc_nolock calls "
+			    "failed in an NMI that interrupted code with interrupts on", s->name,
+			    sch->name, pf->failed, PAST_FREELIST);
+	KUNIT_EXPECT_EQ(test, pf->got, pf->ran == 1 ? PAST_FREELIST : 0);
+	KUNIT_EXPECT_EQ(test, live_of(s), live0 + pf->got);
+	/* beyond the cpu freelist: a slab more at least (16 kmalloc-256 objects a page) */
+	KUNIT_EXPECT_GT(test, st1[NOLOCK_ALLOC_PARTIAL] - st0[NOLOCK_ALLOC_PARTIAL] +
+			      st1[NOLOCK_ALLOC_NEW_SLAB] - st0[NOLOCK_ALLOC_NEW_SLAB], 0);
+	for (int i = 0; i < pf->got; i++) {
+		const u8 *b = pf->obj[i];
+
+		for (int j = 0; j < 256; j++)
+			if (b[j] != 0x6b) {
+				KUNIT_FAIL(test, "object %d damaged at byte %d", i, j);
+				break;
+			}
+		kfree(pf->obj[i]);
+	}
+	KUNIT_EXPECT_EQ(test, live_of(s), live0);
+	KUNIT_EXPECT_EQ(test, slab_error_count(), errors);
+	kunit_info(test, "%s on %s: %d allocated in one NMI to cpu 0 (cpu freelist %llu, partial "
+		   "%llu, new slab %llu), %d NMIs sent again", s->name, sch->name, pf->got,
+		   (unsigned long long)(st1[NOLOCK_ALLOC_CPU] - st0[NOLOCK_ALLOC_CPU]),
+		   (unsigned long long)(st1[NOLOCK_ALLOC_PARTIAL] - st0[NOLOCK_ALLOC_PARTIAL]),
+		   (unsigned long long)(st1[NOLOCK_ALLOC_NEW_SLAB] - st0[NOLOCK_ALLOC_NEW_SLAB]),
+		   pf->resent);
+	kfree(pf);
+}
+
 static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(nolock_calls_outside_nmi),
 	KUNIT_CASE(nmi_in_fastpath),
 	KUNIT_CASE(nmi_in_slow_path),
 	KUNIT_CASE(nmi_holding_list_lock),
 	KUNIT_CASE(nmi_to_self_holding_list_lock),
+	KUNIT_CASE(nmi_with_interrupts_on_allocates_past_the_cpu_freelist),
 	KUNIT_CASE(nmi_holding_barn_lock),
 	KUNIT_CASE(nmi_in_owner_ipi_handler),
 	KUNIT_CASE(nmi_in_slub_debug_checks),
