@@ -1409,8 +1409,16 @@ static void wq_destroy_cpu(struct kunit *test, void *arg)
 		return;
 	while (!__atomic_load_n(&w->destroying, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	while (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE))
+	/* Halted between quiescent states (RCU's IPIs wake it, or 1 ms): under QEMU 7.2's
+	 * -icount a vCPU that spun here kept the destroyer, woken from its halt by an IPI,
+	 * from ever running again. */
+	while (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE)) {
 		rcu_quiescent_state();
+		local_irq_disable();
+		if (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE))
+			arch_idle_timeout(1000000); /* interrupts on when it returns */
+		local_irq_enable();
+	}
 }
 
 /*
