@@ -89,6 +89,8 @@ checks_test=(
     cmd:grub-script-check:grub-common
     cmd:gnuplot:gnuplot-nox
     cmd:git:git
+    # tests/host/test_autograder.sh opens make autograder's zip as Gradescope does.
+    cmd:unzip:unzip
     file:/usr/share/seabios/bios-microvm.bin:seabios
     # The peers of tests/host/test_bench_host.sh and make bench-host (LD_PRELOAD).
     file:/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:libjemalloc2

@@ -24,19 +24,54 @@ trap 'rm -rf "$tmp"' EXIT
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # boot NAME CMDLINE [QEMU ARGS...]: the kernel with CMDLINE on microvm; $tmp/NAME.{log,rc}.
-# 300 s bounds a hung boot on a busy host (a passing one takes seconds).
+# 300 s bounds a hung boot on a busy host (a passing one takes seconds): QEMU is killed then
+# (status 124). A boot whose serial log is still empty after 20 s never reached GRUB: QEMU
+# 7.2's microvm under SeaBIOS's microvm build hung there, before slablab ran, in most boots
+# on one host (Intel Xeon, Debian 12) and in none on another; such a boot is tried again, three
+# times in all, and if none reaches GRUB the case is skipped, saying so ($tmp/NAME.rc "firmware").
 boot() {
-    local name=$1 cmdline=$2 rc=0
+    local name=$1 cmdline=$2 rc qemu try waited
     shift 2
     "$root/tools/mkiso.sh" "$tmp/$name.iso" "$root/build/slablab.elf" --cmdline "$cmdline" \
         >"$tmp/$name.mkiso" 2>&1 || { cat "$tmp/$name.mkiso"; return 1; }
-    timeout -k 5 300 qemu-system-x86_64 -machine microvm -bios "$bios" -accel tcg -m 256M \
-        -nodefaults -display none -no-reboot -serial "file:$tmp/$name.log" \
-        -drive "id=d,file=$tmp/$name.iso,format=raw,if=none,readonly=on" \
-        -device virtio-blk-device,drive=d -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        -trace qemu_system_shutdown_request -D "$tmp/$name.trace" \
-        "$@" </dev/null >"$tmp/$name.qemu" 2>&1 || rc=$?
+    for try in 1 2 3; do
+        rm -f "$tmp/$name.log"
+        qemu-system-x86_64 -machine microvm -bios "$bios" -accel tcg -m 256M \
+            -nodefaults -display none -no-reboot -serial "file:$tmp/$name.log" \
+            -drive "id=d,file=$tmp/$name.iso,format=raw,if=none,readonly=on" \
+            -device virtio-blk-device,drive=d -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+            -trace qemu_system_shutdown_request -D "$tmp/$name.trace" \
+            "$@" </dev/null >"$tmp/$name.qemu" 2>&1 &
+        qemu=$!
+        rc=
+        for ((waited = 0; waited < 3000; waited++)); do # tenths of a second
+            if ! kill -0 "$qemu" 2>/dev/null; then
+                rc=0
+                wait "$qemu" || rc=$?
+                break
+            fi
+            if [ "$waited" -ge 200 ] && [ ! -s "$tmp/$name.log" ]; then
+                rc=firmware
+                break
+            fi
+            sleep 0.1
+        done
+        if [ -z "$rc" ] || [ "$rc" = firmware ]; then
+            kill "$qemu" 2>/dev/null
+            sleep 1
+            kill -9 "$qemu" 2>/dev/null
+            wait "$qemu" 2>/dev/null || true
+            [ -n "$rc" ] || rc=124
+        fi
+        [ "$rc" = firmware ] || break
+    done
     echo "$rc" >"$tmp/$name.rc"
+}
+
+# firmware NAME: the boot never reached GRUB (above): the case is skipped, saying why.
+firmware() {
+    [ "$(cat "$tmp/$1.rc")" = firmware ] || return 1
+    echo "# SKIP QEMU's microvm under SeaBIOS's microvm build never reached GRUB in 3 boots (no serial output in 20 s each): a firmware hang before slablab runs"
 }
 
 # ended NAME STATUSES LINE...: QEMU exited with one of STATUSES (blank-separated) and the
@@ -74,6 +109,7 @@ missing() {
 poweroff() {
     missing && return 0
     boot poweroff "test=none exit=poweroff"
+    firmware poweroff && return 0
     ended poweroff "0 33" '"acpi_root":"XSDT"' '{"event":"exit","result":"pass"' \
         "poweroff: ACPI S5 (hardware-reduced), 0x34 (SLP_TYPa 5, SLP_EN) to the sleep control register, memory at 0xfea00200 (\\_S5 of the DSDT)" || return 1
     if ! grep -q "qemu_system_shutdown_request reason=6" "$tmp/poweroff.trace"; then
@@ -88,6 +124,7 @@ t "microvm: exit=poweroff through the sleep control register, which QEMU takes a
 reboot() {
     missing && return 0
     boot reboot "test=none exit=reboot"
+    firmware reboot && return 0
     ended reboot 0 "reboot: writing 0x42 to the ACPI reset register, memory at 0xfea00202"
 }
 t "microvm: exit=reboot writes the ACPI reset register in memory, and QEMU resets" reboot

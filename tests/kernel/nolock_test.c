@@ -767,6 +767,9 @@ static void nmi_with_interrupts_on_allocates_past_the_cpu_freelist(struct kunit 
 	if ((sch->flags & SLAB_SCHEME_OWNER) && (!sch->nmi_refill || s->dbg))
 		kunit_skip(test, "%s: scheme %s gives NMIs its cpu freelist only", s->name,
 			   sch->name);
+	if (!(sch->flags & SLAB_SCHEME_OWNER) && (s->flags & SLAB_NO_CMPXCHG))
+		kunit_skip(test, "%s has no CMPXCHG16B (SLAB_NO_CMPXCHG): a slab's freelist is "
+			   "updated under a lock byte, so NMIs get the cpu freelist only", s->name);
 	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pf);
 	pf->s = s;
