@@ -557,27 +557,22 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 static bool ipi_nmi_refill(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gfp,
 			   bool *new_slab)
 {
-	struct slab *slab;
+	bool fresh = list_empty(&ic(c)->owned);
+	struct slab *slab = fresh ? allocate_slab(s, gfp) :
+				    list_first_entry(&ic(c)->owned, struct slab, slab_list);
 
-	if (c->freelist)
-		return true;
-	if (!list_empty(&ic(c)->owned)) {
-		slab = list_first_entry(&ic(c)->owned, struct slab, slab_list);
-		*new_slab = false;
-	} else {
-		slab = allocate_slab(s, gfp);
-		if (!slab)
-			return false;
-		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
-		*new_slab = true;
-	}
+	if (!slab)
+		return false;
 	if (c->slab) { /* exhausted: every object is out */
 		c->slab->scheme_state = IPI_SLAB_FULL;
 		cpu_slab_set(s, c, NULL);
 	}
-	if (!*new_slab)
+	if (fresh)
+		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
+	else
 		take_owned(c, slab);
 	load_cpu_slab(s, c, slab);
+	*new_slab = fresh;
 	return true;
 }
 
