@@ -109,4 +109,8 @@ static inline u64 get_cycles_ordered(void)
 	return rdtsc_ordered();
 }
 
+/* observer_clock= (arch/x86/smpboot.c): whether observer_clock() (arch/x86/tsc.c) runs PIT
+ * channel 0 as the outside clock of kernel/time.h. */
+extern unsigned int observer_clock_on;
+
 #endif

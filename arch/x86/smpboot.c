@@ -79,7 +79,7 @@ static unsigned int ap_timeout_ms;
 boot_param(cpus, setup_max_cpus, uint, (1, NR_CPUS), 0, "use at most N CPUs");
 boot_param(ap_timeout_ms, ap_timeout_ms, uint, (1, 60000), 5000,
 	   "how long to wait for the other CPUs to start, in ms");
-unsigned int observer_clock_on; /* observer_clock() in arch/x86/tsc.c */
+unsigned int observer_clock_on;
 boot_param(observer_clock, observer_clock_on, uint, (0, 1), 0,
 	   "1: PIT channel 0 ticks every 10 us while the APs start and in ipi_rtt (lab 2's grader)");
 boot_param(ap_skip, ap_skip, uint, (0, 0xffffffffULL), -1,

@@ -129,8 +129,6 @@ static void pit_start(void)
  * event apic_mem_writel) by QEMU's clock, exactly under ICOUNT=1. Off: mode 0 with a count
  * of 1, one edge and then quiet. Channel 2 (the calibration's) is a counter of its own.
  */
-extern unsigned int observer_clock_on; /* observer_clock=, arch/x86/smpboot.c */
-
 void observer_clock(bool on)
 {
 	/*
