@@ -19,7 +19,8 @@
  *   owner_remote_storm (lab 5)  every cpu allocates, passes objects to the others through
  *       shared slots and frees what it finds there (remote frees to every owner, two owners
  *       per outbox from 5 cpus on), with timer storms on every cpu that cut the emulated
- *       cpus' turns short at every instruction under ICOUNT=1.
+ *       cpus' turns short at every instruction under ICOUNT=1; a cpu that its storm leaves
+ *       no time to go on with its loop gets its interrupts further apart until it does.
  */
 #include "kernel/irq_storm.h"
 #include "kernel/irqflags.h"
