@@ -4,7 +4,9 @@
  * median, leaves its samples sorted with that median in the middle, and sent exactly one
  * cross-call IPI per round trip, each received and run on the target (the per-cpu IPI
  * counters of kernel/smp.c, which it does not touch). The figure goes on the console as
- * "cpu N: round trip median C cycles".
+ * "cpu N: round trip median C cycles". Asked for one round trip at a time, it takes no
+ * less than half the shortest of the test's own (a call that waits for the target): a
+ * sample that stops before the target ran is the send alone.
  */
 #include "kernel/kunit.h"
 #include "kernel/percpu.h"
@@ -13,6 +15,45 @@
 #include "kernel/time.h"
 
 #define RTT_N 200
+#define RTT_SINGLES 21
+
+static void own_ping(void *arg)
+{
+	__atomic_fetch_add((unsigned int *)arg, 1, __ATOMIC_RELAXED);
+}
+
+/* smp_call_round_trip(cpu, 1, ...) RTT_SINGLES times, each after a round trip of the
+ * test's own: the median of its figures against the shortest of the test's. */
+static void single_round_trips(struct kunit *test, int cpu)
+{
+	u64 theirs[RTT_SINGLES], one, own_min = ~0ULL;
+	unsigned int hits = 0;
+
+	for (int i = 0; i < RTT_SINGLES; i++) {
+		u64 t0 = get_cycles_ordered();
+		int j;
+
+		smp_call_function_single(cpu, own_ping, &hits, 1);
+		own_min = MIN(own_min, get_cycles_ordered() - t0);
+		theirs[i] = smp_call_round_trip(cpu, 1, &one);
+		for (j = i; j && theirs[j - 1] > theirs[j]; j--) {
+			u64 t = theirs[j];
+
+			theirs[j] = theirs[j - 1];
+			theirs[j - 1] = t;
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, hits, RTT_SINGLES, "cpu %d: the test's own calls", cpu);
+	kunit_info(test, "cpu %d: one round trip at a time: median %llu cycles, the test's own "
+		   "shortest %llu", cpu, (unsigned long long)theirs[RTT_SINGLES / 2],
+		   (unsigned long long)own_min);
+	KUNIT_EXPECT_GE_MSG(test, theirs[RTT_SINGLES / 2] * 2, own_min,
+			    "cpu %d: one round trip measured alone takes %llu cycles (the median of "
+			    "%d), a call that waits for the target at least %llu: the sample ends "
+			    "before the target ran", cpu,
+			    (unsigned long long)theirs[RTT_SINGLES / 2], RTT_SINGLES,
+			    (unsigned long long)own_min);
+}
 
 static void round_trip_to_every_cpu(struct kunit *test)
 {
@@ -28,6 +69,7 @@ static void round_trip_to_every_cpu(struct kunit *test)
 
 		u64 sum = 0;
 
+		single_round_trips(test, cpu);
 		ipi_stats_get(0, &me0);
 		ipi_stats_get(cpu, &it0);
 		observer_clock(true); /* QEMU's trace times the cross-calls too (tools/lab.py) */
