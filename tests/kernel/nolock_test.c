@@ -16,6 +16,7 @@
  * own memory; the cases check afterwards.
  */
 #include "kernel/irqflags.h"
+#include "kernel/kallsyms.h"
 #include "kernel/kunit.h"
 #include "kernel/nmi.h"
 #include "kernel/percpu.h"
@@ -418,9 +419,15 @@ static void run_case(struct kunit *test, struct nl_case *k)
 	kfree_nolock_flush();
 	kmalloc_nolock_stats(st1);
 
-	KUNIT_EXPECT_EQ_MSG(test, k->rc, 0, "%s: %llu NMIs sent, %llu landed, %llu hits of %d",
-			    k->what, (unsigned long long)k->p.sent,
-			    (unsigned long long)k->p.landed, (unsigned long long)k->p.hits, HITS);
+	if (k->rc) {
+		u64 off = 0;
+		const char *sym = k->p.last_ip ? kallsyms_lookup(k->p.last_ip, &off) : NULL;
+
+		KUNIT_FAIL(test, "%s: %llu NMIs sent, %llu landed, %llu hits of %d (rc %d); the "
+			   "last one landed in %s+%#llx", k->what, (unsigned long long)k->p.sent,
+			   (unsigned long long)k->p.landed, (unsigned long long)k->p.hits, HITS,
+			   k->rc, sym ? sym : "?", (unsigned long long)off);
+	}
 	KUNIT_EXPECT_GE(test, k->hits, (u64)HITS);
 	KUNIT_EXPECT_EQ(test, k->bad, 0);
 	KUNIT_EXPECT_EQ(test, k->allocated, k->freed);
