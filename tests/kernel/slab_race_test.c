@@ -435,7 +435,7 @@ struct owner_race {
  * vCPUs take turns and the timer counts the instructions of all of them, so a cpu can find
  * its next interrupt already due whenever its turn comes and never leave its handlers (QEMU
  * 7.2, 5 CPUs). A handler that finds no loop step done since the last one doubles the
- * distance to the next interrupt, up to OWNER_GAP_MAX; a step done brings it back.
+ * distance to the next interrupt, up to 2^OWNER_BACKOFF_MAX times; a step done brings it back.
  */
 struct owner_storm_cpu {
 	u64 steps, steps_seen;
