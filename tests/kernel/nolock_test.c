@@ -189,7 +189,10 @@ static void work_fastpath(struct nl_case *k)
 	}
 }
 
-/* Three slabs' worth up and down: new slabs, partial lists, slabs given back. */
+/* Three slabs' worth up and down: the cpu slab running out, partial lists, slabs going back
+ * to the node. No kmem_cache_shrink here: its cross-call to CPU 0, which is sending the
+ * NMIs, kept this cpu halted waiting for most of the probe (hundreds of NMIs, and on a busy
+ * host all of them, landed in arch_idle). */
 static void work_slowpath(struct nl_case *k)
 {
 	u64 end = deadline(DEADLINE_NS);
@@ -209,7 +212,6 @@ static void work_slowpath(struct nl_case *k)
 				__atomic_fetch_add(&k->bad, 1, __ATOMIC_RELAXED);
 			kfree(p[i]);
 		}
-		kmem_cache_shrink(k->s);
 	}
 }
 
