@@ -58,16 +58,42 @@ bool kallsyms_range(u64 addr, u64 *start, u64 *end)
 	return true;
 }
 
+/* GCC's copies of a function keep its name with a suffix: foo.constprop.0, foo.isra.0,
+ * foo.part.0. A name given without one finds such a copy when there is no foo itself. */
+static bool is_copy_of(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(sym, name, n) && sym[n] == '.';
+}
+
 bool kallsyms_lookup_name(const char *name, u64 *start, u64 *end)
 {
+	int copy = -1;
+
 	for (unsigned int i = 0; i < kallsyms_count; i++) {
-		if (strcmp(kallsyms_names + kallsyms_name_off[i], name))
-			continue;
-		*start = kallsyms_addrs[i];
-		*end = symbol_end(i);
-		return true;
+		const char *sym = kallsyms_names + kallsyms_name_off[i];
+
+		if (!strcmp(sym, name)) {
+			copy = (int)i;
+			break;
+		}
+		if (copy < 0 && is_copy_of(sym, name))
+			copy = (int)i;
 	}
-	return false;
+	if (copy < 0)
+		return false;
+	*start = kallsyms_addrs[copy];
+	*end = symbol_end((unsigned int)copy);
+	return true;
+}
+
+const char *kallsyms_symbol(unsigned int i, u64 *addr)
+{
+	if (i >= kallsyms_count)
+		return NULL;
+	*addr = kallsyms_addrs[i];
+	return kallsyms_names + kallsyms_name_off[i];
 }
 
 void kallsyms_print_symbol(u64 addr)

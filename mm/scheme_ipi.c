@@ -288,7 +288,7 @@ static unsigned long drain_remote(struct kmem_cache *s, struct kmem_cache_cpu *c
 }
 
 /* File the slabs other cpus handed over. */
-static void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
+static __noinline void accept_transfers(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	struct slab *slab = __atomic_exchange_n(&ic(c)->transfer_in, NULL, __ATOMIC_ACQUIRE);
 
@@ -491,7 +491,7 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 }
 
 /* Make slab this cpu's slab: its free objects become the cpu freelist. */
-static void load_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+static __noinline void load_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
 {
 	slab->scheme_state = IPI_SLAB_CPU;
 	cpu_slab_set(s, c, slab); /* ipi_free_entry's test */

@@ -168,7 +168,7 @@ static unsigned int list_length(const struct slab *slab)
  * The counters are counted here, from what the lab's functions above did (the cpu slab they
  * took, the slabs on the list), not by them: what slabinfo shows is what happened.
  */
-static void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
+static __noinline void *partial_get_partial(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
 	void *freelist = NULL;
 	unsigned int before;

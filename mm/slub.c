@@ -350,8 +350,8 @@ void *__noinline get_freelist(struct kmem_cache *s, struct slab *slab)
 }
 
 /* Give a cpu slab back: its cpu freelist goes onto the slab, which unfreezes. Irqs off. */
-static void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab,
-			    void *freelist)
+static __noinline void deactivate_slab(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				       struct slab *slab, void *freelist)
 {
 	struct kmem_cache_node *n = slab_node(s, slab);
 	void *tail = NULL, *old_free, *new_free;

@@ -191,7 +191,7 @@ static unsigned int orig_size(struct kmem_cache *s, void *obj)
 	return v <= s->object_size ? (unsigned int)v : s->object_size;
 }
 
-static void set_track(struct kmem_cache *s, void *obj, bool freed, void *caller)
+static __noinline void set_track(struct kmem_cache *s, void *obj, bool freed, void *caller)
 {
 	struct slub_debug_state *x = dbg_of(s);
 	struct slub_track *t;
@@ -562,7 +562,7 @@ static bool check_object(struct kmem_cache *s, struct slab *slab, void *obj, boo
  * zones (Z) do: an allocated object's are 0xcc. Other caches rely on the core's check (the
  * object is the freelist's head).
  */
-static bool looks_free(struct kmem_cache *s, void *obj)
+static __noinline bool looks_free(struct kmem_cache *s, void *obj)
 {
 	struct slub_debug_state *x = dbg_of(s);
 	u8 *p;
@@ -585,7 +585,7 @@ static bool looks_free(struct kmem_cache *s, void *obj)
 /* ---- the two debug modes ---- */
 
 /* locked: one object off the first node partial slab, or a new slab, under list_lock. */
-static void *locked_pop(struct kmem_cache *s, gfp_t gfp)
+static __noinline void *locked_pop(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_node *n = get_node(s);
 	struct kmem_cache_cpu *c;
@@ -636,7 +636,7 @@ static void *locked_pop(struct kmem_cache *s, gfp_t gfp)
 }
 
 /* locked: an object back onto its slab's freelist, under list_lock. */
-static void locked_push(struct kmem_cache *s, struct slab *slab, void *obj, void *caller)
+static __noinline void locked_push(struct kmem_cache *s, struct slab *slab, void *obj, void *caller)
 {
 	struct kmem_cache_node *n = get_node(s);
 	struct kmem_cache_cpu *c;
@@ -681,7 +681,7 @@ static void locked_push(struct kmem_cache *s, struct slab *slab, void *obj, void
 }
 
 /* partial: one object from this cpu's slab, its pointer checked before it is followed. */
-static void *partial_pop(struct kmem_cache *s, gfp_t gfp)
+static __noinline void *partial_pop(struct kmem_cache *s, gfp_t gfp)
 {
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
