@@ -237,10 +237,47 @@ static u64 target_passes(struct nmi_cpu *nc)
 	return __atomic_load_n(&nc->passes, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The pause after a landing, before the next NMI. A pass ends a few instructions before the
+ * handler's IRET, and an NMI sent at once would be held until that IRET and taken before the
+ * interrupted code runs one instruction: it would land where the last one did, for ever (on
+ * an emulator whose vCPUs run in parallel this is what happens). So the sender waits a
+ * random time in [gap, 2 gap), gap doubling while the NMIs keep finding the same RIP (a
+ * target that is not running, a spin loop, a long REP STOS) and back to the least once one
+ * lands elsewhere. The random part keeps the landings from locking to a period of the
+ * target's loop.
+ */
+#define PROBE_GAP_MAX_SHIFT 8     /* NMI_PROBE_GAP_NS << 8: about 2.5 ms at most */
+
+struct probe_gap {
+	u64 rnd;         /* xorshift64 state, the sender's own (no draw from the boot's seed) */
+	u64 last_ip;
+	unsigned int shift;
+};
+
+static void probe_gap(struct probe_gap *g, u64 ip, u64 deadline)
+{
+	u64 gap, until;
+
+	if (ip == g->last_ip && g->shift < PROBE_GAP_MAX_SHIFT)
+		g->shift++;
+	else if (ip != g->last_ip)
+		g->shift = 0;
+	g->last_ip = ip;
+	g->rnd ^= g->rnd << 13;
+	g->rnd ^= g->rnd >> 7;
+	g->rnd ^= g->rnd << 17;
+	gap = ns_to_cycles(NMI_PROBE_GAP_NS << g->shift) + 1;
+	until = get_cycles() + gap + g->rnd % gap;
+	while (get_cycles() < MIN(until, deadline))
+		cpu_relax();
+}
+
 int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns)
 {
 	struct nmi_cpu *nc;
 	struct nmi_probe *none = NULL;
+	struct probe_gap g = { .rnd = get_cycles() | 1 };
 	u64 deadline;
 
 	if (cpu < 0 || cpu >= nr_cpu_ids || cpu == smp_processor_id() || in_nmi())
@@ -259,6 +296,8 @@ int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns)
 		nmi_send(cpu);
 		while (target_passes(nc) == before && get_cycles() < MIN(wait, deadline))
 			cpu_relax();
+		if (target_passes(nc) != before)
+			probe_gap(&g, READ_ONCE(p->last_ip), deadline);
 	}
 	__atomic_store_n(&nc->probe, NULL, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&nc->probe_busy, __ATOMIC_SEQ_CST))

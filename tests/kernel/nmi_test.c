@@ -11,6 +11,7 @@
  */
 #include "kernel/irq_work.h"
 #include "kernel/irqflags.h"
+#include "kernel/kallsyms.h"
 #include "kernel/kunit.h"
 #include "kernel/nmi.h"
 #include "kernel/percpu.h"
@@ -18,6 +19,7 @@
 #include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
+#include "kernel/string.h"
 #include "kernel/time.h"
 #include "mm/slab.h"
 
@@ -504,6 +506,129 @@ static void reader_in_nmi_holds_grace_period(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, c.r.saw_freed);
 }
 
+/* ---- a probe lets its target run between NMIs ---- */
+
+#define PROGRESS_LANDINGS 300
+
+struct progress_case {
+	struct nmi_probe p;
+	u64 steps;          /* the target's loop count */
+	u64 last, left;     /* steps at the last landing, and when its callback returned */
+	u64 seen, moved;    /* landings, and those that found steps moved since the last */
+	u64 soon;           /* landings that came sooner after the last than the probe's pause */
+	u64 least;          /* the shortest time from one callback's end to the next landing */
+	int rc;
+};
+
+static bool note_progress(const struct nmi_frame *f, void *arg)
+{
+	struct progress_case *c = arg;
+	u64 now = get_cycles(), steps = READ_ONCE(c->steps);
+
+	if (c->seen) {
+		c->moved += steps != c->last;
+		c->soon += now - c->left < ns_to_cycles(NMI_PROBE_GAP_NS);
+		c->least = MIN(c->least, now - c->left);
+	}
+	c->last = steps;
+	c->seen++;
+	c->left = get_cycles();
+	return true;
+}
+
+static void progress_roles(struct kunit *test, void *arg)
+{
+	struct progress_case *c = arg;
+	u64 end = deadline(DEADLINE_NS);
+
+	if (smp_processor_id() == nr_cpu_ids - 1) {
+		while (!__atomic_load_n(&stop_spinning, __ATOMIC_ACQUIRE) && get_cycles() < end)
+			WRITE_ONCE(c->steps, c->steps + 1);
+	} else if (smp_processor_id() == 0) {
+		c->rc = nmi_probe_cpu(nr_cpu_ids - 1, &c->p, PROGRESS_LANDINGS, PROBE_NS);
+		__atomic_store_n(&stop_spinning, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * An NMI sent the moment the last one's pass ends is held until that handler's IRET and is
+ * taken before the interrupted code has run more than a few instructions: the target spends
+ * its time in the handler and a probe samples little of what it does. The probe pauses after
+ * each pass: no landing comes sooner than NMI_PROBE_GAP_NS after the callback before it
+ * returned (both times the target's own TSC), and the target's loop moves on in between.
+ */
+static void probe_lets_the_target_run(struct kunit *test)
+{
+	static struct progress_case pc;
+	struct progress_case *c = &pc;
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	memset(c, 0, sizeof(*c));
+	c->least = ~0ULL;
+	c->p.fn = note_progress;
+	c->p.arg = c;
+	stop_spinning = 0;
+	kunit_run_on_all_cpus(test, progress_roles, c);
+	KUNIT_EXPECT_EQ(test, c->rc, 0);
+	KUNIT_EXPECT_EQ(test, c->seen, PROGRESS_LANDINGS);
+	KUNIT_EXPECT_EQ_MSG(test, c->soon, 0, "landings sooner than %llu ns after the last; the "
+			    "shortest %llu ns", NMI_PROBE_GAP_NS,
+			    (unsigned long long)cycles_to_ns(c->least));
+	KUNIT_EXPECT_GE_MSG(test, c->moved * 2, c->seen,
+			    "%llu of %llu NMIs found the target where the one before left it",
+			    (unsigned long long)(c->seen - c->moved), (unsigned long long)c->seen);
+	kunit_info(test, "%llu landings, %llu found the target moved on, the shortest time "
+		   "between them %llu ns; %llu NMIs sent, %llu steps", (unsigned long long)c->seen,
+		   (unsigned long long)c->moved, (unsigned long long)cycles_to_ns(c->least),
+		   (unsigned long long)c->p.sent, (unsigned long long)c->steps);
+}
+
+/* ---- functions by name, GCC's copies too ---- */
+
+/*
+ * GCC renames the copies it makes of a function (foo.constprop.0, foo.isra.0, foo.part.0),
+ * and a probe or a test asking for foo must still find it. For every such symbol in the
+ * kernel's text, the plain name finds foo itself or a copy of it.
+ */
+static void code_range_by_name_finds_gcc_copies(struct kunit *test)
+{
+	unsigned int copies = 0, bad = 0;
+	const char *sym;
+	u64 addr;
+
+	for (unsigned int i = 0; (sym = kallsyms_symbol(i, &addr)); i++) {
+		const char *dot = strchr(sym, '.');
+		char base[64];
+		u64 start, end, off;
+		const char *found;
+
+		if (!dot || dot == sym || (size_t)(dot - sym) >= sizeof(base) ||
+		    !kallsyms_lookup(addr, &off))
+			continue; /* no copy's name, or not in the text (the AP trampoline's labels) */
+		memcpy(base, sym, dot - sym);
+		base[dot - sym] = 0;
+		copies++;
+		if (!nmi_code_range_by_name(base, &start, &end)) {
+			if (bad++ < 4)
+				KUNIT_FAIL(test, "%s: %s not found", sym, base);
+			continue;
+		}
+		found = kallsyms_lookup(start, &off);
+		KUNIT_EXPECT_TRUE_MSG(test, found && off == 0 && end > start &&
+				      (!strcmp(found, base) ||
+				       (!strncmp(found, base, strlen(base)) &&
+					found[strlen(base)] == '.')),
+				      "%s: found %s+%#llx", base, found ? found : "?",
+				      (unsigned long long)off);
+	}
+	KUNIT_EXPECT_FALSE(test, nmi_code_range_by_name("nmi_test_spi", &addr, &addr));
+	KUNIT_EXPECT_FALSE(test, nmi_code_range_by_name("nmi_test_spin.", &addr, &addr));
+	if (!copies)
+		kunit_skip(test, "GCC made no copies of any function in this kernel");
+	kunit_info(test, "%u copies, each found by its function's name", copies);
+}
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(probe_lands_in_spinning_function),
 	KUNIT_CASE(nmi_in_spinlock_sections_does_not_deadlock),
@@ -512,6 +637,8 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(iret_inside_handler_latches_next_nmi),
 	KUNIT_CASE(unasked_nmi_is_reported_and_cpu_goes_on),
 	KUNIT_CASE(reader_in_nmi_holds_grace_period),
+	KUNIT_CASE(probe_lets_the_target_run),
+	KUNIT_CASE(code_range_by_name_finds_gcc_copies),
 	{}
 };
 
