@@ -1619,6 +1619,7 @@ struct ts_race {
 	struct rcu_obj *slot[TS_SLOTS];
 	int stop;
 	int round; /* CPU 0's rounds done */
+	int began; /* a reader holds an object: CPU 0's rounds may start */
 	long reads, wrong;
 	u64 wrong_value;
 };
@@ -1641,6 +1642,17 @@ static void ts_race_cpu(struct kunit *test, void *arg)
 		unsigned int n = MIN(4 * r->s->objects, (unsigned int)TS_GEN_MAX);
 
 		KUNIT_ASSERT_GE(test, n, TS_SLOTS);
+		/* A reader first: on a busy host a reader's vCPU can be off its core while
+		 * CPU 0 runs every round, and then no read races a free. Halted between looks
+		 * (as in test_kfree_rcu_wq_destroy), for 10 s at most. */
+		u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
+
+		while (!__atomic_load_n(&r->began, __ATOMIC_ACQUIRE) && get_cycles() < end) {
+			local_irq_disable();
+			if (!__atomic_load_n(&r->began, __ATOMIC_ACQUIRE))
+				arch_idle_timeout(1000000); /* interrupts on when it returns */
+			local_irq_enable();
+		}
 
 		/* Generation 0: the slots and ballast, four whole slabs of an empty cache. */
 		for (unsigned int i = 0; i < n; i++) {
@@ -1688,6 +1700,7 @@ static void ts_race_cpu(struct kunit *test, void *arg)
 		rcu_read_lock();
 		o = rcu_dereference(r->slot[xorshift(&seed) % TS_SLOTS]);
 		magic = o ? READ_ONCE(o->magic) : RCU_MAGIC;
+		__atomic_store_n(&r->began, 1, __ATOMIC_RELEASE);
 		/* hold it while CPU 0 frees and reuses (the round, or its end) */
 		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) <= round + 1 &&
 		       !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && magic == RCU_MAGIC)
@@ -1719,7 +1732,7 @@ static void typesafe_by_rcu_readers_race_frees(struct kunit *test)
 			KUNIT_ASSERT_NOT_NULL(test, r.slot[i]);
 		}
 		kunit_run_on_all_cpus(test, ts_race_cpu, &r);
-		KUNIT_EXPECT_GT_MSG(test, r.reads, 0, "%s/%s", VNAME(v));
+		KUNIT_EXPECT_GT_MSG(test, r.reads, 0, "%s/%s: no reader began in 10 s", VNAME(v));
 		KUNIT_EXPECT_EQ_MSG(test, r.wrong, 0, "%s/%s: a reader read %#llx", VNAME(v),
 				    (unsigned long long)r.wrong_value);
 		for (unsigned int i = 0; i < TS_SLOTS; i++)
