@@ -349,9 +349,10 @@ test:
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
 	@$(foreach v,$(RUN_KNOBS),$(if $(filter file,$(origin $(v))),unset $(v);)) tools/test.sh
 
-# make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab
-# (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG has x2APIC (tools/qemu10.sh). About 12
-# minutes for 1024 CPUs on the busy 2-core development host; not part of make test.
+# make test-big: the x2APIC boots and the 256-, 512- and 1024-CPU boots of test=smp,ipi,spinlock,slab,
+# with test=nolock and test=rcu,nmi at 1024 (tools/test.sh with TEST_BIG=1), on a QEMU whose TCG
+# has x2APIC (tools/qemu10.sh). About 12 minutes for 1024 CPUs on the busy 2-core development
+# host; not part of make test.
 test-big:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/slablab.elf $(B)/test.iso host-tests
