@@ -60,9 +60,10 @@ struct nmi_probe {
 /*
  * Send NMIs to cpu (not this one), one at a time, each waited for (at most 50 ms) and then a
  * pause (at least NMI_PROBE_GAP_NS, random, longer while they keep landing at one RIP) in
- * which the target runs on, until p has `hits` hits or timeout_ns has passed. Returns 0 when it has them, -1 for
- * a bad cpu or a call from NMI context, -2 when another probe is armed on cpu, -3 on timeout
- * (p's counts say what happened). When it returns, p's fn is not running and will not run.
+ * which the target runs on, until p has `hits` hits or timeout_ns has passed. Returns 0 when
+ * it has them, -1 for a bad cpu or a call from NMI context, -2 when another probe is armed
+ * on cpu, -3 on timeout (p's counts say what happened). When it returns, p's fn is not
+ * running and will not run.
  */
 int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns);
 #define NMI_PROBE_GAP_NS 10000ULL
