@@ -490,9 +490,24 @@ static bool ask_for_slabs(struct kmem_cache *s, struct kmem_cache_cpu *c, unsign
 	return true;
 }
 
-/* Make slab this cpu's slab: its free objects become the cpu freelist. */
-static __noinline void load_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c, struct slab *slab)
+/* The cpu slab is exhausted (every object is out): it stops being the cpu slab. */
+static void retire_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c)
 {
+	if (c->slab) {
+		c->slab->scheme_state = IPI_SLAB_FULL;
+		cpu_slab_set(s, c, NULL);
+	}
+}
+
+/* Make slab this cpu's slab, one it owns (fresh: a new one, now this cpu's): its free objects
+ * become the cpu freelist. */
+static __noinline void load_cpu_slab(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				     struct slab *slab, bool fresh)
+{
+	if (fresh)
+		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
+	else
+		take_owned(c, slab);
 	slab->scheme_state = IPI_SLAB_CPU;
 	cpu_slab_set(s, c, slab); /* ipi_free_entry's test */
 	c->freelist = slab->freelist;
@@ -514,14 +529,10 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 		if (c->freelist)
 			break;
 		accept_transfers(s, c);
-		if (c->slab) { /* exhausted: every object is out */
-			c->slab->scheme_state = IPI_SLAB_FULL;
-			cpu_slab_set(s, c, NULL);
-		}
+		retire_cpu_slab(s, c);
 		if (!list_empty(&ic(c)->owned)) {
 			slab = list_first_entry(&ic(c)->owned, struct slab, slab_list);
-			take_owned(c, slab);
-			load_cpu_slab(s, c, slab);
+			load_cpu_slab(s, c, slab, false);
 			stat(s, c, ALLOC_FROM_PARTIAL);
 			break;
 		}
@@ -537,8 +548,7 @@ static void *alloc_slow(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t gf
 				       s->order);
 			return NULL;
 		}
-		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
-		load_cpu_slab(s, c, slab);
+		load_cpu_slab(s, c, slab, true);
 		stat(s, c, ALLOC_SLAB);
 		break;
 	}
@@ -563,15 +573,8 @@ static bool ipi_nmi_refill(struct kmem_cache *s, struct kmem_cache_cpu *c, gfp_t
 
 	if (!slab)
 		return false;
-	if (c->slab) { /* exhausted: every object is out */
-		c->slab->scheme_state = IPI_SLAB_FULL;
-		cpu_slab_set(s, c, NULL);
-	}
-	if (fresh)
-		__atomic_store_n(&slab->owner, smp_processor_id(), __ATOMIC_RELEASE);
-	else
-		take_owned(c, slab);
-	load_cpu_slab(s, c, slab);
+	retire_cpu_slab(s, c);
+	load_cpu_slab(s, c, slab, fresh);
 	*new_slab = fresh;
 	return true;
 }
