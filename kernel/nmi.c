@@ -21,6 +21,7 @@
 #include "kernel/nmi.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/random.h"
 #include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -239,19 +240,18 @@ static u64 target_passes(struct nmi_cpu *nc)
 
 /*
  * The pause after a landing, before the next NMI. A pass ends a few instructions before the
- * handler's IRET, and an NMI sent at once would be held until that IRET and taken before the
- * interrupted code runs one instruction: it would land where the last one did, for ever (on
- * an emulator whose vCPUs run in parallel this is what happens). So the sender waits a
- * random time in [gap, 2 gap), gap doubling while the NMIs keep finding the same RIP (a
+ * handler's IRET, and an NMI sent at once is held until that IRET and taken before the
+ * interrupted code has run more than a few instructions: the target would spend nearly all
+ * its time in the handler, and the probe sample little of what it does. So the sender waits
+ * a random time in [gap, 2 gap), gap doubling while the NMIs keep finding the same RIP (a
  * target that is not running, a spin loop, a long REP STOS) and back to the least once one
  * lands elsewhere. The random part keeps the landings from locking to a period of the
- * target's loop.
+ * target's loop; its sequence is the sender's own, not the boot's (seed= runs repeat).
  */
 #define PROBE_GAP_MAX_SHIFT 8     /* NMI_PROBE_GAP_NS << 8: about 2.5 ms at most */
 
 struct probe_gap {
-	u64 rnd;         /* xorshift64 state, the sender's own (no draw from the boot's seed) */
-	u64 last_ip;
+	u64 rnd, last_ip;
 	unsigned int shift;
 };
 
@@ -259,16 +259,13 @@ static void probe_gap(struct probe_gap *g, u64 ip, u64 deadline)
 {
 	u64 gap, until;
 
-	if (ip == g->last_ip && g->shift < PROBE_GAP_MAX_SHIFT)
-		g->shift++;
-	else if (ip != g->last_ip)
+	if (ip != g->last_ip)
 		g->shift = 0;
+	else if (g->shift < PROBE_GAP_MAX_SHIFT)
+		g->shift++;
 	g->last_ip = ip;
-	g->rnd ^= g->rnd << 13;
-	g->rnd ^= g->rnd >> 7;
-	g->rnd ^= g->rnd << 17;
 	gap = ns_to_cycles(NMI_PROBE_GAP_NS << g->shift) + 1;
-	until = get_cycles() + gap + g->rnd % gap;
+	until = get_cycles() + gap + splitmix64(&g->rnd) % gap;
 	while (get_cycles() < MIN(until, deadline))
 		cpu_relax();
 }
@@ -277,7 +274,7 @@ int nmi_probe_cpu(int cpu, struct nmi_probe *p, u64 hits, u64 timeout_ns)
 {
 	struct nmi_cpu *nc;
 	struct nmi_probe *none = NULL;
-	struct probe_gap g = { .rnd = get_cycles() | 1 };
+	struct probe_gap g = { .rnd = get_cycles() };
 	u64 deadline;
 
 	if (cpu < 0 || cpu >= nr_cpu_ids || cpu == smp_processor_id() || in_nmi())

@@ -13,7 +13,7 @@ static u64 state;
 static DEFINE_SPINLOCK(random_lock);
 
 /* splitmix64 (Steele, Lea, Flood 2014): one add and a mix; any state, full period. */
-static u64 splitmix64(u64 *x)
+u64 splitmix64(u64 *x)
 {
 	u64 z = (*x += 0x9e3779b97f4a7c15ULL);
 

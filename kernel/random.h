@@ -15,5 +15,8 @@ extern u64 boot_seed;
 void random_init(u64 seed); /* 0: the CPU's source or the TSC */
 u64 get_random_u64(void);
 const char *random_source(void); /* "seed", "rdseed", "rdrand" or "tsc" */
+/* The next number of a sequence of the caller's own, kept in *state (any value): for code
+ * that must not draw from the boot's sequence, e.g. to keep seed= runs repeatable. */
+u64 splitmix64(u64 *state);
 
 #endif
