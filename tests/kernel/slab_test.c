@@ -1369,6 +1369,23 @@ static void kfree_rcu_refuses_bad_pointers(struct kunit *test)
 	kfree(other);
 }
 
+/*
+ * Wait until *flag is set or the cycle counter passes end, halted between looks (an IPI
+ * wakes the CPU, or 1 ms) and passing a quiescent state at each: a vCPU that spins keeps
+ * others from running under QEMU 7.2's -icount, and one off its core on a busy host runs no
+ * one else's work either.
+ */
+static void wait_halted(const int *flag, u64 end)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && get_cycles() < end) {
+		rcu_quiescent_state();
+		local_irq_disable();
+		if (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			arch_idle_timeout(1000000); /* interrupts on when it returns */
+		local_irq_enable();
+	}
+}
+
 struct wq_destroy {
 	struct kmem_cache *s;
 	int kfree_cpu, destroy_cpu;
@@ -1409,16 +1426,9 @@ static void wq_destroy_cpu(struct kunit *test, void *arg)
 		return;
 	while (!__atomic_load_n(&w->destroying, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	/* Halted between quiescent states (RCU's IPIs wake it, or 1 ms): under QEMU 7.2's
-	 * -icount a vCPU that spun here kept the destroyer, woken from its halt by an IPI,
-	 * from ever running again. */
-	while (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE)) {
-		rcu_quiescent_state();
-		local_irq_disable();
-		if (!__atomic_load_n(&w->destroyed, __ATOMIC_ACQUIRE))
-			arch_idle_timeout(1000000); /* interrupts on when it returns */
-		local_irq_enable();
-	}
+	/* Halted: under QEMU 7.2's -icount a vCPU that spun here kept the destroyer, woken
+	 * from its halt by an IPI, from ever running again. */
+	wait_halted(&w->destroyed, ~0ULL);
 }
 
 /*
@@ -1643,16 +1653,8 @@ static void ts_race_cpu(struct kunit *test, void *arg)
 
 		KUNIT_ASSERT_GE(test, n, TS_SLOTS);
 		/* A reader first: on a busy host a reader's vCPU can be off its core while
-		 * CPU 0 runs every round, and then no read races a free. Halted between looks
-		 * (as in test_kfree_rcu_wq_destroy), for 10 s at most. */
-		u64 end = get_cycles() + ns_to_cycles(10000000000ULL);
-
-		while (!__atomic_load_n(&r->began, __ATOMIC_ACQUIRE) && get_cycles() < end) {
-			local_irq_disable();
-			if (!__atomic_load_n(&r->began, __ATOMIC_ACQUIRE))
-				arch_idle_timeout(1000000); /* interrupts on when it returns */
-			local_irq_enable();
-		}
+		 * CPU 0 runs every round, and then no read races a free. 10 s at most. */
+		wait_halted(&r->began, get_cycles() + ns_to_cycles(10000000000ULL));
 
 		/* Generation 0: the slots and ballast, four whole slabs of an empty cache. */
 		for (unsigned int i = 0; i < n; i++) {
